@@ -1,0 +1,1 @@
+"""Contracts (ABCs) that plugins implement. No implementations live here."""

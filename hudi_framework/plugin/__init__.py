@@ -1,0 +1,18 @@
+"""Everything a plugin author imports: markers, ``ComponentSpec`` and the manager builder."""
+
+from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
+from hudi_framework.plugin.markers import PROJECT, hookimpl, hookspec
+from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+from hudi_framework.plugin.spec import ComponentSpec, NoOptions
+
+__all__ = [
+    "PROJECT",
+    "ComponentKind",
+    "ComponentRegistry",
+    "ComponentSpec",
+    "HudiPluginManager",
+    "NoOptions",
+    "build_plugin_manager",
+    "hookimpl",
+    "hookspec",
+]

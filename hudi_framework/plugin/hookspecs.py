@@ -1,0 +1,124 @@
+"""Hook specifications: the contract between the kernel and every plugin.
+
+Provider hooks (``hudi_<kind>``) are called once per plugin manager and return the components a
+plugin offers; the kernel selects among them by name from configuration. Hooks are always called
+with keyword arguments, and arguments are only ever added, so an implementation may accept a subset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from hudi_framework.plugin.markers import hookspec
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.index import RecordIndex
+    from hudi_framework.contracts.keygen import KeyGenerator
+    from hudi_framework.contracts.lock import LockProvider
+    from hudi_framework.contracts.merger import RecordMerger
+    from hudi_framework.contracts.service import TableService
+    from hudi_framework.contracts.storage import StorageProvider
+    from hudi_framework.plugin.spec import ComponentSpec
+
+
+@hookspec
+def hudi_storage_backends() -> Sequence[ComponentSpec[StorageProvider]]:
+    """Provide storage providers, selectable by name in ``storage.backend`` or by URI scheme.
+
+    Returns:
+        Specs whose names are unique across installed plugins. The built component is a
+        :class:`~hudi_framework.contracts.storage.StorageProvider`.
+
+    Since: 0.1.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_indexes() -> Sequence[ComponentSpec[RecordIndex]]:
+    """Provide record indexes (record key -> file group), selectable by name in ``index.type``.
+
+    Returns:
+        Specs whose names are unique across installed plugins.
+
+    Since: 0.1.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_record_mergers() -> Sequence[ComponentSpec[RecordMerger]]:
+    """Provide record mergers, selectable by name in ``merger.name`` or by strategy UUID.
+
+    Returns:
+        Specs whose names are unique across installed plugins.
+
+    Since: 0.1.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_lock_providers() -> Sequence[ComponentSpec[LockProvider]]:
+    """Provide table lock providers, selectable by name in ``lock.provider``.
+
+    Returns:
+        Specs whose names are unique across installed plugins.
+
+    Since: 0.1.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_table_services() -> Sequence[ComponentSpec[TableService]]:
+    """Provide table services (compaction, clustering, cleaning, archival), selectable by name.
+
+    Returns:
+        Specs whose names are unique across installed plugins.
+
+    Since: 0.1.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
+    """Provide key generators, selectable by name in ``table.key_generator``.
+
+    Returns:
+        Specs whose names are unique across installed plugins; ``aliases`` may hold Apache Hudi's
+        class names and type names so persisted tables resolve.
+
+    Since: 0.1.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_pre_commit(base_path: str, instant: str, action: str, metadata: Mapping[str, object]) -> None:
+    """Inspect a commit just before it becomes visible; raise ``CommitVetoedError`` to stop it.
+
+    Args:
+        base_path: The table's base URI.
+        instant: The requested time of the instant being completed.
+        action: The timeline action (``commit``, ``deltacommit``...).
+        metadata: The commit metadata about to be written (read-only).
+
+    Since: 0.1.0
+    """
+
+
+@hookspec
+def hudi_commit_completed(base_path: str, instant: str, action: str, completion_time: str) -> None:
+    """Observe a completed commit (called after the completed instant file exists).
+
+    Args:
+        base_path: The table's base URI.
+        instant: The requested time of the completed instant.
+        action: The timeline action.
+        completion_time: The completion time written to the timeline.
+
+    Since: 0.1.0
+    """

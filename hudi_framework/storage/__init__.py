@@ -1,0 +1,1 @@
+"""Engine-neutral storage helpers shared by backends: key validation and safe joins."""

@@ -1,0 +1,1 @@
+"""The timeline: instants, their states and files, and commit metadata."""

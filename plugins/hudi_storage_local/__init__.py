@@ -1,0 +1,1 @@
+"""Storage plugin: local (work in progress)."""

@@ -1,0 +1,1 @@
+"""Storage plugin: s3 (work in progress)."""

@@ -1,0 +1,40 @@
+"""Shared fixtures: fixture tables extracted once per session, a fresh plugin manager per test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
+from tests.fixture_tables import FIXTURES_DIR, FixtureTable, all_fixture_tables
+
+
+@pytest.fixture(scope="session")
+def fixtures_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not FIXTURES_DIR.is_dir():
+        pytest.fail(f"fixture tables not found at {FIXTURES_DIR} (../shared must sit beside the checkout)")
+    return tmp_path_factory.mktemp("hudi-fixtures")
+
+
+@pytest.fixture(scope="session")
+def extract_fixture(fixtures_root: Path) -> Callable[[FixtureTable], tuple[Path, Path | None]]:
+    def _extract(table: FixtureTable) -> tuple[Path, Path | None]:
+        return table.extract(fixtures_root)
+
+    return _extract
+
+
+@pytest.fixture
+def plugin_manager() -> HudiPluginManager:
+    """A fresh manager with the installed (entry-point) plugins."""
+    return build_plugin_manager()
+
+
+@pytest.fixture
+def registry(plugin_manager: HudiPluginManager) -> ComponentRegistry:
+    return ComponentRegistry.from_manager(plugin_manager)
+
+
+__all__ = ["all_fixture_tables"]
