@@ -137,6 +137,14 @@ class InstantNotFoundError(TimelineError, LookupError):
         return str(self.args[0])
 
 
+class InvalidInstantTimeError(TimelineError, ValueError):
+    """A string is not an instant time (``yyyyMMddHHmmss[SSS]``) nor an ISO date-time."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        super().__init__(f"invalid instant time {value!r}: expected yyyyMMddHHmmssSSS or an ISO date-time")
+
+
 class IllegalTransitionError(TimelineError):
     """An instant cannot move from one state to another."""
 

@@ -1,0 +1,1 @@
+"""The ``hudi-fw`` command line (typer + rich)."""

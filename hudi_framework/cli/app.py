@@ -1,0 +1,152 @@
+"""``hudi-fw``: create and inspect Hudi tables from the shell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import pyarrow.parquet as pq
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hudi_framework.cli import render
+from hudi_framework.cli.schema_spec import parse_schema_spec
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.errors import ConfigError, HudiError
+from hudi_framework.plugin.manager import build_plugin_manager
+from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+from hudi_framework.table.from_settings import table_config_from_settings
+from hudi_framework.table.table import HudiTable
+
+app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help=True, add_completion=False)
+show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
+app.add_typer(show, name="show")
+
+PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _console() -> Console:
+    return Console()
+
+
+def _open(path: str) -> HudiTable:
+    return HudiTable.open(path)
+
+
+@app.command()
+def init(
+    config: Annotated[Path, typer.Argument(help="A TOML or YAML config file (see configs/).", exists=True)],
+    path: Annotated[str | None, typer.Option(help="Base path; overrides table.base_path.")] = None,
+    schema: Annotated[str | None, typer.Option(help="Columns as name:type,... e.g. id:long,city:string.")] = None,
+    schema_from: Annotated[Path | None, typer.Option(help="Take the schema from a Parquet file.")] = None,
+) -> None:
+    """Create a table from a config file."""
+    settings = HudiSettings.load(config)
+    base = path or settings.table.base_path
+    if not base:
+        raise ConfigError("no base path: set table.base_path in the config or pass --path")
+    arrow_schema = parse_schema_spec(schema) if schema else pq.read_schema(schema_from) if schema_from else None
+    table = HudiTable.create(
+        base,
+        table_config_from_settings(settings),
+        schema=arrow_schema,
+        plugin_manager=build_plugin_manager(
+            load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable
+        ),
+        storage_backend=settings.storage.backend,
+        storage_options=settings.storage.backend_options(base),
+    )
+    _console().print(f"[green]created[/] {table!r}")
+
+
+@show.command("table")
+def show_table(path: PathArg, as_json: JsonOpt = False, properties: bool = False) -> None:
+    """Key facts of the table (and all of hoodie.properties with --properties)."""
+    table = _open(path)
+    if as_json:
+        typer.echo(json.dumps(table.properties, indent=2, sort_keys=True))
+        return
+    console = _console()
+    console.print(render.table_summary(table))
+    if properties:
+        console.print(render.properties_table(table.properties))
+
+
+@show.command("timeline")
+def show_timeline(
+    path: PathArg,
+    as_json: JsonOpt = False,
+    commits_only: Annotated[bool, typer.Option("--commits", help="Only completed write commits.")] = False,
+) -> None:
+    """Instants with actions, states and completion times."""
+    timeline = _open(path).timeline
+    instants = list(timeline.commits_timeline()) if commits_only else list(timeline.instants)
+    if as_json:
+        rows = [
+            {"requested": i.requested_time, "action": i.action.value, "state": i.state.value,
+             "completed": i.completion_time}
+            for i in instants
+        ]  # fmt: skip
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    _console().print(render.timeline_table(instants))
+
+
+@show.command("file-slices")
+def show_file_slices(
+    path: PathArg,
+    partition: Annotated[str | None, typer.Option(help="Only this partition path.")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Instant time (or ISO date-time).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The latest file slice of every file group."""
+    slices = _open(path).latest_file_slices(partition=partition, as_of=as_of)
+    if as_json:
+        rows = [
+            {"partition": s.partition_path, "file_id": s.file_id, "base_instant": s.base_instant_time,
+             "base_file": s.base_file_name, "log_files": s.log_file_names}
+            for s in slices
+        ]  # fmt: skip
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    _console().print(render.slices_table(slices))
+
+
+@show.command("schema")
+def show_schema(path: PathArg) -> None:
+    """The table schema (from the latest commit, else the create schema)."""
+    typer.echo(str(_open(path).schema()))
+
+
+@app.command("plugins")
+def plugins() -> None:
+    """Installed plugins and the components they provide."""
+    registry = ComponentRegistry.from_manager(build_plugin_manager())
+    out = Table(title="installed components")
+    for col in ("kind", "name", "provided by", "description"):
+        out.add_column(col)
+    for kind in ComponentKind:
+        for comp in registry.specs(kind):
+            out.add_row(kind.label, comp.spec.name, comp.provider, comp.spec.description)
+    _console().print(out)
+
+
+def main() -> None:
+    """Entry point of ``hudi-fw``: project errors print one clear line and exit with status 1."""
+    try:
+        app(standalone_mode=False)
+    except HudiError as e:
+        Console(stderr=True).print(f"[red]error:[/] {type(e).__name__}: {e}", highlight=False)
+        raise SystemExit(1) from None
+    except typer.Abort:
+        raise SystemExit(130) from None
+    except Exception as e:  # click usage errors arrive here with standalone_mode=False
+        import click
+
+        if isinstance(e, click.ClickException):
+            e.show()
+            raise SystemExit(e.exit_code) from None
+        raise

@@ -1,0 +1,1 @@
+"""Data model: schemas (Arrow <-> Avro), records and keys."""

@@ -1,0 +1,1 @@
+"""Tables: ``hoodie.properties``, the typed table config, and the ``HudiTable`` facade."""

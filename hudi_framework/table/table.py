@@ -1,0 +1,324 @@
+"""``HudiTable``: open or create a table and inspect its config, timeline, file slices and schema."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.errors import (
+    IncompatibleTableConfigError,
+    InvalidInstantTimeError,
+    TableError,
+    PreconditionFailedError,
+    TableExistsError,
+    TableNotFoundError,
+    UnsupportedFormatError,
+)
+from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
+from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
+from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
+from hudi_framework.plugin.registry import ComponentRegistry
+from hudi_framework.storage.resolve import open_storage
+from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
+from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
+from hudi_framework.timeline.instant_time import TimelineTimezone, format_instant_time
+from hudi_framework.timeline.timeline import Timeline
+
+#: Base file formats this project reads and writes.
+SUPPORTED_BASE_FORMATS = ("parquet",)
+
+
+class HudiTable:
+    """A Hudi table at a base path: the entry point for inspection (and, later, reads and writes).
+
+    Build it with :meth:`open` or :meth:`create`; both take an optional plugin manager so that a
+    whole session shares one (there is no global manager).
+    """
+
+    def __init__(
+        self,
+        storage: StorageBackend,
+        properties: Mapping[str, str],
+        *,
+        registry: ComponentRegistry,
+        plugin_manager: HudiPluginManager,
+    ) -> None:
+        """Wrap an opened table; prefer :meth:`open` / :meth:`create`."""
+        self._storage = storage
+        self._properties = dict(properties)
+        self._config = TableConfig.from_properties(properties)
+        self._registry = registry
+        self._pm = plugin_manager
+        self._timeline: Timeline | None = None
+
+    # ------------------------------------------------------------------ construction
+    @staticmethod
+    def _components(
+        plugin_manager: HudiPluginManager | None,
+    ) -> tuple[HudiPluginManager, ComponentRegistry]:
+        pm = plugin_manager or build_plugin_manager()
+        return pm, ComponentRegistry.from_manager(pm)
+
+    @classmethod
+    def open(
+        cls,
+        base_uri: str,
+        *,
+        plugin_manager: HudiPluginManager | None = None,
+        storage_backend: str | None = None,
+        storage_options: Mapping[str, Any] | None = None,
+        storage: StorageBackend | None = None,
+    ) -> HudiTable:
+        """Open an existing table.
+
+        Args:
+            base_uri: The table's base path or URI (``/data/t``, ``file:///data/t``, ``s3://b/t``).
+            plugin_manager: A manager to share; a fresh one is built when None.
+            storage_backend: Storage component name; by default the one serving the URI scheme.
+            storage_options: Options for the storage backend.
+            storage: An already opened backend (overrides the three arguments above).
+
+        Raises:
+            TableNotFoundError: No ``hoodie.properties`` (nor its backup).
+            TableConfigCorruptError: The config cannot be used.
+            TableVersionError: The table version is not supported.
+        """
+        pm, registry = cls._components(plugin_manager)
+        backend = storage or open_storage(registry, base_uri, backend=storage_backend, options=storage_options)
+        props = load_properties(backend)
+        return cls(backend, props, registry=registry, plugin_manager=pm)
+
+    @classmethod
+    def create(
+        cls,
+        base_uri: str,
+        config: TableConfig,
+        *,
+        schema: pa.Schema | None = None,
+        plugin_manager: HudiPluginManager | None = None,
+        storage_backend: str | None = None,
+        storage_options: Mapping[str, Any] | None = None,
+        storage: StorageBackend | None = None,
+    ) -> HudiTable:
+        """Create a table: write ``hoodie.properties`` exactly once.
+
+        Args:
+            base_uri: Where to create it.
+            config: The table config (see :func:`~hudi_framework.table.table_config.new_table_config`).
+            schema: Data schema (meta fields are dropped); stored as ``hoodie.table.create.schema``
+                so readers know the schema before the first commit.
+            plugin_manager: A manager to share; a fresh one is built when None.
+            storage_backend: Storage component name; by default the one serving the URI scheme.
+            storage_options: Options for the storage backend.
+            storage: An already opened backend (overrides the three arguments above).
+
+        Raises:
+            TableExistsError: A table already exists at ``base_uri``.
+        """
+        pm, registry = cls._components(plugin_manager)
+        backend = storage or open_storage(registry, base_uri, backend=storage_backend, options=storage_options)
+        if schema is not None:
+            missing = [f for f in (*config.record_key_fields, *config.partition_fields) if f not in schema.names]
+            if missing:
+                raise IncompatibleTableConfigError(f"key or partition fields {missing} are not in the schema")
+            config = config.with_updates(create_schema=avro_json(arrow_to_avro(schema, config.name)))
+        try:
+            load_properties(backend)
+        except TableNotFoundError:
+            pass
+        else:
+            raise TableExistsError(backend.root_uri)
+        try:
+            props = create_properties(backend, config.to_properties())
+        except PreconditionFailedError:
+            raise TableExistsError(backend.root_uri) from None
+        return cls(backend, props, registry=registry, plugin_manager=pm)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def base_uri(self) -> str:
+        """The table's base path or URI."""
+        return self._storage.root_uri
+
+    @property
+    def storage(self) -> StorageBackend:
+        """The storage backend rooted at the base path."""
+        return self._storage
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """``hoodie.properties`` as read (a copy)."""
+        return dict(self._properties)
+
+    @property
+    def config(self) -> TableConfig:
+        """The typed table config."""
+        return self._config
+
+    @property
+    def registry(self) -> ComponentRegistry:
+        """Installed components."""
+        return self._registry
+
+    @property
+    def plugin_manager(self) -> HudiPluginManager:
+        """The plugin manager of this table session."""
+        return self._pm
+
+    @property
+    def timeline(self) -> Timeline:
+        """The active timeline, loaded on first use (see :meth:`reload`)."""
+        if self._timeline is None:
+            self._timeline = Timeline.load(
+                self._storage,
+                layout_version=self._config.timeline_layout_version,
+                timeline_path=self._config.timeline_path,
+                timezone=TimelineTimezone(self._config.timeline_timezone),
+            )
+        return self._timeline
+
+    def reload(self) -> HudiTable:
+        """Re-read the config and the timeline (after other writers committed)."""
+        self._properties = load_properties(self._storage)
+        self._config = TableConfig.from_properties(self._properties)
+        self._timeline = None
+        return self
+
+    # ------------------------------------------------------------------ file layout
+    def file_system_view(self, *, partitions: list[str] | None = None) -> FileSystemView:
+        """List the table and build the view of its file groups (timeline facts wired in)."""
+        timeline = self.timeline
+        replaced = {
+            FileGroupId(partition, file_id): inst.requested_time
+            for (partition, file_id), inst in timeline.replaced_file_groups().items()
+        }
+        pending: dict[FileGroupId, str] = {}
+        for inst, plan in timeline.pending_compaction_plans().items():
+            for op in plan.get("operations") or ():
+                pending[FileGroupId(op.get("partitionPath") or "", op["fileId"])] = inst.requested_time
+        return FileSystemView.from_storage(
+            self._storage,
+            partitions=partitions,
+            completed_instants=timeline.completed(),
+            table_version=self._config.version,
+            replaced_file_groups=replaced,
+            pending_compactions=pending,
+        )
+
+    def _resolve_as_of(self, as_of: str | None) -> str | None:
+        if as_of is None:
+            return None
+        text = as_of.strip()
+        if text.isdigit() and len(text) == 14:
+            # A second-precision time means "as of the end of that second".
+            return text + "999"
+        if text.isdigit() and len(text) == 17:
+            return text
+        try:
+            moment = dt.datetime.fromisoformat(text)
+        except ValueError:
+            raise InvalidInstantTimeError(as_of) from None
+        return format_instant_time(moment)
+
+    def latest_file_slices(
+        self, *, partition: str | None = None, as_of: str | None = None, check_format: bool = True
+    ) -> list[FileSlice]:
+        """The latest file slice of every live file group, as of an instant (default: now).
+
+        Args:
+            partition: Only this partition ("" for a non-partitioned table).
+            as_of: An instant time; slices and replacements after it are ignored.
+            check_format: Raise for base files in formats this project cannot read (Lance).
+
+        Raises:
+            UnsupportedFormatError: A base file is in an unsupported format.
+        """
+        view = self.file_system_view(partitions=[partition] if partition is not None else None)
+        slices = view.latest_file_slices(partition, as_of=self._resolve_as_of(as_of))
+        if check_format:
+            self.check_base_file_format()
+            check_base_file_formats(slices, SUPPORTED_BASE_FORMATS)
+        return slices
+
+    def check_base_file_format(self) -> None:
+        """Raise if the table's declared base file format is one we do not read.
+
+        Raises:
+            UnsupportedFormatError: For example ``hoodie.table.base.file.format=LANCE``.
+        """
+        fmt = self._config.base_file_format.lower()
+        if fmt not in SUPPORTED_BASE_FORMATS:
+            raise UnsupportedFormatError(
+                f"base file format {fmt!r} of table {self._config.name!r} is not supported "
+                f"(supported: {', '.join(SUPPORTED_BASE_FORMATS)})"
+            )
+
+    def partitions(self) -> list[str]:
+        """Partition paths that exist on storage (``[""]`` for a non-partitioned table with data)."""
+        return self.file_system_view().partitions
+
+    # ------------------------------------------------------------------ schema
+    def latest_commit(self) -> Instant | None:
+        """The latest completed commit/deltacommit/replacecommit."""
+        return self.timeline.latest_completed_commit()
+
+    def avro_schema(self) -> dict[str, Any] | None:
+        """The table's Avro schema (no meta fields), as Java's ``TableSchemaResolver`` finds it.
+
+        Order: the latest completed write's ``extraMetadata.schema``, else
+        ``hoodie.table.create.schema``, else None (see :meth:`schema` for the base-file fallback).
+        """
+        for inst in reversed(self.timeline.commits_timeline()):
+            if inst.action in WRITE_ACTIONS:
+                md = self.timeline.read_commit_metadata(inst)
+                text = (md.extra_metadata or {}).get("schema")
+                if text:
+                    parsed: dict[str, Any] = json.loads(text)
+                    return parsed
+        if self._config.create_schema:
+            created: dict[str, Any] = json.loads(self._config.create_schema)
+            return created
+        return None
+
+    def schema(self, *, with_meta_fields: bool = False) -> pa.Schema:
+        """The table's data schema as Arrow.
+
+        Falls back to the footer of a base file when neither commits nor the config carry a schema.
+
+        Raises:
+            TableError: The table has no schema yet (no commits, no create schema, no files).
+        """
+        avro = self.avro_schema()
+        if avro is not None:
+            schema = avro_to_arrow(avro)
+        else:
+            schema = self._schema_from_base_file()
+        data = pa.schema([f for f in schema if f.name not in META_FIELDS])
+        if not with_meta_fields or not self._config.populate_meta_fields:
+            return data
+        return pa.schema([pa.field(n, pa.string()) for n in META_FIELDS] + list(data))
+
+    def _schema_from_base_file(self) -> pa.Schema:
+        for file_slice in self.latest_file_slices():
+            key = file_slice.base_file_key
+            if key:
+                with self._storage.open_input(key) as f:
+                    return pq.read_schema(f)
+        raise TableError(f"table {self._config.name!r} has no schema yet (no commits and no create schema)")
+
+    def __repr__(self) -> str:
+        return (
+            f"HudiTable(name={self._config.name!r}, type={self._config.table_type.value}, "
+            f"version={self._config.version}, base={self.base_uri!r})"
+        )
+
+
+__all__ = ["PROPERTIES_KEY", "HudiTable"]

@@ -1,0 +1,302 @@
+"""The local file-system backend.
+
+Atomicity: ``write`` goes through a temporary file in the same directory and ``os.replace``;
+``put_if_absent`` publishes the finished temporary file with ``os.link``, which fails if the target
+exists, so the object appears complete and exactly once. Versions are ``<mtime_ns>-<size>-<inode>``.
+
+Temporary files are named ``.<name>.<32 hex>.tmp`` and never appear in listings, so a reader never
+sees an in-flight write. Only regular files are objects: a directory is never read, stat'ed or
+deleted as if it were one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime as dt
+import errno
+import io
+import os
+import re
+import stat
+import threading
+import uuid
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import unquote
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict
+
+from hudi_framework.contracts.storage import FileInfo, StorageBackend, StorageProvider, Versioned
+from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageNotFoundError
+from hudi_framework.storage.paths import safe_join, uri_scheme, validate_key
+
+#: Names of the temporary files this backend writes before publishing (see ``_tmp_name``).
+_TMP_NAME: Final = re.compile(r"^\..*\.[0-9a-f]{32}\.tmp$")
+
+
+def _tmp_name(target: Path) -> Path:
+    return target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
+
+
+class LocalStorageOptions(BaseModel):
+    """Options of the ``local`` backend."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: fsync files before publishing them (durability across power loss; slower).
+    fsync: bool = False
+
+
+class LocalStorageProvider(StorageProvider):
+    """Opens :class:`LocalStorageBackend` for plain paths and ``file://`` URIs."""
+
+    schemes = ("", "file")
+
+    def __init__(self, options: LocalStorageOptions | None = None) -> None:
+        self._options = options or LocalStorageOptions()
+
+    def open(self, root_uri: str) -> StorageBackend:
+        """Open a backend rooted at ``root_uri``."""
+        return LocalStorageBackend(root_uri, self._options)
+
+
+def _to_path(root_uri: str) -> Path:
+    scheme = uri_scheme(root_uri)
+    if scheme == "file":
+        rest = root_uri[len("file://") :]
+        if rest.startswith("localhost/"):
+            rest = rest[len("localhost") :]
+        if rest and not rest.startswith("/"):
+            raise InvalidStorageKeyError(root_uri, "file:// URIs must be absolute (file:///path)")
+        # RFC 8089: file URIs are percent-encoded (Path.as_uri() writes a space as %20).
+        root_uri = unquote(rest)
+    elif scheme:
+        raise InvalidStorageKeyError(root_uri, f"scheme {scheme!r} is not served by the local backend")
+    if not root_uri or "\x00" in root_uri:
+        raise InvalidStorageKeyError(root_uri, "empty or NUL in local root")
+    # Normalise the root once (".." in a user-given root is fine); keys themselves may never move.
+    return Path(os.path.abspath(root_uri))
+
+
+class LocalStorageBackend(StorageBackend):
+    """A directory on the local file system."""
+
+    def __init__(self, root_uri: str, options: LocalStorageOptions | None = None) -> None:
+        self._root = _to_path(root_uri)
+        self._root_str = str(self._root)
+        self._options = options or LocalStorageOptions()
+        # Serialises compare-and-swap within this process; across processes it is best-effort (see cas).
+        self._cas_lock = threading.Lock()
+
+    @property
+    def root_uri(self) -> str:
+        """The root directory."""
+        return self._root_str
+
+    def path(self, key: str) -> str:
+        """Local file-system path of ``key``."""
+        return safe_join(self._root_str, key)
+
+    def uri(self, key: str) -> str:
+        """Same as :meth:`path` for local files."""
+        return self.path(key)
+
+    def _file(self, key: str) -> Path:
+        return Path(self.path(validate_key(key)))
+
+    def read(self, key: str) -> bytes:
+        """Read the whole file."""
+        try:
+            return self._file(key).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise StorageNotFoundError(key) from None
+
+    def read_versioned(self, key: str) -> Versioned:
+        """Read the file and its version token."""
+        path = self._file(key)
+        try:
+            with open(path, "rb") as f:
+                st = os.fstat(f.fileno())
+                data = f.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise StorageNotFoundError(key) from None
+        return Versioned(data, _version(st))
+
+    def _tmp_write(self, target: Path, data: bytes) -> Path:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _tmp_name(target)
+        with open(tmp, "wb") as f:
+            f.write(data)
+            if self._options.fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        return tmp
+
+    def write(self, key: str, data: bytes) -> None:
+        """Write via a temporary file and an atomic rename."""
+        target = self._file(key)
+        tmp = self._tmp_write(target, data)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def put_if_absent(self, key: str, data: bytes) -> str:
+        """Publish a complete temporary file with ``os.link`` (fails if the target exists)."""
+        target = self._file(key)
+        tmp = self._tmp_write(target, data)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            raise PreconditionFailedError(key, "already exists") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        return _version(os.stat(target))
+
+    def compare_and_swap(self, key: str, data: bytes, expected_version: str) -> str:
+        """Replace the file if its version is unchanged.
+
+        Within one process the check and the rename happen under a lock. Across processes the local
+        file system has no conditional rename, so a race in the few microseconds between check and
+        rename is possible; lock providers that need strict fencing across processes on local disk
+        combine this with ``put_if_absent`` leases.
+        """
+        target = self._file(key)
+        with self._cas_lock:
+            try:
+                current = _version(os.stat(target))
+            except FileNotFoundError:
+                raise PreconditionFailedError(key, "vanished before compare-and-swap") from None
+            if current != expected_version:
+                raise PreconditionFailedError(key, "changed since read")
+            tmp = self._tmp_write(target, data)
+            os.replace(tmp, target)
+            return _version(os.stat(target))
+
+    def open_input(self, key: str) -> pa.NativeFile:
+        """Memory-map-free random access file for pyarrow."""
+        path = self._file(key)
+        if path.is_dir():
+            raise StorageNotFoundError(key)
+        try:
+            return pa.OSFile(str(path), mode="r")
+        except FileNotFoundError:
+            raise StorageNotFoundError(key) from None
+        except OSError as e:
+            if e.errno in (errno.ENOENT, errno.ENOTDIR) or "No such file" in str(e):
+                raise StorageNotFoundError(key) from None
+            raise
+
+    def open_output(self, key: str) -> pa.NativeFile:
+        """A stream to a temporary file that replaces the target when closed."""
+        target = self._file(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return pa.PythonFile(_PublishOnClose(target), mode="w")
+
+    def list(self, prefix: str = "", *, recursive: bool = False) -> builtins.list[FileInfo]:
+        """List files (not directories, not in-flight temporary files) under ``prefix``."""
+        validate_key(prefix, allow_root=True)
+        base = Path(self.path(prefix))
+        out: builtins.list[FileInfo] = []
+        if not base.is_dir():
+            return out
+        if recursive:
+            for dirpath, _dirnames, filenames in os.walk(base):
+                for fn in filenames:
+                    if _TMP_NAME.match(fn):
+                        continue
+                    full = os.path.join(dirpath, fn)
+                    rel = os.path.relpath(full, self._root_str).replace(os.sep, "/")
+                    out.append(_info(rel, os.stat(full)))
+        else:
+            with os.scandir(base) as it:
+                for entry in it:
+                    if entry.is_file() and not _TMP_NAME.match(entry.name):
+                        rel = f"{prefix}/{entry.name}" if prefix else entry.name
+                        out.append(_info(rel, entry.stat()))
+        return out
+
+    def list_dirs(self, prefix: str = "") -> builtins.list[str]:
+        """Direct child directories of ``prefix``."""
+        validate_key(prefix, allow_root=True)
+        base = Path(self.path(prefix))
+        if not base.is_dir():
+            return []
+        with os.scandir(base) as it:
+            return [f"{prefix}/{e.name}" if prefix else e.name for e in it if e.is_dir()]
+
+    def delete(self, key: str, *, missing_ok: bool = True) -> None:
+        """Delete a file."""
+        try:
+            self._file(key).unlink()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            # A directory at the key is not an object (EISDIR); a file as a parent means no object.
+            if not missing_ok:
+                raise StorageNotFoundError(key) from None
+
+    def exists(self, key: str) -> bool:
+        """Whether a file exists at ``key``."""
+        return self._file(key).is_file()
+
+    def info(self, key: str) -> FileInfo:
+        """Size and modification time."""
+        try:
+            st = os.stat(self._file(key))
+        except (FileNotFoundError, NotADirectoryError):
+            raise StorageNotFoundError(key) from None
+        if not stat.S_ISREG(st.st_mode):
+            raise StorageNotFoundError(key)
+        return _info(key, st)
+
+
+def _version(st: os.stat_result) -> str:
+    return f"{st.st_mtime_ns}-{st.st_size}-{st.st_ino}"
+
+
+def _info(key: str, st: os.stat_result) -> FileInfo:
+    return FileInfo(key, st.st_size, dt.datetime.fromtimestamp(st.st_mtime, tz=dt.UTC))
+
+
+class _PublishOnClose(io.RawIOBase):
+    """Writes to a temporary sibling and renames it over the target on close."""
+
+    def __init__(self, target: Path) -> None:
+        super().__init__()
+        self._target = target
+        self._tmp = _tmp_name(target)
+        self._fh = open(self._tmp, "wb")  # noqa: SIM115 - closed in close()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        return self._fh.write(data)
+
+    def tell(self) -> int:
+        return self._fh.tell()
+
+    def flush(self) -> None:
+        if not self._fh.closed:
+            self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh.closed:
+            return
+        try:
+            self._fh.close()
+            os.replace(self._tmp, self._target)
+        finally:
+            self._tmp.unlink(missing_ok=True)
+            super().close()
+
+    def __del__(self) -> None:
+        # IOBase.__del__ would call close() and publish a stream its writer abandoned (for example
+        # after an exception half-way through a parquet write); discard the temporary file instead.
+        fh = getattr(self, "_fh", None)  # absent if __init__ failed to open the file
+        if fh is not None and not fh.closed:
+            fh.close()
+            self._tmp.unlink(missing_ok=True)
+        if not self.closed:
+            super().close()

@@ -1,0 +1,65 @@
+"""HudiTable facade: create/open, errors, schema resolution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi_framework.errors import (
+    IncompatibleTableConfigError,
+    InvalidInstantTimeError,
+    TableExistsError,
+    TableNotFoundError,
+    UnknownComponentError,
+)
+from hudi_framework.table.table import HudiTable
+from hudi_framework.table.table_config import TableType, new_table_config
+
+SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("p", pa.string())])
+
+
+def _config(name: str = "t", **kw: object) -> object:
+    return new_table_config(name, record_key_fields=["id"], partition_fields=["p"], ordering_fields=["ts"], **kw)  # type: ignore[arg-type]
+
+
+def test_create_then_open(tmp_path: Path) -> None:
+    created = HudiTable.create(str(tmp_path), _config(table_type="mor"), schema=SCHEMA)  # type: ignore[arg-type]
+    assert (tmp_path / ".hoodie" / "hoodie.properties").is_file()
+    table = HudiTable.open(f"file://{tmp_path}")
+    assert table.config == created.config
+    assert table.config.table_type is TableType.MERGE_ON_READ
+    assert table.schema() == SCHEMA
+    assert [f.name for f in table.schema(with_meta_fields=True)][:2] == ["_hoodie_commit_time", "_hoodie_commit_seqno"]
+    assert table.timeline.instants == ()
+    assert table.latest_file_slices() == []
+
+
+def test_create_twice_fails(tmp_path: Path) -> None:
+    HudiTable.create(str(tmp_path), _config(), schema=SCHEMA)  # type: ignore[arg-type]
+    with pytest.raises(TableExistsError):
+        HudiTable.create(str(tmp_path), _config(), schema=SCHEMA)  # type: ignore[arg-type]
+
+
+def test_open_missing_table(tmp_path: Path) -> None:
+    with pytest.raises(TableNotFoundError):
+        HudiTable.open(str(tmp_path / "nothing"))
+
+
+def test_key_fields_must_be_in_schema(tmp_path: Path) -> None:
+    with pytest.raises(IncompatibleTableConfigError, match="p"):
+        HudiTable.create(str(tmp_path), _config(), schema=pa.schema([("id", pa.string())]))  # type: ignore[arg-type]
+    assert not (tmp_path / ".hoodie").exists()
+
+
+def test_unknown_scheme_lists_backends(tmp_path: Path) -> None:
+    with pytest.raises(UnknownComponentError, match="local"):
+        HudiTable.open("gs://bucket/table")
+
+
+def test_bad_as_of(tmp_path: Path) -> None:
+    table = HudiTable.create(str(tmp_path), _config(), schema=SCHEMA)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInstantTimeError):
+        table.latest_file_slices(as_of="yesterday")
+    assert table.latest_file_slices(as_of="2024-01-01T00:00:00") == []
