@@ -125,6 +125,34 @@ class UnsupportedFormatError(TableError):
     """A file format the project does not read (for example Lance base files)."""
 
 
+class FileNameError(HudiError, ValueError):
+    """A data file name (or a part of one) does not follow Hudi's naming rules.
+
+    Attributes:
+        name: The offending name or part.
+        reason: Which rule it breaks.
+    """
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+        super().__init__(f"invalid Hudi file name {name!r}: {reason}")
+
+
+class PartitionPathError(HudiError, ValueError):
+    """A partition value or path cannot be encoded or decoded.
+
+    Attributes:
+        path: The partition path or value concerned.
+        reason: What is wrong with it.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"invalid partition path {path!r}: {reason}")
+
+
 # --------------------------------------------------------------------------- timeline
 class TimelineError(HudiError):
     """The timeline is inconsistent or an operation on it is invalid."""

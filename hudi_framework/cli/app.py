@@ -14,7 +14,7 @@ from rich.table import Table
 from hudi_framework.cli import render
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.errors import ConfigError, HudiError
+from hudi_framework.errors import ConfigError, HudiError, TableExistsError, TableNotFoundError
 from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.table.from_settings import table_config_from_settings
@@ -24,7 +24,9 @@ app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
 app.add_typer(show, name="show")
 
-PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
+PathArg = Annotated[
+    str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
@@ -40,15 +42,33 @@ def _open(path: str) -> HudiTable:
 def init(
     config: Annotated[Path, typer.Argument(help="A TOML or YAML config file (see configs/).", exists=True)],
     path: Annotated[str | None, typer.Option(help="Base path; overrides table.base_path.")] = None,
-    schema: Annotated[str | None, typer.Option(help="Columns as name:type,... e.g. id:long,city:string.")] = None,
+    schema: Annotated[
+        str | None, typer.Option(help="Columns as name:type,... e.g. id:long,city:string.")
+    ] = None,
     schema_from: Annotated[Path | None, typer.Option(help="Take the schema from a Parquet file.")] = None,
+    exist_ok: Annotated[
+        bool, typer.Option("--exist-ok", help="Succeed if the same table already exists.")
+    ] = False,
 ) -> None:
     """Create a table from a config file."""
     settings = HudiSettings.load(config)
     base = path or settings.table.base_path
     if not base:
         raise ConfigError("no base path: set table.base_path in the config or pass --path")
-    arrow_schema = parse_schema_spec(schema) if schema else pq.read_schema(schema_from) if schema_from else None
+    if exist_ok:
+        try:
+            existing = HudiTable.open(base)
+        except TableNotFoundError:
+            pass
+        else:
+            wanted = table_config_from_settings(settings)
+            if (existing.config.name, existing.config.table_type) != (wanted.name, wanted.table_type):
+                raise TableExistsError(base)
+            _console().print(f"[yellow]exists[/] {existing!r}")
+            return
+    arrow_schema = (
+        parse_schema_spec(schema) if schema else pq.read_schema(schema_from) if schema_from else None
+    )
     table = HudiTable.create(
         base,
         table_config_from_settings(settings),

@@ -55,7 +55,12 @@ def timeline_table(instants: Iterable[Instant]) -> Table:
         out.add_column(col)
     for inst in instants:
         style = {"completed": "green", "inflight": "yellow", "requested": "cyan"}[inst.state.value]
-        out.add_row(inst.requested_time, inst.action.value, f"[{style}]{inst.state.value}[/]", inst.completion_time or "")
+        out.add_row(
+            inst.requested_time,
+            inst.action.value,
+            f"[{style}]{inst.state.value}[/]",
+            inst.completion_time or "",
+        )
     return out
 
 

@@ -30,7 +30,9 @@ _DECIMAL = re.compile(r"^decimal\((\d+),\s*(\d+)\)$")
 
 
 def _split_top_level(spec: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in spec:
         if ch == "(":
             depth += 1
@@ -66,7 +68,9 @@ def parse_schema_spec(spec: str) -> pa.Schema:
         elif lowered in _SIMPLE:
             dtype = _SIMPLE[lowered]
         else:
-            raise ConfigError(f"schema column {name!r}: unknown type {type_name!r} (known: {', '.join(_SIMPLE)}, decimal(p,s))")
+            raise ConfigError(
+                f"schema column {name!r}: unknown type {type_name!r} (known: {', '.join(_SIMPLE)}, decimal(p,s))"
+            )
         fields.append(pa.field(name, dtype))
     if not fields:
         raise ConfigError("the schema has no columns")

@@ -11,6 +11,7 @@ serves and opens a backend for a root URI.
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -113,7 +114,7 @@ class StorageBackend(ABC):
         """Open a stream that creates or replaces the object when closed."""
 
     @abstractmethod
-    def list(self, prefix: str = "", *, recursive: bool = False) -> list[FileInfo]:
+    def list(self, prefix: str = "", *, recursive: bool = False) -> builtins.list[FileInfo]:
         """List objects under the directory ``prefix`` ("" is the root).
 
         Without ``recursive`` only direct children that are objects are returned; with it, every
@@ -121,7 +122,7 @@ class StorageBackend(ABC):
         """
 
     @abstractmethod
-    def list_dirs(self, prefix: str = "") -> list[str]:
+    def list_dirs(self, prefix: str = "") -> builtins.list[str]:
         """Keys of the direct child directories (common prefixes) of ``prefix``."""
 
     @abstractmethod

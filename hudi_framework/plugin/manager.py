@@ -98,8 +98,8 @@ def build_plugin_manager(
     """
     pm = HudiPluginManager()
     pm.add_hookspecs(hookspecs)
-    for name in disable:
-        pm.set_blocked(name)
+    for blocked in disable:
+        pm.set_blocked(blocked)
     if load_entry_points:
         _load_entry_points(pm, group)
     items: Iterable[tuple[str | None, Any]] = (

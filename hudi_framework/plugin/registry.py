@@ -82,7 +82,12 @@ class ComponentRegistry:
             raise UnknownComponentError(kind.label, name, self.names(kind)) from None
 
     def build(
-        self, kind: ComponentKind, name: str, options: Mapping[str, Any] | None = None, *, field_path: str = ""
+        self,
+        kind: ComponentKind,
+        name: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        field_path: str = "",
     ) -> Any:
         """Validate ``options`` with the component's own model and build it.
 

@@ -39,7 +39,7 @@ def _logical_lines(text: str) -> list[str]:
     pending: str | None = None
     # Java ends lines only at \n, \r or \r\n (str.splitlines would also split at \x1c-\x1e, \x85...).
     for raw in re.split(r"\r\n|\r|\n", text):
-        line = raw.lstrip(" \t\f") if pending is None else raw.lstrip(" \t\f")
+        line = raw.lstrip(" \t\f")
         if pending is None and (not line or line[0] in "#!"):
             continue
         trailing = len(line) - len(line.rstrip("\\"))
@@ -220,9 +220,7 @@ def create_properties(storage: StorageBackend, props: Mapping[str, str]) -> dict
     return final
 
 
-def update_properties(
-    storage: StorageBackend, updates: Mapping[str, str | None]
-) -> dict[str, str]:
+def update_properties(storage: StorageBackend, updates: Mapping[str, str | None]) -> dict[str, str]:
     """Apply ``updates`` (None deletes a key) with the backup protocol.
 
     Raises:
@@ -241,6 +239,8 @@ def update_properties(
     storage.write(PROPERTIES_KEY, render_properties(new))
     reread, problem = _try_read(storage, PROPERTIES_KEY)
     if reread is None or reread.get(CHECKSUM) != new[CHECKSUM]:
-        raise TableConfigCorruptError(storage.uri(PROPERTIES_KEY), f"verification after update failed: {problem}")
+        raise TableConfigCorruptError(
+            storage.uri(PROPERTIES_KEY), f"verification after update failed: {problem}"
+        )
     storage.delete(BACKUP_KEY)
     return new

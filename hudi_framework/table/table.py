@@ -14,8 +14,8 @@ from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
     IncompatibleTableConfigError,
     InvalidInstantTimeError,
-    TableError,
     PreconditionFailedError,
+    TableError,
     TableExistsError,
     TableNotFoundError,
     UnsupportedFormatError,
@@ -92,7 +92,9 @@ class HudiTable:
             TableVersionError: The table version is not supported.
         """
         pm, registry = cls._components(plugin_manager)
-        backend = storage or open_storage(registry, base_uri, backend=storage_backend, options=storage_options)
+        backend = storage or open_storage(
+            registry, base_uri, backend=storage_backend, options=storage_options
+        )
         props = load_properties(backend)
         return cls(backend, props, registry=registry, plugin_manager=pm)
 
@@ -124,9 +126,13 @@ class HudiTable:
             TableExistsError: A table already exists at ``base_uri``.
         """
         pm, registry = cls._components(plugin_manager)
-        backend = storage or open_storage(registry, base_uri, backend=storage_backend, options=storage_options)
+        backend = storage or open_storage(
+            registry, base_uri, backend=storage_backend, options=storage_options
+        )
         if schema is not None:
-            missing = [f for f in (*config.record_key_fields, *config.partition_fields) if f not in schema.names]
+            missing = [
+                f for f in (*config.record_key_fields, *config.partition_fields) if f not in schema.names
+            ]
             if missing:
                 raise IncompatibleTableConfigError(f"key or partition fields {missing} are not in the schema")
             config = config.with_updates(create_schema=avro_json(arrow_to_avro(schema, config.name)))
@@ -297,10 +303,7 @@ class HudiTable:
             TableError: The table has no schema yet (no commits, no create schema, no files).
         """
         avro = self.avro_schema()
-        if avro is not None:
-            schema = avro_to_arrow(avro)
-        else:
-            schema = self._schema_from_base_file()
+        schema = avro_to_arrow(avro) if avro is not None else self._schema_from_base_file()
         data = pa.schema([f for f in schema if f.name not in META_FIELDS])
         if not with_meta_fields or not self._config.populate_meta_fields:
             return data

@@ -176,7 +176,9 @@ class TableConfig:
         try:
             version = int(props.get("hoodie.table.version", "6"))
         except ValueError:
-            raise TableVersionError(f"hoodie.table.version={props['hoodie.table.version']!r} is not a number") from None
+            raise TableVersionError(
+                f"hoodie.table.version={props['hoodie.table.version']!r} is not a number"
+            ) from None
         if version not in SUPPORTED_VERSIONS:
             raise TableVersionError(
                 f"table version {version} is not supported (supported: {', '.join(map(str, SUPPORTED_VERSIONS))})"
@@ -184,13 +186,18 @@ class TableConfig:
         layout = int(props.get("hoodie.timeline.layout.version", "1" if version < 8 else "2"))
         if (version < 8) != (layout == 1):
             raise TableVersionError(f"table version {version} with timeline layout {layout} is inconsistent")
-        keygen = props.get("hoodie.table.keygenerator.type") or keygen_type_from_class(
-            props.get("hoodie.table.keygenerator.class", "")
-        ) if (props.get("hoodie.table.keygenerator.type") or props.get("hoodie.table.keygenerator.class")) else ""
+        keygen = (
+            props.get("hoodie.table.keygenerator.type")
+            or keygen_type_from_class(props.get("hoodie.table.keygenerator.class", ""))
+            if (props.get("hoodie.table.keygenerator.type") or props.get("hoodie.table.keygenerator.class"))
+            else ""
+        )
         partitions = _split_list(props.get("hoodie.table.partition.fields"))
         if not keygen:
             keygen = "SIMPLE" if partitions else "NON_PARTITION"
-        ordering = _split_list(props.get("hoodie.table.ordering.fields") or props.get("hoodie.table.precombine.field"))
+        ordering = _split_list(
+            props.get("hoodie.table.ordering.fields") or props.get("hoodie.table.precombine.field")
+        )
         mode = props.get("hoodie.record.merge.mode")
         initial = props.get("hoodie.table.initial.version")
         return cls(
@@ -208,7 +215,9 @@ class TableConfig:
             ordering_fields=ordering,
             key_generator_type=keygen.upper(),
             create_schema=props.get("hoodie.table.create.schema"),
-            hive_style_partitioning=_bool(props.get("hoodie.datasource.write.hive_style_partitioning"), False),
+            hive_style_partitioning=_bool(
+                props.get("hoodie.datasource.write.hive_style_partitioning"), False
+            ),
             url_encode_partitions=_bool(props.get("hoodie.datasource.write.partitionpath.urlencode"), False),
             drop_partition_columns=_bool(props.get("hoodie.datasource.write.drop.partition.columns"), False),
             populate_meta_fields=_bool(props.get("hoodie.populate.meta.fields"), True),
@@ -327,7 +336,9 @@ def new_table_config(
         TableVersionError: ``version`` is not one we write.
     """
     if version not in SUPPORTED_VERSIONS:
-        raise TableVersionError(f"cannot create a table at version {version}; choose one of {SUPPORTED_VERSIONS}")
+        raise TableVersionError(
+            f"cannot create a table at version {version}; choose one of {SUPPORTED_VERSIONS}"
+        )
     if isinstance(table_type, str):
         t = table_type.upper()
         table_type = TableType({"COW": "COPY_ON_WRITE", "MOR": "MERGE_ON_READ"}.get(t, t))

@@ -57,7 +57,11 @@ def test_parses_java_escapes_comments_and_continuations() -> None:
 
 
 def test_renders_plain_lines_hudi_rs_can_split() -> None:
-    props = {**BASE, "hoodie.table.create.schema": '{"type":"record","name":"x"}', "hoodie.table.checksum": "1"}
+    props = {
+        **BASE,
+        "hoodie.table.create.schema": '{"type":"record","name":"x"}',
+        "hoodie.table.checksum": "1",
+    }
     lines = render_properties(props).decode().splitlines()
     assert lines[-1] == "hoodie.table.checksum=1"
     assert 'hoodie.table.create.schema={"type":"record","name":"x"}' in lines

@@ -31,7 +31,10 @@ def test_create_then_open(tmp_path: Path) -> None:
     assert table.config == created.config
     assert table.config.table_type is TableType.MERGE_ON_READ
     assert table.schema() == SCHEMA
-    assert [f.name for f in table.schema(with_meta_fields=True)][:2] == ["_hoodie_commit_time", "_hoodie_commit_seqno"]
+    assert [f.name for f in table.schema(with_meta_fields=True)][:2] == [
+        "_hoodie_commit_time",
+        "_hoodie_commit_seqno",
+    ]
     assert table.timeline.instants == ()
     assert table.latest_file_slices() == []
 

@@ -80,5 +80,9 @@ def test_inferred_merge_mode() -> None:
 def test_unsupported_or_inconsistent_versions(version: str, layout: str) -> None:
     with pytest.raises(TableVersionError):
         TableConfig.from_properties(
-            {"hoodie.table.name": "t", "hoodie.table.version": version, "hoodie.timeline.layout.version": layout}
+            {
+                "hoodie.table.name": "t",
+                "hoodie.table.version": version,
+                "hoodie.timeline.layout.version": layout,
+            }
         )

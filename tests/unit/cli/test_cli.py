@@ -1,0 +1,105 @@
+"""hudi-fw: init from a config file, show table/timeline/file-slices/schema, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hudi_framework.cli.app import app
+from hudi_framework.cli.schema_spec import parse_schema_spec
+from hudi_framework.errors import ConfigError
+from hudi_framework.table.table import HudiTable
+
+CONFIGS = Path(__file__).resolve().parents[3] / "configs"
+runner = CliRunner()
+
+
+def test_init_then_show(tmp_path: Path) -> None:
+    base = tmp_path / "trips"
+    result = runner.invoke(
+        app, ["init", str(CONFIGS / "local-cow.toml"), "--path", str(base),
+              "--schema", "trip_id:string,city:string,ts:long,fare:decimal(10,2)"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    table = HudiTable.open(str(base))
+    assert table.config.name == "trips_cow"
+    assert table.schema().names == ["trip_id", "city", "ts", "fare"]
+
+    shown = runner.invoke(app, ["show", "table", str(base), "--json"])
+    assert json.loads(shown.output)["hoodie.table.name"] == "trips_cow"
+    timeline = runner.invoke(app, ["show", "timeline", str(base), "--json"])
+    assert json.loads(timeline.output) == []
+    slices = runner.invoke(app, ["show", "file-slices", str(base), "--json"])
+    assert json.loads(slices.output) == []
+    schema = runner.invoke(app, ["show", "schema", str(base)])
+    assert "fare: decimal128(10, 2)" in schema.output
+
+
+def test_show_fixture_timeline_and_slices(extract_fixture, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tests.fixture_tables import all_fixture_tables
+
+    fixture = next(t for t in all_fixture_tables() if t.id == "mor/avro/v9_txns_simple_meta")
+    base, _ = extract_fixture(fixture)
+    timeline = json.loads(runner.invoke(app, ["show", "timeline", str(base), "--json"]).output)
+    completed = [r for r in timeline if r["state"] == "completed"]
+    assert any(r["action"] == "replacecommit" for r in completed)
+    assert all(r["completed"] and r["completed"] >= r["requested"] for r in completed)
+    slices = json.loads(runner.invoke(app, ["show", "file-slices", str(base), "--json"]).output)
+    assert len(slices) == len(HudiTable.open(str(base)).latest_file_slices())
+    human = runner.invoke(app, ["show", "file-slices", str(base)])
+    assert "latest file slices" in human.output
+
+
+def test_errors_are_one_clear_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", "from hudi_framework.cli.app import main; main()", "show", "table", str(tmp_path)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "TableNotFoundError" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_init_twice_fails(tmp_path: Path) -> None:
+    args = [
+        "init",
+        str(CONFIGS / "local-cow.toml"),
+        "--path",
+        str(tmp_path),
+        "--schema",
+        "trip_id:string,city:string,ts:long",
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    again = runner.invoke(app, args)
+    assert again.exit_code != 0
+    assert "already exists" in str(again.exception)
+
+
+def test_schema_spec() -> None:
+    schema = parse_schema_spec("id:long, amount:decimal(12,3), day:date")
+    assert [str(f.type) for f in schema] == ["int64", "decimal128(12, 3)", "date32[day]"]
+    with pytest.raises(ConfigError, match="'x'"):
+        parse_schema_spec("x:uuid")
+    with pytest.raises(ConfigError, match="name:type"):
+        parse_schema_spec("justaname")
+
+
+def test_init_exist_ok_is_idempotent(tmp_path: Path) -> None:
+    args = [
+        "init",
+        str(CONFIGS / "local-cow.toml"),
+        "--exist-ok",
+        "--path",
+        str(tmp_path),
+        "--schema",
+        "trip_id:string,city:string,ts:long",
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert "exists" in again.output
