@@ -32,6 +32,41 @@ class UnknownConfigKeyError(ConfigError, KeyError):
         return str(self.args[0])
 
 
+class InvalidConfigValueError(ConfigError, ValueError):
+    """One or more configuration values are invalid.
+
+    Attributes:
+        key: The first offending key as the user spelled it: a ``hoodie.*`` option, an environment
+            variable (``HUDI_WRITE__OPERATION``) or a dotted field path (``write.operation``).
+        reason: Why the first value was rejected (never the value itself).
+        issues: Every ``(key, reason)`` pair found, the first one included.
+    """
+
+    def __init__(self, key: str, reason: str, *, issues: Sequence[tuple[str, str]] = ()) -> None:
+        self.key = key
+        self.reason = reason
+        self.issues: tuple[tuple[str, str], ...] = tuple(issues) or ((key, reason),)
+        text = f"invalid value for {key!r}: {reason}"
+        others = [f"{k!r}: {r}" for k, r in self.issues if (k, r) != (key, reason)]
+        if others:
+            text += "; also " + "; ".join(others)
+        super().__init__(text)
+
+
+class ConfigFileError(ConfigError):
+    """A configuration file is missing, of an unknown kind, or not parseable.
+
+    Attributes:
+        path: The file as given.
+        reason: What is wrong with it.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot load configuration file {path!r}: {reason}")
+
+
 class PluginConfigError(ConfigError):
     """A plugin's options failed its own options model."""
 

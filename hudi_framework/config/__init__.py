@@ -1,0 +1,75 @@
+"""Typed configuration: ``HudiSettings`` with sections, loaded from files, env and Apache Hudi options."""
+
+from hudi_framework.config.component_sections import (
+    IndexSettings,
+    LockSettings,
+    MergerSettings,
+    PluginSettings,
+    S3Settings,
+    StorageSettings,
+)
+from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
+from hudi_framework.config.enums import (
+    BaseFileFormat,
+    CleanerPolicy,
+    CompactionTriggerStrategy,
+    ConcurrencyMode,
+    FailedWritesPolicy,
+    ParquetCodec,
+    QueryType,
+    RecordMergeMode,
+    TableType,
+    TableVersion,
+    TimelineTimezone,
+    TimestampType,
+    WriteEngine,
+    WriteOperation,
+)
+from hudi_framework.config.sections import ReadSettings, TableSettings, TimestampKeygenSettings, WriteSettings
+from hudi_framework.config.services import (
+    ArchiveSettings,
+    CleanSettings,
+    ClusteringSettings,
+    CompactionSettings,
+    ServicesSettings,
+)
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.errors import ConfigFileError, InvalidConfigValueError
+
+__all__ = [
+    "ArchiveSettings",
+    "BaseFileFormat",
+    "CleanSettings",
+    "CleanerPolicy",
+    "ClusteringSettings",
+    "CompactionSettings",
+    "CompactionTriggerStrategy",
+    "ComponentName",
+    "ComponentOptions",
+    "ComponentRef",
+    "ConcurrencyMode",
+    "ConfigFileError",
+    "FailedWritesPolicy",
+    "HudiSettings",
+    "IndexSettings",
+    "InvalidConfigValueError",
+    "LockSettings",
+    "MergerSettings",
+    "ParquetCodec",
+    "PluginSettings",
+    "QueryType",
+    "ReadSettings",
+    "RecordMergeMode",
+    "S3Settings",
+    "ServicesSettings",
+    "StorageSettings",
+    "TableSettings",
+    "TableType",
+    "TableVersion",
+    "TimelineTimezone",
+    "TimestampKeygenSettings",
+    "TimestampType",
+    "WriteEngine",
+    "WriteOperation",
+    "WriteSettings",
+]

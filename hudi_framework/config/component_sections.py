@@ -1,0 +1,264 @@
+"""Sections that choose plugin components: index, merger, lock, storage, and plugin loading.
+
+Each picks a component by registered name and carries a free ``options`` mapping that the
+component's own options model validates when the registry builds it; typed fields here are only the
+settings the kernel itself acts on (lock timeouts, merge mode) or secrets, which must never sit in a
+free mapping where ``repr`` would show them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Final, Literal, Self
+from uuid import UUID
+
+from pydantic import Field, SecretStr, model_validator
+
+from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
+from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
+from hudi_framework.config.enums import RecordMergeMode
+
+__all__ = [
+    "COMMIT_TIME_STRATEGY_ID",
+    "CUSTOM_STRATEGY_ID",
+    "EVENT_TIME_STRATEGY_ID",
+    "PAYLOAD_BASED_STRATEGY_ID",
+    "IndexSettings",
+    "LockSettings",
+    "MergerSettings",
+    "PluginSettings",
+    "S3Settings",
+    "StorageSettings",
+]
+
+# Apache Hudi's merge strategy UUIDs (``HoodieRecordMerger``), hudi-format.md section 6.1.
+EVENT_TIME_STRATEGY_ID: Final = UUID("eeb8d96f-b1e4-49fd-bbf8-28ac514178e5")
+COMMIT_TIME_STRATEGY_ID: Final = UUID("ce9acb64-bde0-424c-9b91-f6ebba25356d")
+CUSTOM_STRATEGY_ID: Final = UUID("1897ef5f-18bc-4557-939c-9d6a8afd1519")
+PAYLOAD_BASED_STRATEGY_ID: Final = UUID("00000000-0000-0000-0000-000000000000")
+
+_MODE_OF_STRATEGY: Final = {
+    EVENT_TIME_STRATEGY_ID: RecordMergeMode.EVENT_TIME_ORDERING,
+    COMMIT_TIME_STRATEGY_ID: RecordMergeMode.COMMIT_TIME_ORDERING,
+}
+# Legacy payload classes that mean a built-in mode (HoodieTableConfig.inferCorrectMergingBehavior).
+_MODE_OF_PAYLOAD: Final = {
+    "DefaultHoodieRecordPayload": RecordMergeMode.EVENT_TIME_ORDERING,
+    "EventTimeAvroPayload": RecordMergeMode.EVENT_TIME_ORDERING,
+    "OverwriteWithLatestAvroPayload": RecordMergeMode.COMMIT_TIME_ORDERING,
+}
+#: Registered names of the built-in mergers, by mode.
+BUILTIN_MERGER_NAMES: Final = {
+    RecordMergeMode.EVENT_TIME_ORDERING: "event-time-ordering",
+    RecordMergeMode.COMMIT_TIME_ORDERING: "commit-time-ordering",
+}
+
+
+#: Option names that look like credentials. Free option mappings are printed by ``repr``, so
+#: credentials must go in typed ``SecretStr`` fields instead.
+_SECRET_NAME = re.compile(r"secret|password|passwd|credential|(^|_)token$|^access_key(_id)?$", re.IGNORECASE)
+_S3_SCHEMES: Final = frozenset({"s3", "s3a"})
+
+
+def _reject_credentials(options: ComponentOptions, path: tuple[str, ...], where: str) -> None:
+    for key in options:
+        if _SECRET_NAME.search(key):
+            raise CrossFieldError(f"credentials do not belong in a free options table; use {where}", (*path, key))
+
+
+class IndexSettings(Section):
+    """The record index that tags incoming keys with their file group."""
+
+    type: ComponentName = "simple"
+    """Index by registered name (``simple``, ``bloom``, ``record-level``...); ``simple`` is Apache
+    Hudi's Spark default."""
+    options: ComponentOptions = Field(default_factory=dict)
+    """Options for the index's own options model (bloom: ``num_entries``, ``fpp``, ``filter_type``...)."""
+
+    @property
+    def component(self) -> ComponentRef:
+        """The index as a :class:`ComponentRef` for ``ComponentRegistry.build``."""
+        return ComponentRef(name=self.type, options=self.options)
+
+
+class MergerSettings(Section):
+    """How versions of one record key are merged (hudi-format.md section 6)."""
+
+    mode: RecordMergeMode | None = None
+    """``EVENT_TIME_ORDERING``, ``COMMIT_TIME_ORDERING`` or ``CUSTOM``; ``None`` infers it like Apache Hudi:
+    from the strategy id or payload class, else event time when ordering fields are set."""
+    strategy_id: UUID | None = None
+    """Apache Hudi merge strategy UUID; a custom merger plugin registers its UUID as an alias."""
+    name: ComponentName | None = None
+    """Merger by registered name; overrides the choice by mode or strategy id."""
+    options: ComponentOptions = Field(default_factory=dict)
+    """Options for the merger's own options model."""
+    implementation_classes: CsvTuple = ()
+    """Apache Hudi merger classes, kept for export; a plugin may register them as aliases."""
+    payload_class: str | None = Field(default=None, min_length=1)
+    """Legacy payload class name (used only to infer the mode)."""
+    max_memory_bytes: PositiveInt = 1_073_741_824
+    """Memory for merging log records before spilling."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        implied = _MODE_OF_STRATEGY.get(self.strategy_id) if self.strategy_id else None
+        if self.mode is not None and implied is not None and implied is not self.mode:
+            raise CrossFieldError(
+                f"strategy_id is the {implied.value} strategy but mode is {self.mode.value}",
+                ("merger", "strategy_id"),
+            )
+        custom_choice = self.name is not None or (self.strategy_id is not None and implied is None)
+        if self.mode is RecordMergeMode.CUSTOM and not (custom_choice or self.payload_class):
+            raise CrossFieldError("mode CUSTOM needs a merger name or strategy_id", ("merger", "mode"))
+        return self
+
+    def effective_mode(self, ordering_fields: Sequence[str]) -> RecordMergeMode:
+        """The merge mode in force, inferred like Apache Hudi's ``inferCorrectMergingBehavior``.
+
+        Args:
+            ordering_fields: The table's ordering fields.
+        """
+        if self.mode is not None:
+            return self.mode
+        if self.strategy_id is not None:
+            return _MODE_OF_STRATEGY.get(self.strategy_id, RecordMergeMode.CUSTOM)
+        if self.name is not None:
+            return RecordMergeMode.CUSTOM
+        if self.payload_class is not None:
+            simple = self.payload_class.rsplit(".", 1)[-1]
+            return _MODE_OF_PAYLOAD.get(simple, RecordMergeMode.CUSTOM)
+        return RecordMergeMode.EVENT_TIME_ORDERING if ordering_fields else RecordMergeMode.COMMIT_TIME_ORDERING
+
+    def lookup_name(self, ordering_fields: Sequence[str]) -> str:
+        """The name (or strategy UUID alias) to look the merger up by in the registry.
+
+        Args:
+            ordering_fields: The table's ordering fields.
+        """
+        if self.name is not None:
+            return self.name
+        mode = self.effective_mode(ordering_fields)
+        if mode in BUILTIN_MERGER_NAMES:
+            return BUILTIN_MERGER_NAMES[mode]
+        if self.strategy_id is not None:
+            return str(self.strategy_id)
+        # Only a payload class names this custom merger; plugins may register it as an alias.
+        return self.payload_class or str(CUSTOM_STRATEGY_ID)
+
+
+class LockSettings(Section):
+    """The table lock taken around conflict checks and commits."""
+
+    provider: ComponentName = "in-process"
+    """Lock provider by registered name: ``in-process`` (one process), ``storage`` (conditional writes on
+    the table's storage) or ``dynamodb``."""
+    wait_time_ms: NonNegativeInt = 60_000
+    """How long one lock attempt waits."""
+    num_retries: NonNegativeInt = 15
+    """Attempts after the first before giving up."""
+    retry_wait_time_ms: NonNegativeInt = 1_000
+    """Initial back-off between attempts."""
+    max_retry_wait_time_ms: NonNegativeInt = 16_000
+    """Upper bound of the back-off between attempts."""
+    options: ComponentOptions = Field(default_factory=dict)
+    """Options for the provider's own options model (dynamodb: ``table``, ``partition_key``, ``region``,
+    ``endpoint_url``, ``billing_mode``...; storage: ``validity_timeout_secs``, ``renew_interval_secs``)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        _reject_credentials(self.options, ("lock", "options"), "storage.s3 or the AWS default chain")
+        if self.max_retry_wait_time_ms < self.retry_wait_time_ms:
+            raise CrossFieldError(
+                "max_retry_wait_time_ms is below retry_wait_time_ms", ("lock", "max_retry_wait_time_ms")
+            )
+        return self
+
+    @property
+    def component(self) -> ComponentRef:
+        """The provider as a :class:`ComponentRef` for ``ComponentRegistry.build``."""
+        return ComponentRef(name=self.provider, options=self.options)
+
+
+class S3Settings(Section):
+    """Typed S3 connection settings. Credentials are secrets: masked in ``repr``, JSON and errors.
+
+    Leave credentials unset to use the AWS default chain (environment, web identity, instance
+    profile); this project never reads ``~/.aws`` itself. The fields match the ``s3`` storage
+    plugin's options (``S3StorageOptions``); its other options go in ``storage.options``.
+    """
+
+    region: str | None = Field(default=None, min_length=1)
+    """AWS region of the bucket; unset lets boto3 resolve it."""
+    endpoint_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    """Custom endpoint (MinIO, moto, a VPC endpoint)."""
+    access_key_id: SecretStr | None = None
+    """Access key id (masked too: it identifies the account)."""
+    secret_access_key: SecretStr | None = None
+    """Secret access key."""
+    session_token: SecretStr | None = None
+    """Session token of temporary credentials."""
+    addressing_style: Literal["auto", "virtual", "path"] = "auto"
+    """Bucket addressing; ``path`` is needed by some S3-compatible stores."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if (self.access_key_id is None) != (self.secret_access_key is None):
+            raise CrossFieldError(
+                "access_key_id and secret_access_key are set together", ("storage", "s3", "secret_access_key")
+            )
+        if self.session_token is not None and self.access_key_id is None:
+            raise CrossFieldError(
+                "session_token needs access_key_id and secret_access_key", ("storage", "s3", "session_token")
+            )
+        return self
+
+
+class StorageSettings(Section):
+    """Where the table's files live."""
+
+    backend: ComponentName | None = None
+    """Storage backend by registered name (``local``, ``s3``); ``None`` picks it by the base path's scheme."""
+    options: ComponentOptions = Field(default_factory=dict)
+    """Options for the backend's own options model (s3: ``max_attempts``, ``multipart_chunksize``...)."""
+    s3: S3Settings = Field(default_factory=S3Settings)
+    """S3 connection settings and credentials, passed to the ``s3`` backend."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        _reject_credentials(self.options, ("storage", "options"), "storage.s3")
+        for name in self.s3.model_fields_set & set(self.options):
+            raise CrossFieldError(f"{name} is set in both storage.s3 and storage.options", ("storage", "options", name))
+        return self
+
+    def backend_options(self, base_path: str | None = None) -> dict[str, Any]:
+        """Options for building the storage backend of ``base_path``.
+
+        ``options``, plus the S3 fields that were set when the backend is ``s3`` (by name, or by an
+        ``s3://`` / ``s3a://`` base path when no backend is named). Secrets stay
+        :class:`~pydantic.SecretStr` (the plugin's options model takes them as such), except the
+        access key id, which the ``s3`` plugin takes as a plain string.
+
+        Args:
+            base_path: The table's base URI, used when ``backend`` is not set.
+        """
+        merged: dict[str, Any] = dict(self.options)
+        scheme = base_path.split("://", 1)[0].lower() if base_path and "://" in base_path else ""
+        if self.backend == "s3" or (self.backend is None and scheme in _S3_SCHEMES):
+            for name in self.s3.model_fields_set:
+                value = getattr(self.s3, name)
+                if name == "access_key_id" and isinstance(value, SecretStr):
+                    value = value.get_secret_value()
+                if value is not None:
+                    merged[name] = value
+        return merged
+
+
+class PluginSettings(Section):
+    """Which plugins the plugin manager loads."""
+
+    load_entry_points: bool = True
+    """Load every plugin installed under the ``hudi_framework`` entry-point group (built-ins included)."""
+    disable: tuple[ComponentName, ...] = ()
+    """Plugin (entry-point) names to block, e.g. ``["index-bloom"]``."""

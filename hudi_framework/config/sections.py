@@ -1,0 +1,202 @@
+"""The data sections of :class:`~hudi_framework.config.HudiSettings`: table, write and read.
+
+Defaults are Apache Hudi's (1.x, Spark engine). The Apache Hudi option key of every field is in
+:mod:`hudi_framework.config.hoodie_keys` and in ``docs/configuration.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Self
+
+from pydantic import Field, model_validator
+
+from hudi_framework.config.base import (
+    CrossFieldError,
+    CsvTuple,
+    InstantTime,
+    NonNegativeInt,
+    PositiveInt,
+    Section,
+)
+from hudi_framework.config.components import ComponentRef
+from hudi_framework.config.enums import (
+    BaseFileFormat,
+    ConcurrencyMode,
+    FailedWritesPolicy,
+    ParquetCodec,
+    QueryType,
+    TableType,
+    TableVersion,
+    TimelineTimezone,
+    TimestampType,
+    WriteEngine,
+    WriteOperation,
+)
+
+__all__ = ["ReadSettings", "TableSettings", "TimestampKeygenSettings", "WriteSettings"]
+
+#: Table names end up in ``hoodie.properties``, its checksum and catalog identifiers, so keep them
+#: to what Hive and Spark SQL accept unquoted.
+TableName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128)]
+
+
+class TimestampKeygenSettings(Section):
+    """Options of the timestamp key generator (``hoodie.keygen.timebased.*``).
+
+    They are persisted to ``hoodie.properties`` for tables using that key generator, see
+    hudi-format.md section 8.
+    """
+
+    timestamp_type: TimestampType | None = None
+    """How the partition column is read (``UNIX_TIMESTAMP``, ``DATE_STRING``, ``SCALAR``...)."""
+    scalar_time_unit: str = "SECONDS"
+    """Java ``TimeUnit`` name of ``SCALAR`` values."""
+    input_dateformat: str = ""
+    """Input date format(s) of ``DATE_STRING`` values, split by ``input_dateformat_list_delimiter_regex``."""
+    input_dateformat_list_delimiter_regex: str = ","
+    """Regular expression separating several input date formats."""
+    input_timezone: str = "UTC"
+    """Time zone of input date strings."""
+    output_dateformat: str = ""
+    """Java ``DateTimeFormatter`` pattern of the partition path (``yyyy/MM/dd``)."""
+    output_timezone: str = "UTC"
+    """Time zone the partition path is rendered in."""
+    timezone: str = "UTC"
+    """Fallback time zone for both input and output."""
+
+
+class TableSettings(Section):
+    """What the table is: identity, type, keys and layout. Most of it is persisted on creation."""
+
+    base_path: str | None = Field(default=None, min_length=1)
+    """The table's base URI (``/data/trips``, ``s3://bucket/trips``); its scheme picks the storage backend."""
+    name: TableName | None = None
+    """Table name; required to create a table, read from ``hoodie.properties`` otherwise."""
+    database: TableName = "default"
+    """Database name; part of the ``hoodie.properties`` checksum."""
+    type: TableType = TableType.COPY_ON_WRITE
+    """``COPY_ON_WRITE`` or ``MERGE_ON_READ`` (``cow``/``mor`` accepted)."""
+    version: TableVersion = TableVersion.NINE
+    """Table version written on creation: 6 (Hudi 0.14/0.15), 8 (1.0) or 9 (1.1+)."""
+    record_key_fields: CsvTuple = ()
+    """Columns forming the record key, as a list or a comma-separated string."""
+    partition_fields: CsvTuple = ()
+    """Partition columns; empty for a non-partitioned table."""
+    ordering_fields: CsvTuple = ()
+    """Ordering (precombine) columns; the larger value wins under event-time ordering."""
+    key_generator: ComponentRef | None = None
+    """Key generator by registered name (``simple``, ``complex``, ``non-partition``, ``timestamp``,
+    ``custom``); ``None`` infers it like Apache Hudi from the key and partition fields."""
+    keygen_timestamp: TimestampKeygenSettings = Field(default_factory=TimestampKeygenSettings)
+    """Options of the ``timestamp`` key generator."""
+    hive_style_partitioning: bool = False
+    """Name partition folders ``field=value`` instead of ``value``."""
+    url_encode_partitions: bool = False
+    """Percent-encode special characters in partition values."""
+    drop_partition_columns: bool = False
+    """Drop partition columns from data files. Only ``false`` is readable by hudi-rs."""
+    populate_meta_fields: bool = True
+    """Write the ``_hoodie_*`` meta columns; incremental reads need them."""
+    base_file_format: BaseFileFormat = BaseFileFormat.PARQUET
+    """Base file format."""
+    timeline_timezone: TimelineTimezone = TimelineTimezone.LOCAL
+    """Time zone of new instant times (``LOCAL`` or ``UTC``)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        # Hudi 0.x (table version 6) reads hoodie.table.precombine.field as one column name.
+        if self.version is TableVersion.SIX and len(self.ordering_fields) > 1:
+            raise CrossFieldError(
+                "table version 6 takes one ordering field; several need version 8 or 9",
+                ("table", "ordering_fields"),
+            )
+        return self
+
+
+class WriteSettings(Section):
+    """How writes run: operation, engine, file sizing and concurrency."""
+
+    operation: WriteOperation = WriteOperation.UPSERT
+    """Default write operation."""
+    engine: WriteEngine = WriteEngine.SPARK
+    """Run per-file-group write tasks on Spark executors (``spark``) or in this process (``local``)."""
+    parallelism: PositiveInt | None = None
+    """Number of write tasks; ``None`` lets the engine decide."""
+    small_file_limit_bytes: NonNegativeInt = 104_857_600
+    """Base files smaller than this get new inserts routed to them; 0 turns small-file handling off."""
+    max_file_size_bytes: PositiveInt = 125_829_120
+    """Target size of base files."""
+    record_size_estimate: PositiveInt = 1024
+    """Average record size in bytes used to size files before the first commit gives real statistics."""
+    insert_split_size: PositiveInt = 500_000
+    """Records per new base file before statistics exist."""
+    log_file_max_size_bytes: PositiveInt = 1_073_741_824
+    """Size at which a merge-on-read log file rolls over to a new version."""
+    parquet_compression_codec: ParquetCodec = ParquetCodec.GZIP
+    """Parquet compression codec."""
+    concurrency_mode: ConcurrencyMode = ConcurrencyMode.SINGLE_WRITER
+    """``single_writer``, or ``optimistic_concurrency_control`` with a lock provider shared by all writers."""
+    failed_writes_policy: FailedWritesPolicy | None = None
+    """When failed writes are rolled back: ``EAGER`` (next write) or ``LAZY`` (by the cleaner, after their
+    heartbeat expires). ``None`` means ``LAZY`` under optimistic concurrency and ``EAGER`` otherwise."""
+    combine_before_insert: bool = False
+    """De-duplicate incoming records by key (keeping the largest ordering value) on insert."""
+    combine_before_upsert: bool = True
+    """De-duplicate incoming records by key on upsert."""
+    combine_before_delete: bool = True
+    """De-duplicate incoming deletes by key."""
+    insert_drop_duplicates: bool = False
+    """On insert, drop incoming records whose key already exists in the table."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        occ = self.concurrency_mode is ConcurrencyMode.OPTIMISTIC_CONCURRENCY_CONTROL
+        if occ and self.failed_writes_policy is FailedWritesPolicy.EAGER:
+            # Apache Hudi rejects this too: an eager rollback would delete a concurrent writer's files.
+            raise CrossFieldError(
+                "optimistic concurrency control needs failed_writes_policy LAZY",
+                ("write", "failed_writes_policy"),
+            )
+        if self.small_file_limit_bytes > self.max_file_size_bytes:
+            raise CrossFieldError(
+                "small_file_limit_bytes must not exceed max_file_size_bytes",
+                ("write", "small_file_limit_bytes"),
+            )
+        return self
+
+    @property
+    def effective_failed_writes_policy(self) -> FailedWritesPolicy:
+        """The policy in force: the configured one, else Apache Hudi's inferred default."""
+        if self.failed_writes_policy is not None:
+            return self.failed_writes_policy
+        if self.concurrency_mode is ConcurrencyMode.OPTIMISTIC_CONCURRENCY_CONTROL:
+            return FailedWritesPolicy.LAZY
+        return FailedWritesPolicy.EAGER
+
+
+class ReadSettings(Section):
+    """How reads run: query type, instant range and pushdown."""
+
+    query_type: QueryType = QueryType.SNAPSHOT
+    """``snapshot``, ``read_optimized`` (base files only) or ``incremental``."""
+    begin_instant: InstantTime | None = None
+    """Incremental reads return commits completed after this instant (``000`` for all)."""
+    end_instant: InstantTime | None = None
+    """Incremental reads stop at this instant (inclusive); ``None`` for the latest."""
+    as_of_instant: InstantTime | None = None
+    """Time travel: read the table as of this instant."""
+    filter_pushdown: bool = True
+    """Skip partitions and files using filters and Parquet statistics."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.query_type is QueryType.INCREMENTAL and self.begin_instant is None:
+            raise CrossFieldError("incremental reads need begin_instant", ("read", "begin_instant"))
+        # Instants of different precision (seconds vs milliseconds) compare after right-padding.
+        if self.begin_instant and self.end_instant and _padded(self.end_instant) < _padded(self.begin_instant):
+            raise CrossFieldError("end_instant is before begin_instant", ("read", "end_instant"))
+        return self
+
+
+def _padded(instant: str) -> str:
+    return instant.ljust(17, "0")

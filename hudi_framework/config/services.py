@@ -1,0 +1,126 @@
+"""The ``services`` section: compaction, cleaning, archival and clustering.
+
+Defaults are Apache Hudi's. The services themselves are plugins; this section only says when they
+run and what they keep.
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+from pydantic import Field, model_validator
+
+from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
+from hudi_framework.config.components import ComponentRef
+from hudi_framework.config.enums import CleanerPolicy, CompactionTriggerStrategy
+
+__all__ = ["ArchiveSettings", "CleanSettings", "ClusteringSettings", "CompactionSettings", "ServicesSettings"]
+
+
+class CompactionSettings(Section):
+    """Merge-on-read compaction: folding log files into new base files."""
+
+    inline: bool = False
+    """Schedule and run compaction after each write that meets the trigger."""
+    schedule_inline: bool = False
+    """Only schedule (write the compaction plan) after each write; another job executes it."""
+    trigger_strategy: CompactionTriggerStrategy = CompactionTriggerStrategy.NUM_COMMITS
+    """What triggers inline compaction."""
+    max_delta_commits: PositiveInt = 5
+    """Delta commits since the last compaction that trigger the next one."""
+    max_delta_seconds: PositiveInt = 3600
+    """Seconds since the last compaction that trigger the next one (time-based triggers)."""
+    strategy: ComponentRef = Field(default_factory=lambda: ComponentRef(name="log-file-size"))
+    """Which file slices a plan picks, by registered name (Apache Hudi's default picks by log file size)."""
+    target_io_mb: PositiveInt = 512_000
+    """IO budget of one compaction plan, in MB (bounded-IO strategies)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.inline and self.schedule_inline:
+            raise CrossFieldError(
+                "inline already schedules; set inline or schedule_inline, not both",
+                ("services", "compaction", "schedule_inline"),
+            )
+        return self
+
+
+class CleanSettings(Section):
+    """The cleaner: deleting file slices no longer needed by the retained history."""
+
+    automatic: bool = True
+    """Clean after each commit."""
+    async_enabled: bool = False
+    """Clean concurrently with the write instead of after it."""
+    policy: CleanerPolicy = CleanerPolicy.KEEP_LATEST_COMMITS
+    """What to keep."""
+    commits_retained: PositiveInt = 10
+    """Commits whose file slices are kept (``KEEP_LATEST_COMMITS``); bounds incremental-read history."""
+    file_versions_retained: PositiveInt = 3
+    """File slices kept per file group (``KEEP_LATEST_FILE_VERSIONS``)."""
+    hours_retained: PositiveInt = 24
+    """Hours of history kept (``KEEP_LATEST_BY_HOURS``)."""
+    max_commits: PositiveInt = 1
+    """Commits since the last clean that trigger the next one."""
+
+
+class ArchiveSettings(Section):
+    """Timeline archival: moving old instants out of the active timeline."""
+
+    automatic: bool = True
+    """Archive after each commit."""
+    async_enabled: bool = False
+    """Archive concurrently with the write."""
+    min_commits: PositiveInt = 20
+    """Instants always kept on the active timeline."""
+    max_commits: PositiveInt = 30
+    """Archive when the active timeline holds more instants than this."""
+
+
+class ClusteringSettings(Section):
+    """Clustering: rewriting small or unsorted files into fewer, sorted ones (replacecommit)."""
+
+    inline: bool = False
+    """Run clustering after each write that meets the trigger."""
+    schedule_inline: bool = False
+    """Only schedule clustering after each write."""
+    async_enabled: bool = False
+    """Run clustering concurrently with writes."""
+    max_commits: PositiveInt = 4
+    """Commits since the last clustering that trigger the next one."""
+    small_file_limit_bytes: NonNegativeInt = 314_572_800
+    """Files below this size are clustering candidates."""
+    target_file_max_bytes: PositiveInt = 1_073_741_824
+    """Target size of clustered files."""
+    sort_columns: CsvTuple = ()
+    """Columns to sort clustered files by."""
+
+
+class ServicesSettings(Section):
+    """Table services: when they run and what they keep."""
+
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    """Compaction (merge-on-read tables)."""
+    clean: CleanSettings = Field(default_factory=CleanSettings)
+    """Cleaning."""
+    archive: ArchiveSettings = Field(default_factory=ArchiveSettings)
+    """Archival."""
+    clustering: ClusteringSettings = Field(default_factory=ClusteringSettings)
+    """Clustering."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.archive.max_commits <= self.archive.min_commits:
+            raise CrossFieldError(
+                "archive.max_commits must be greater than archive.min_commits",
+                ("services", "archive", "max_commits"),
+            )
+        # Same rule as Apache Hudi: archiving instants the cleaner still needs would lose history.
+        if self.clean.policy is CleanerPolicy.KEEP_LATEST_COMMITS and (
+            self.archive.min_commits <= self.clean.commits_retained
+        ):
+            raise CrossFieldError(
+                "archive.min_commits must be greater than clean.commits_retained",
+                ("services", "archive", "min_commits"),
+            )
+        return self
