@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from urllib.parse import urlsplit
 
 from hudi_framework.errors import InvalidStorageKeyError
 
@@ -93,10 +92,13 @@ def relative_key(root: str, full: str) -> str:
 
 
 def _split(uri: str) -> tuple[str, str, str]:
-    if "://" in uri:
-        parts = urlsplit(uri)
-        return parts.scheme, parts.netloc, parts.path
-    return "", "", uri
+    # Split by hand: urlsplit would treat "?" and "#" in a key as query and fragment and drop them,
+    # mapping two different keys to one object.
+    if "://" not in uri:
+        return "", "", uri
+    scheme, rest = uri.split("://", 1)
+    netloc, slash, path = rest.partition("/")
+    return scheme, netloc, slash + path
 
 
 def uri_scheme(uri: str) -> str:

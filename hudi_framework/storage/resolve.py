@@ -40,7 +40,9 @@ def open_storage(
                 break
         else:
             raise UnknownComponentError(
-                "storage backend", f"<for scheme {scheme or 'local path'!r}>", registry.names(ComponentKind.STORAGE)
+                "storage backend",
+                f"<for scheme {scheme or 'local path'!r}>",
+                registry.names(ComponentKind.STORAGE),
             )
     provider: StorageProvider = registry.build(
         ComponentKind.STORAGE, backend, options or {}, field_path="storage.options"

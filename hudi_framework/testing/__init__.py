@@ -1,0 +1,28 @@
+"""Test support for hudi_framework and its plugin authors.
+
+* :class:`StorageBackendContract`: the behaviour every storage backend must show; subclass it and
+  provide a ``backend`` fixture.
+* :class:`MemoryStorageBackend`: an in-memory backend for fast tests.
+* :func:`moto_server`: a moto S3 server on 127.0.0.1 for tests where another process talks to S3.
+
+Importing this package needs ``pytest``; the moto helpers import ``moto`` only when called.
+"""
+
+from hudi_framework.testing.memory_storage import MemoryStorageBackend, MemoryStorageProvider, MemoryStore
+from hudi_framework.testing.moto_server import (
+    DUMMY_AWS_ENV,
+    moto_server,
+    serialized_moto_s3,
+)
+from hudi_framework.testing.storage_contract import UNSAFE_KEYS, StorageBackendContract
+
+__all__ = [
+    "DUMMY_AWS_ENV",
+    "UNSAFE_KEYS",
+    "MemoryStorageBackend",
+    "MemoryStorageProvider",
+    "MemoryStore",
+    "StorageBackendContract",
+    "moto_server",
+    "serialized_moto_s3",
+]
