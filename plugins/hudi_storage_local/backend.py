@@ -209,13 +209,19 @@ class LocalStorageBackend(StorageBackend):
                         continue
                     full = os.path.join(dirpath, fn)
                     rel = os.path.relpath(full, self._root_str).replace(os.sep, "/")
-                    out.append(_info(rel, os.stat(full)))
+                    try:
+                        out.append(_info(rel, os.stat(full)))
+                    except FileNotFoundError:
+                        continue  # deleted by another writer between listing and stat
         else:
             with os.scandir(base) as it:
                 for entry in it:
                     if entry.is_file() and not _TMP_NAME.match(entry.name):
                         rel = f"{prefix}/{entry.name}" if prefix else entry.name
-                        out.append(_info(rel, entry.stat()))
+                        try:
+                            out.append(_info(rel, entry.stat()))
+                        except FileNotFoundError:
+                            continue  # deleted by another writer between listing and stat
         return out
 
     def list_dirs(self, prefix: str = "") -> builtins.list[str]:

@@ -1,0 +1,1 @@
+"""Tests of hudi_framework.timeline."""
