@@ -156,6 +156,15 @@ class TableConfigCorruptError(TableError):
         super().__init__(f"table config {path!r} is unusable: {reason}")
 
 
+class SchemaMismatchError(TableError, ValueError):
+    """Incoming data does not fit the table schema (an unknown, missing or uncastable column)."""
+
+    def __init__(self, column: str, reason: str) -> None:
+        self.column = column
+        self.reason = reason
+        super().__init__(f"column {column!r}: {reason}")
+
+
 class UnsupportedFormatError(TableError):
     """A file format the project does not read (for example Lance base files)."""
 
@@ -325,3 +334,192 @@ class CorruptLogBlockError(LogFormatError):
 
 class MergeError(HudiError):
     """Records could not be merged."""
+
+
+class DuplicateRecordKeyError(MergeError, ValueError):
+    """Rows that must hold one version per record key (a base file) hold several.
+
+    Attributes:
+        where: What held the duplicates (``"base file rows"``...).
+        num_duplicates: How many rows repeat an earlier key.
+    """
+
+    def __init__(self, where: str, num_duplicates: int) -> None:
+        self.where = where
+        self.num_duplicates = num_duplicates
+        super().__init__(f"{where} repeat {num_duplicates} record key(s); expected one row per key")
+
+
+class OrderingTypeError(MergeError, TypeError):
+    """An ordering field has a type whose values cannot be compared (struct, list, map...).
+
+    Attributes:
+        field: The ordering field.
+        type_name: Its Arrow type, as text.
+    """
+
+    def __init__(self, field: str, type_name: str) -> None:
+        self.field = field
+        self.type_name = type_name
+        super().__init__(f"ordering field {field!r} has type {type_name}, whose values cannot be compared")
+
+
+# --------------------------------------------------------------------------- record indexes
+class RecordIndexError(HudiError):
+    """A record index cannot tag keys (for example a base file without a record-key column)."""
+
+
+class BloomFilterFormatError(RecordIndexError, ValueError):
+    """Serialised bloom filter bytes (or their footer entries) cannot be read."""
+
+
+# --------------------------------------------------------------------------- reads
+class ReadError(HudiError):
+    """A read cannot be planned or executed as asked."""
+
+
+class UnsupportedQueryError(ReadError, NotImplementedError):
+    """The query type is not supported for this table yet (for example merged MOR snapshots).
+
+    Attributes:
+        query_type: The query type asked for.
+        reason: Why it cannot be served, and what to use instead.
+    """
+
+    def __init__(self, query_type: str, reason: str) -> None:
+        self.query_type = query_type
+        self.reason = reason
+        super().__init__(f"{query_type} query not supported: {reason}")
+
+
+class IncrementalQueryError(ReadError, ValueError):
+    """An incremental query cannot run on this table (for example without ``_hoodie_commit_time``)."""
+
+
+class IncrementalPathNotFoundError(ReadError, FileNotFoundError):
+    """A file written in the incremental window is gone (cleaned) and full-scan fallback is off.
+
+    Attributes:
+        key: The missing file, relative to the base path.
+    """
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(
+            f"file {key!r} of the incremental window no longer exists (likely cleaned); enable "
+            "hoodie.datasource.read.incr.fallback.fulltablescan.enable to fall back to a full table scan"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class TimeTravelError(ReadError, ValueError):
+    """A time-travel instant is not earlier than the first incomplete commit (Java's check).
+
+    Attributes:
+        as_of: The requested instant.
+        incomplete: Requested time of the first incomplete commit.
+    """
+
+    def __init__(self, as_of: str, incomplete: str) -> None:
+        self.as_of = as_of
+        self.incomplete = incomplete
+        super().__init__(
+            f"time travel's timestamp {as_of!r} must be earlier than the first incomplete commit "
+            f"timestamp {incomplete!r}"
+        )
+
+
+class InvalidFilterError(ReadError, ValueError):
+    """A read filter is malformed or names an unknown column.
+
+    Attributes:
+        predicate: The offending predicate, as given.
+        reason: What is wrong with it.
+    """
+
+    def __init__(self, predicate: object, reason: str) -> None:
+        self.predicate = predicate
+        self.reason = reason
+        super().__init__(f"invalid filter {predicate!r}: {reason}")
+
+
+# --------------------------------------------------------------------------- input data (keys)
+class DataError(HudiError):
+    """Records handed to a write break a rule of the table (record keys, partition values)."""
+
+
+class InvalidRecordKeyError(DataError, ValueError):
+    """Record keys are null or empty; raised before any file is written (Java ``HoodieKeyException``).
+
+    A single-field key fails when the field is null or empty; a multi-field (complex) key fails only
+    when every field of a row is null or empty.
+
+    Attributes:
+        fields: The record key fields.
+        null_rows: Rows whose key is null (for several fields: every field null).
+        empty_rows: Rows whose key is empty (for several fields: all null or empty, not all null).
+        first_row: Index of the first failing row in the batch.
+    """
+
+    def __init__(self, fields: Sequence[str], *, null_rows: int, empty_rows: int, first_row: int) -> None:
+        self.fields = tuple(fields)
+        self.null_rows = null_rows
+        self.empty_rows = empty_rows
+        self.first_row = first_row
+        if len(self.fields) == 1:
+            what = f"record key field {self.fields[0]!r} is null in {null_rows} row(s) and empty in {empty_rows}"
+        else:
+            what = (
+                f"record key fields {', '.join(map(repr, self.fields))} are all null or empty in "
+                f"{null_rows + empty_rows} row(s) ({null_rows} all null)"
+            )
+        super().__init__(f"{what}; first at row {first_row}. Apache Hudi rejects null or empty record keys")
+
+
+class KeyFieldError(DataError):
+    """A record key or partition field is missing from the records, or has a type keys are not made from.
+
+    Attributes:
+        field: The field as configured (``a.b`` for a nested one).
+        reason: What is wrong.
+    """
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"key field {field!r}: {reason}")
+
+
+class InvalidPartitionValueError(DataError, ValueError):
+    """A partition value cannot be turned into a partition path (a date string no input format parses).
+
+    Attributes:
+        field: The partition field.
+        value: The first offending value, as text.
+        reason: Why it was rejected.
+    """
+
+    def __init__(self, field: str, value: str, reason: str) -> None:
+        self.field = field
+        self.value = value
+        self.reason = reason
+        super().__init__(f"partition field {field!r} value {value!r}: {reason}")
+
+
+class UnknownColumnError(ReadError, KeyError):
+    """A projected column is not in the table schema.
+
+    Attributes:
+        column: The column asked for.
+        available: The table's columns.
+    """
+
+    def __init__(self, column: str, available: Sequence[str]) -> None:
+        self.column = column
+        self.available = tuple(available)
+        super().__init__(f"unknown column {column!r}; the table has {', '.join(self.available)}")
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0])

@@ -1,25 +1,205 @@
-"""The record index contract: which file group holds each incoming record key."""
+"""The record index contract: which file group holds each incoming record key.
+
+An index answers, for a batch of incoming ``(_hoodie_record_key, _hoodie_partition_path)`` pairs,
+where each key already lives. The work is split so that one plugin serves every engine:
+
+1. **Plan, on the driver, cheaply.** :meth:`RecordIndex.relevant_files` prunes the latest base
+   files by partition; if :attr:`RecordIndex.wants_key_ranges`, the engine fills in each file's
+   min/max record key from its footer (``hudi_framework.index.file_lookup.read_key_range``, one
+   footer read per file, parallel on Spark); :meth:`RecordIndex.candidate_files` then pairs keys
+   with the files that may hold them and returns small, picklable :class:`LookupTask` objects. It
+   is a pure function of its arguments, so an engine may also call it per batch of incoming keys and
+   merge the tasks of one file (``hudi_framework.index.tasks.merge_lookup_tasks``).
+2. **Look up, per file, anywhere.** :meth:`RecordIndex.lookup` opens one base file through the
+   storage backend it is given and returns the task's keys that the file holds, with the file's
+   location. On Spark it runs in executors (``mapInArrow`` over a DataFrame of tasks).
+3. **Tag.** The engine joins the found locations back onto the incoming records with the
+   semantics of ``hudi_framework.index.tagging.apply_locations`` (``tag_locations`` runs all
+   three steps in-process).
+
+Plugin objects hold only their validated options: never a storage client, table or Spark object.
+They are rebuilt from their ``ComponentRef`` wherever they run.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Final
+
+import pyarrow as pa
 
 if TYPE_CHECKING:
-    import pyarrow as pa
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.index.bloom_filter import BloomFilterConfig
+    from hudi_framework.layout.file_group import FileSlice
+
+#: Incoming and stored record key column (Hudi meta column).
+RECORD_KEY: Final = "_hoodie_record_key"
+#: Incoming partition path column (Hudi meta column); ``""`` for a non-partitioned table.
+PARTITION_PATH: Final = "_hoodie_partition_path"
+#: Partition of the file group that holds the key; null for a new key.
+LOCATION_PARTITION: Final = "_hoodie_location_partition"
+#: File id of the file group that holds the key; null for a new key.
+LOCATION_FILE_ID: Final = "_hoodie_location_file_id"
+#: Instant time of the base file the key was found in (Java's ``HoodieRecordLocation.instantTime``).
+LOCATION_INSTANT: Final = "_hoodie_location_instant"
+#: The columns tagging appends to incoming records.
+LOCATION_COLUMNS: Final = (LOCATION_PARTITION, LOCATION_FILE_ID, LOCATION_INSTANT)
+#: What :meth:`RecordIndex.lookup` returns: one row per key found in the task's file.
+LOOKUP_SCHEMA: Final = pa.schema(
+    [
+        pa.field(RECORD_KEY, pa.large_string(), nullable=False),
+        pa.field(LOCATION_PARTITION, pa.large_string(), nullable=False),
+        pa.field(LOCATION_FILE_ID, pa.large_string(), nullable=False),
+        pa.field(LOCATION_INSTANT, pa.large_string(), nullable=False),
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedFile:
+    """A latest base file an index may look keys up in: plain strings, cheap to ship to executors.
+
+    Attributes:
+        partition_path: The file group's partition path (``""`` when non-partitioned).
+        file_id: The file group's id.
+        instant_time: Instant time of the base file (the location's instant).
+        path: Storage key of the base file, relative to the table base path.
+        min_key: Smallest record key (footer ``hoodie_min_record_key``), None if unknown.
+        max_key: Largest record key (footer ``hoodie_max_record_key``), None if unknown.
+    """
+
+    partition_path: str
+    file_id: str
+    instant_time: str
+    path: str
+    min_key: str | None = None
+    max_key: str | None = None
+
+    @property
+    def has_key_range(self) -> bool:
+        """Whether both range bounds are known (only then can a planner prune by range)."""
+        return self.min_key is not None and self.max_key is not None
+
+    def with_key_range(self, min_key: str | None, max_key: str | None) -> IndexedFile:
+        """A copy with the given range bounds."""
+        return replace(self, min_key=min_key, max_key=max_key)
+
+    @classmethod
+    def from_file_slice(cls, file_slice: FileSlice) -> IndexedFile | None:
+        """The slice's base file, or None for a slice without one (log-only file groups).
+
+        Bloom and simple indexes look only at base files, as Apache Hudi's do: inserts always
+        start a base file, so every key of a file group is in its latest base file or its logs.
+        """
+        base = file_slice.base_file
+        key = file_slice.base_file_key
+        if base is None or key is None:
+            return None
+        return cls(file_slice.partition_path, file_slice.file_id, base.instant_time, key)
+
+
+@dataclass(frozen=True, slots=True)
+class LookupTask:
+    """Look ``keys`` up in one base file; the unit of executor work.
+
+    Attributes:
+        file: The base file.
+        keys: Distinct candidate record keys (``large_string``, no nulls), or None to return every
+            key in the file (an engine that joins on its own, e.g. a global simple index on Spark).
+    """
+
+    file: IndexedFile
+    keys: pa.LargeStringArray | None
 
 
 class RecordIndex(ABC):
-    """Tags incoming keys with their current location (partition, file id), vectorised."""
+    """Tags incoming record keys with their current file group, for every engine.
 
-    #: Whether a key is unique across partitions (global) or only within one.
-    is_global: bool = False
+    Subclasses hold only their validated options and must be picklable.
+    """
 
+    @property
     @abstractmethod
-    def tag_locations(self, keys: pa.Table, candidates: pa.Table) -> pa.Table:
-        """Return ``keys`` with ``_hoodie_file_id`` (null for new keys) appended.
+    def is_global(self) -> bool:
+        """True if a key is unique across partitions (``GLOBAL_*``), False if only within one."""
+
+    @property
+    def update_partition_path(self) -> bool:
+        """For a global index, what to do with a key found in another partition than incoming.
+
+        True (Apache Hudi's ``hoodie.*.index.update.partition.path`` default): delete it there and
+        insert it in the incoming partition. False: update it in the partition where it is.
+        Ignored by non-global indexes.
+        """
+        return False
+
+    @property
+    def wants_key_ranges(self) -> bool:
+        """Whether :meth:`candidate_files` prunes by :attr:`IndexedFile.min_key`/``max_key``.
+
+        When True, engines fill the ranges in (from footers) before planning.
+        """
+        return False
+
+    @property
+    def bloom_filter_config(self) -> BloomFilterConfig:
+        """How the writer sizes the bloom filter in each new base file's footer.
+
+        Apache Hudi writes one whatever the index type; the default is Apache Hudi's defaults.
+        """
+        # Imported here: the index package imports this module, so a top-level import would cycle.
+        from hudi_framework.index.bloom_filter import BloomFilterConfig
+
+        return BloomFilterConfig()
+
+    def relevant_files(self, partitions: Collection[str], files: Sequence[IndexedFile]) -> list[IndexedFile]:
+        """Files that may hold keys of the incoming ``partitions`` (driver side, no I/O).
 
         Args:
-            keys: Columns ``_hoodie_record_key`` and ``_hoodie_partition_path`` of incoming records.
-            candidates: One row per candidate base file, as produced by the file-system view.
+            partitions: Distinct incoming partition paths.
+            files: The latest base file of every file group of the table.
+
+        Returns:
+            All files for a global index, else the files of those partitions.
+        """
+        if self.is_global:
+            return list(files)
+        wanted = set(partitions)
+        return [f for f in files if f.partition_path in wanted]
+
+    @abstractmethod
+    def candidate_files(self, incoming: pa.Table, files: Sequence[IndexedFile]) -> list[LookupTask]:
+        """Plan the lookups: pair incoming keys with the files that may hold them (no I/O).
+
+        Args:
+            incoming: At least ``_hoodie_record_key`` and ``_hoodie_partition_path`` (strings,
+                no nulls); duplicates are allowed.
+            files: Output of :meth:`relevant_files`, possibly with key ranges filled in.
+
+        Returns:
+            At most one task per file, with distinct keys; files that cannot hold any key are
+            left out. Deterministic for equal inputs.
+        """
+
+    @abstractmethod
+    def lookup(self, task: LookupTask, storage: StorageBackend) -> pa.Table:
+        """Find which of the task's keys its file holds (executor side).
+
+        Reads only that file: its footer and, when some key may be present, its
+        ``_hoodie_record_key`` column.
+
+        Args:
+            task: One file and its candidate keys.
+            storage: The backend rooted at the table base path.
+
+        Returns:
+            A table of :data:`LOOKUP_SCHEMA`, one row per key present in the file (exact: no
+            false positives), in no particular order.
+
+        Raises:
+            RecordIndexError: The file has no ``_hoodie_record_key`` column (a table written with
+                ``hoodie.populate.meta.fields=false``).
         """

@@ -1,25 +1,242 @@
-"""The record merger contract, mirroring Apache Hudi's ``HoodieRecordMerger``."""
+"""The record merger contract, mirroring Apache Hudi's ``HoodieRecordMerger`` (hudi-format.md section 6).
+
+A merger decides what one record key looks like after several versions of it were written. The
+kernel runs the *same* merger in four places, so a table reads the same whoever merged it:
+
+* pre-combine of an incoming batch (:meth:`RecordMerger.combine`);
+* copy-on-write: incoming records merged with a base file's rows (:func:`hudi_framework.merge.merge_with_base`);
+* merge-on-read snapshot reads: base file, then log records in commit order;
+* compaction, which is the snapshot read written back as a base file.
+
+Mergers work on Arrow tables, never on one record at a time, unless they subclass
+:class:`PerRecordMerger`, whose per-record ``merge_record`` the kernel adapts to the batch API.
+
+Vocabulary used by every docstring below:
+
+* **delete**: a row whose ``_hoodie_is_deleted`` column is true (or whose ``_hoodie_operation`` is
+  ``D``, the Flink/CDC spelling). Deletes travel through merging as rows so that they can remove
+  older versions; callers drop them at the end.
+* **ordering value**: the tuple of the row's ``ordering_fields`` values. A row whose ordering
+  fields are all null (or absent) has *no ordering value*.
+* **commit-time delete**: a delete with no ordering value, as written by SQL ``DELETE`` and by
+  merge-on-read delete blocks (whose ``orderingVal`` is Java's default ``IntWrapper(0)``). It
+  removes every older version of its key, whatever their ordering values.
+* **supersedes-older flag**: the boolean :data:`SUPERSEDES_OLDER_FIELD` column. It is true for a
+  commit-time delete and for every merge result that has one in its history; such a row replaces
+  every *older* version of its key. Carrying it is what keeps merging associative: without it,
+  pre-combining ``[DELETE k, INSERT k(ts=1)]`` to ``INSERT k(ts=1)`` would lose the delete, and the
+  stored ``k(ts=5)`` would win under event-time ordering, unlike writing the two one by one.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+__all__ = [
+    "IS_DELETED_FIELD",
+    "OPERATION_FIELD",
+    "RECORD_KEY_FIELD",
+    "SUPERSEDES_OLDER_FIELD",
+    "MergeContext",
+    "PerRecordMerger",
+    "RecordMerger",
+    "RecordRow",
+]
 
-class RecordMerger(ABC):
-    """Merges versions of records that share a key.
+#: Apache Hudi's record key meta column.
+RECORD_KEY_FIELD: Final = "_hoodie_record_key"
+#: Apache Hudi's soft-delete data column (``HoodieRecord.HOODIE_IS_DELETED_FIELD``).
+IS_DELETED_FIELD: Final = "_hoodie_is_deleted"
+#: Apache Hudi's optional operation meta column (``I``, ``-U``, ``U``, ``D``); ``D`` marks a delete.
+OPERATION_FIELD: Final = "_hoodie_operation"
+#: Kernel bookkeeping column (never written to a file): see "supersedes-older flag" above.
+SUPERSEDES_OLDER_FIELD: Final = "_hudi_fw_supersedes_older"
 
-    ``merge_batches`` receives an older and a newer batch aligned row by row (same keys) and returns
-    the merged batch, with a boolean ``_hoodie_is_deleted`` column marking deletes. Implementations
-    must be deterministic and associative on ordered inputs.
+#: One record as a Python mapping from column name to value (``pa.Table.to_pylist`` rows).
+RecordRow = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class MergeContext:
+    """Everything a merger needs to know about the table besides the rows themselves.
+
+    New fields are only ever added with defaults, so mergers written today keep working.
+
+    Attributes:
+        ordering_fields: The table's ordering (pre-combine) fields, ``hoodie.table.ordering.fields``.
+            Compared lexicographically; empty means "no ordering value", so event-time ordering
+            degrades to commit-time ordering, as in Apache Hudi.
+        record_key_field: The record key column.
+        is_deleted_field: The soft-delete column; mergers output it as a non-null boolean.
+        operation_field: The operation column whose value ``D`` also marks a delete (absent columns
+            are ignored).
+        supersedes_older_field: The supersedes-older bookkeeping column; inputs may set it to mark
+            commit-time deletes explicitly, mergers output it as a non-null boolean.
+        schema: The table (writer) schema, without the bookkeeping column. When set,
+            :func:`~hudi_framework.merge.merge_with_base` returns rows of exactly this schema.
     """
 
-    #: Apache Hudi's ``hoodie.record.merge.strategy.id`` UUID this merger implements.
-    strategy_id: str = ""
+    ordering_fields: tuple[str, ...] = ()
+    record_key_field: str = RECORD_KEY_FIELD
+    is_deleted_field: str = IS_DELETED_FIELD
+    operation_field: str = OPERATION_FIELD
+    supersedes_older_field: str = SUPERSEDES_OLDER_FIELD
+    schema: pa.Schema | None = None
+
+    @property
+    def flag_fields(self) -> tuple[str, str]:
+        """The two boolean columns every merge result carries: is-deleted and supersedes-older."""
+        return (self.is_deleted_field, self.supersedes_older_field)
+
+    def ordering_value(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The ordering value of one record as a tuple (``None`` for null or absent fields).
+
+        Args:
+            row: A record as a mapping, e.g. a ``pa.Table.to_pylist`` row.
+        """
+        return tuple(row.get(f) for f in self.ordering_fields)
+
+    def is_delete(self, row: Mapping[str, Any]) -> bool:
+        """Whether one record is a delete (``_hoodie_is_deleted`` true or ``_hoodie_operation`` = ``D``).
+
+        Args:
+            row: A record as a mapping.
+        """
+        return row.get(self.is_deleted_field) is True or row.get(self.operation_field) == "D"
+
+    def supersedes_older(self, row: Mapping[str, Any]) -> bool:
+        """Whether one record replaces every older version of its key (see the module docstring).
+
+        True when the flag column says so, or for a delete with no ordering value.
+
+        Args:
+            row: A record as a mapping.
+        """
+        if row.get(self.supersedes_older_field) is True:
+            return True
+        return self.is_delete(row) and all(v is None for v in self.ordering_value(row))
+
+
+class RecordMerger(ABC):
+    """Merges versions of records that share a record key; Apache Hudi's ``HoodieRecordMerger``.
+
+    Implementations must be:
+
+    * **associative** on ordered inputs: ``merge(a, merge(b, c)) == merge(merge(a, b), c)`` when
+      ``a`` is older than ``b`` and ``b`` older than ``c``, so that pre-combining, merge-on-read and
+      compaction agree however the versions are grouped;
+    * **deterministic**, and **picklable** (Spark ships them to executors);
+    * **honest about deletes**: a newer commit-time delete always yields a delete.
+
+    ``hudi_framework.testing.RecordMergerContract`` checks all of this; subclass it in your tests.
+    """
+
+    #: Apache Hudi's ``hoodie.record.merge.strategy.id`` this merger implements (a UUID string).
+    #: Register it as an alias of your component so tables that persist it resolve to you.
+    strategy_id: ClassVar[str] = ""
+
+    @property
+    def supports_vectorised(self) -> bool:
+        """Whether :meth:`merge` works on whole columns (True) or loops over records in Python."""
+        return True
 
     @abstractmethod
-    def merge_batches(self, older: pa.Table, newer: pa.Table, ordering_fields: tuple[str, ...]) -> pa.Table:
-        """Merge aligned rows of ``older`` and ``newer``."""
+    def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+        """Merge two versions of the same keys, row by row.
+
+        Pre-conditions: ``older`` and ``newer`` have the same length and, row ``i`` of each, the same
+        record key; ``newer`` row ``i`` was written after ``older`` row ``i``. Either may hold deletes
+        and either may carry the two flag columns (``ctx.flag_fields``) from an earlier merge. Their
+        columns may differ (schema evolution); a missing column reads as null.
+
+        Post-conditions: the result has ``len(older)`` rows, aligned with the inputs (same keys in
+        the same order); its columns are those of ``older`` followed by any new ones of ``newer``
+        and then the two flag columns, as non-null booleans. ``ctx.is_deleted_field`` says which
+        merged rows are deletes; ``ctx.supersedes_older_field`` is the OR of the inputs' flags.
+        The inputs are not modified.
+
+        Args:
+            older: The earlier versions (for example the stored rows of a base file).
+            newer: The later versions (for example incoming rows, or later log records).
+            ctx: The table's merge context.
+
+        Returns:
+            The merged rows, deletes included.
+        """
+
+    def combine(self, batch: pa.Table, ctx: MergeContext) -> pa.Table:
+        """Pre-combine a batch: one row per record key (Apache Hudi's ``preCombine``/deduplication).
+
+        Pre-conditions: rows are in arrival order, later rows are newer; keys are non-null.
+
+        Post-conditions: one row per distinct key, in the order of each key's first appearance,
+        equal to folding :meth:`merge` over the key's rows oldest first; deletes are kept (they must
+        still remove stored versions), and the two flag columns are present as in :meth:`merge`.
+
+        The default reduces duplicate keys pairwise with :meth:`merge`, in a logarithmic number of
+        vectorised rounds; override it only with something provably equal.
+
+        Args:
+            batch: The incoming rows.
+            ctx: The table's merge context.
+
+        Returns:
+            The combined rows.
+        """
+        # Imported here because hudi_framework.merge imports this module (the kernel helpers need MergeContext).
+        from hudi_framework.merge.precombine import reduce_by_key
+
+        return reduce_by_key(self, batch, ctx)
+
+
+class PerRecordMerger(RecordMerger):
+    """A merger written one record at a time; the kernel adapts it to the batch API.
+
+    Subclass it for custom logic that is hard to vectorise (issue-6 payload classes, partial updates).
+    It is slower than a vectorised merger by roughly the cost of ``pa.Table.to_pylist``.
+    """
+
+    @property
+    def supports_vectorised(self) -> bool:
+        """Always False: :meth:`merge` loops over records."""
+        return False
+
+    @abstractmethod
+    def merge_record(self, older: RecordRow, newer: RecordRow, ctx: MergeContext) -> RecordRow | None:
+        """Merge two versions of one record.
+
+        Both rows carry every column of the unified schema, including the two flag columns as
+        booleans (so ``ctx.is_delete(row)`` and ``ctx.supersedes_older(row)`` are reliable).
+
+        Args:
+            older: The earlier version.
+            newer: The later version of the same key.
+            ctx: The table's merge context.
+
+        Returns:
+            The merged record (its key must be unchanged; missing columns become null; set
+            ``ctx.is_deleted_field`` to mark a delete), or ``None`` to delete the key, which keeps
+            ``newer``'s values, ordering value included, as the delete's.
+        """
+
+    def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+        """Apply :meth:`merge_record` to each aligned pair; see :meth:`RecordMerger.merge`.
+
+        Args:
+            older: The earlier versions.
+            newer: The later versions, aligned with ``older``.
+            ctx: The table's merge context.
+
+        Returns:
+            The merged rows, deletes included.
+        """
+        # Imported here for the same reason as in ``combine``.
+        from hudi_framework.merge.per_record import merge_per_record
+
+        return merge_per_record(self, older, newer, ctx)

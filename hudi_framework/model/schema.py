@@ -49,7 +49,13 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
         return _to_avro_type(t.value_type, field_name, parent_full)
     if pa.types.is_boolean(t):
         return "boolean"
-    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t) or pa.types.is_uint8(t) or pa.types.is_uint16(t):
+    if (
+        pa.types.is_int8(t)
+        or pa.types.is_int16(t)
+        or pa.types.is_int32(t)
+        or pa.types.is_uint8(t)
+        or pa.types.is_uint16(t)
+    ):
         return "int"
     if pa.types.is_integer(t):
         return "long"
@@ -62,7 +68,12 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
     if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
         return "bytes"
     if pa.types.is_fixed_size_binary(t):
-        return {"type": "fixed", "name": "fixed", "namespace": f"{parent_full}.{field_name}", "size": t.byte_width}
+        return {
+            "type": "fixed",
+            "name": "fixed",
+            "namespace": f"{parent_full}.{field_name}",
+            "size": t.byte_width,
+        }
     if pa.types.is_decimal(t):
         return {
             "type": "fixed",
@@ -80,14 +91,20 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
         unit = "millis" if t.unit in ("s", "ms") else "micros"
         return {"type": "long", "logicalType": f"{local}timestamp-{unit}"}
     if pa.types.is_time(t):
-        return {"type": "long", "logicalType": "time-micros"} if t.bit_width == 64 else {"type": "int", "logicalType": "time-millis"}
+        return (
+            {"type": "long", "logicalType": "time-micros"}
+            if t.bit_width == 64
+            else {"type": "int", "logicalType": "time-millis"}
+        )
     if pa.types.is_struct(t):
         return _record(list(t), name=field_name, namespace=parent_full)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return {"type": "array", "items": _nullable(_to_avro_type(t.value_type, field_name, parent_full))}
     if pa.types.is_map(t):
         if not (pa.types.is_string(t.key_type) or pa.types.is_large_string(t.key_type)):
-            raise SchemaConversionError(f"field {field_name!r}: Avro map keys must be strings, not {t.key_type}")
+            raise SchemaConversionError(
+                f"field {field_name!r}: Avro map keys must be strings, not {t.key_type}"
+            )
         return {"type": "map", "values": _nullable(_to_avro_type(t.item_type, field_name, parent_full))}
     raise SchemaConversionError(f"field {field_name!r}: Arrow type {t} has no Avro counterpart")
 

@@ -57,7 +57,8 @@ def keygen_type_from_class(class_name: str) -> str:
     if simple in _KEYGEN_BY_CLASS:
         return _KEYGEN_BY_CLASS[simple]
     if simple == "SqlKeyGenerator":
-        return "SIMPLE"
+        # Spark SQL's generator without an original class behaves as ComplexKeyGenerator.
+        return "COMPLEX"
     return simple.upper()
 
 

@@ -2,13 +2,16 @@
 
 * :class:`StorageBackendContract`: the behaviour every storage backend must show; subclass it and
   provide a ``backend`` fixture.
+* :class:`RecordMergerContract`: the behaviour every record merger must show; subclass it and
+  provide a ``merger`` fixture.
 * :class:`MemoryStorageBackend`: an in-memory backend for fast tests.
 * :func:`moto_server`: a moto S3 server on 127.0.0.1 for tests where another process talks to S3.
 
-Importing this package needs ``pytest``; the moto helpers import ``moto`` only when called.
+Importing this package needs ``pytest`` and ``hypothesis``; the moto helpers import ``moto`` only when called.
 """
 
 from hudi_framework.testing.memory_storage import MemoryStorageBackend, MemoryStorageProvider, MemoryStore
+from hudi_framework.testing.merger_contract import RecordMergerContract
 from hudi_framework.testing.moto_server import (
     DUMMY_AWS_ENV,
     moto_server,
@@ -22,6 +25,7 @@ __all__ = [
     "MemoryStorageBackend",
     "MemoryStorageProvider",
     "MemoryStore",
+    "RecordMergerContract",
     "StorageBackendContract",
     "moto_server",
     "serialized_moto_s3",

@@ -1,0 +1,87 @@
+"""Per-file steps shared by index plugins: read a footer, read record keys, build location rows.
+
+Everything here touches exactly one base file through a :class:`StorageBackend`, so it runs the
+same in-process and in Spark executors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hudi_framework.contracts.index import LOOKUP_SCHEMA, RECORD_KEY, IndexedFile
+from hudi_framework.errors import RecordIndexError
+from hudi_framework.index.footer import read_key_footer
+from hudi_framework.index.key_arrays import as_key_array
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.storage import StorageBackend
+
+
+@contextmanager
+def open_base_file(storage: StorageBackend, file: IndexedFile) -> Iterator[pq.ParquetFile]:
+    """Open a base file for footer and column reads; only the footer is read up front."""
+    with storage.open_input(file.path) as handle:
+        yield pq.ParquetFile(handle)
+
+
+def read_key_range(file: IndexedFile, storage: StorageBackend) -> IndexedFile:
+    """``file`` with ``min_key``/``max_key`` from its footer (None where the footer has none)."""
+    with open_base_file(storage, file) as parquet:
+        footer = read_key_footer(parquet.metadata, with_bloom=False)
+    return file.with_key_range(footer.min_key, footer.max_key)
+
+
+def read_record_keys(parquet: pq.ParquetFile, file: IndexedFile) -> pa.LargeStringArray:
+    """The file's ``_hoodie_record_key`` column.
+
+    Raises:
+        RecordIndexError: The column is missing or has nulls (``hoodie.populate.meta.fields=false``:
+            Java writes the meta columns but leaves them null).
+    """
+    if RECORD_KEY not in parquet.schema_arrow.names:
+        raise RecordIndexError(
+            f"base file {file.path!r} has no {RECORD_KEY} column (a table without meta fields); "
+            "this index needs stored record keys"
+        )
+    keys = as_key_array(parquet.read(columns=[RECORD_KEY]).column(RECORD_KEY))
+    if keys.null_count:
+        # Java keeps the meta columns but leaves them null when hoodie.populate.meta.fields=false;
+        # treating those rows as "no key" would silently turn every update into an insert.
+        raise RecordIndexError(
+            f"base file {file.path!r} has null {RECORD_KEY} values (a table without meta fields); "
+            "this index needs stored record keys"
+        )
+    return keys
+
+
+def present_keys(candidates: pa.LargeStringArray | None, file_keys: pa.LargeStringArray) -> pa.LargeStringArray:
+    """The candidates that are in ``file_keys`` (all file keys when ``candidates`` is None)."""
+    if candidates is None:
+        return as_key_array(pc.drop_null(file_keys))
+    mask = pc.is_in(candidates, value_set=file_keys, skip_nulls=True)
+    return as_key_array(candidates.filter(mask))
+
+
+def locations_table(file: IndexedFile, keys: pa.LargeStringArray) -> pa.Table:
+    """Rows of :data:`LOOKUP_SCHEMA`: each key located in ``file``."""
+    n = len(keys)
+    return pa.Table.from_arrays(
+        [
+            keys,
+            pa.repeat(pa.scalar(file.partition_path, pa.large_string()), n),
+            pa.repeat(pa.scalar(file.file_id, pa.large_string()), n),
+            pa.repeat(pa.scalar(file.instant_time, pa.large_string()), n),
+        ],
+        schema=LOOKUP_SCHEMA,
+    )
+
+
+def empty_locations() -> pa.Table:
+    """A lookup result with no rows."""
+    return LOOKUP_SCHEMA.empty_table()

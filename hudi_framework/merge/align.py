@@ -1,0 +1,161 @@
+"""Merging a base file's rows with later records: the copy-on-write rewrite, MOR reads, compaction.
+
+``merge_with_base`` matches incoming keys to stored keys with one hash lookup (``pc.index_in``),
+runs the merger once on the matched pairs, and assembles the file the way Apache Hudi's merge
+handle writes it: stored rows keep their order (replaced in place, or dropped when the merge result
+is a delete), then new keys follow in incoming order. Deletes never reach the output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from hudi_framework.errors import DuplicateRecordKeyError, MergeError
+from hudi_framework.merge.flags import delete_mask, drop_flags
+from hudi_framework.merge.ordering import BoolMask
+from hudi_framework.merge.pair import unify_tables
+from hudi_framework.merge.precombine import key_codes
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.merger import MergeContext, RecordMerger
+
+__all__ = ["MergedRows", "merge_with_base", "project_to_schema"]
+
+
+@dataclass(frozen=True, slots=True)
+class MergedRows:
+    """The live rows after merging, plus what happened, for commit metadata.
+
+    Attributes:
+        table: Stored rows in their order (merged ones replaced in place, deleted ones dropped),
+            then inserted rows in incoming order. Exactly ``ctx.schema`` when set (pass it when
+            writing); otherwise the unified columns without the supersedes-older column, and without
+            ``_hoodie_is_deleted`` unless the base file has it (or, with no base columns, the
+            incoming rows).
+        touched: Per output row, whether an incoming record was merged into it or inserted it. Rows
+            where the stored version won a merge are touched too: they keep their stored values, meta
+            columns included, so stamp incoming rows with the new commit time *before* merging.
+        num_inserts: Incoming keys that were not stored (deletes of unknown keys are not counted).
+        num_updates: Stored keys merged with an incoming record and still live.
+        num_deletes: Stored keys whose merge result was a delete.
+        num_unchanged: Stored keys no incoming record touched.
+    """
+
+    table: pa.Table
+    touched: BoolMask
+    num_inserts: int
+    num_updates: int
+    num_deletes: int
+    num_unchanged: int
+
+
+def project_to_schema(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """Exactly ``schema``'s columns, in its order and types; absent columns become null.
+
+    Args:
+        table: Rows.
+        schema: The target schema.
+
+    Raises:
+        MergeError: A column cannot be cast to the schema's type.
+    """
+    columns = []
+    for field in schema:
+        if field.name in table.column_names:
+            column = table.column(field.name)
+            try:
+                columns.append(column if column.type == field.type else column.cast(field.type))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise MergeError(f"merged column {field.name!r} cannot be cast to {field.type}: {e}") from e
+        else:
+            columns.append(pa.nulls(table.num_rows, type=field.type))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _joint_key_codes(base: pa.Table, incoming: pa.Table, ctx: MergeContext) -> npt.NDArray[np.int64]:
+    """Key numbers (by first appearance) over base rows followed by incoming rows."""
+    parts: list[pa.Table] = []
+    for side, rows in (("base file", base), ("incoming", incoming)):
+        if rows.num_rows:
+            if ctx.record_key_field not in rows.column_names:
+                raise MergeError(f"{side} rows have no record key column {ctx.record_key_field!r}")
+            keys = rows.select([ctx.record_key_field])
+            parts.append(keys if not parts or keys.schema == parts[0].schema else keys.cast(parts[0].schema))
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    return key_codes(pa.concat_tables(parts), ctx)[0]
+
+
+def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ctx: MergeContext) -> MergedRows:
+    """Merge ``incoming`` into a base file's rows with ``merger``.
+
+    Args:
+        base: The stored rows, one per key (a base file, or an empty table for a new file group).
+        incoming: Later records in arrival order (an upsert batch, or a file slice's log records in
+            commit order). Duplicate keys are pre-combined with ``merger.combine`` first.
+        merger: The table's merger.
+        ctx: The merge context; with ``ctx.schema`` the output has exactly that schema.
+
+    Returns:
+        The live rows and counts.
+
+    Raises:
+        DuplicateRecordKeyError: ``base`` holds a key twice.
+        MergeError: Missing or null keys, or a merger that broke its contract.
+    """
+    # Whether ``_hoodie_is_deleted`` is table data (kept, false on live rows) or only a delete marker
+    # of the incoming rows (``commit_time_deletes`` adds it): the table schema says, else the base's.
+    schema = ctx.schema if ctx.schema is not None else base.schema if base.num_columns else incoming.schema
+    keep_is_deleted = schema.get_field_index(ctx.is_deleted_field) >= 0
+    num_base = base.num_rows
+    codes = _joint_key_codes(base, incoming, ctx)
+    if np.bincount(codes[num_base:]).max(initial=0) > 1:
+        incoming = merger.combine(incoming, ctx)
+        codes = _joint_key_codes(base, incoming, ctx)
+    incoming_deleted = delete_mask(incoming, ctx)
+    # Keys are numbered in order of first appearance over base rows then incoming rows, so base keys
+    # are unique exactly when base row i got number i, and then an incoming key numbered below
+    # ``num_base`` is stored in base row <that number>. One hash pass answers both questions.
+    base_codes = codes[:num_base]
+    if num_base and not np.array_equal(base_codes, np.arange(num_base)):
+        raise DuplicateRecordKeyError("base file rows", num_base - len(np.unique(base_codes)))
+    incoming_codes = codes[num_base:]
+    matched: BoolMask = incoming_codes < num_base
+    incoming_at = np.flatnonzero(matched)
+    base_at = incoming_codes[matched]
+
+    merged = merger.merge(base.take(pa.array(base_at)), incoming.take(pa.array(incoming_at)), ctx)
+    if merged.num_rows != len(base_at):
+        raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
+    merged_deleted = delete_mask(merged, ctx)
+
+    # Output = rows of concat(base, merged, incoming) picked by index: base row i, or its merge
+    # result at num_base + j, dropped when that is a delete; then live inserts.
+    replacement = np.full(num_base, -1, dtype=np.int64)
+    replacement[base_at] = np.arange(len(base_at), dtype=np.int64)
+    untouched = replacement < 0
+    live = untouched | ~merged_deleted[np.where(untouched, 0, replacement)] if len(base_at) else untouched
+    from_base = np.where(untouched, np.arange(num_base, dtype=np.int64), num_base + replacement)[live]
+    inserts = np.flatnonzero(~matched & ~incoming_deleted) + num_base + merged.num_rows
+    indices = np.concatenate([from_base, inserts])
+    touched = np.concatenate([~untouched[live], np.ones(len(inserts), dtype=np.bool_)])
+
+    rows = unify_tables([base, merged, incoming]).take(pa.array(indices, type=pa.int64()))
+    if ctx.schema is not None:
+        rows = project_to_schema(rows, ctx.schema)
+    else:
+        rows = drop_flags(rows, ctx, keep_is_deleted=keep_is_deleted)
+    num_deletes = int(merged_deleted.sum())
+    return MergedRows(
+        table=rows,
+        touched=touched,
+        num_inserts=len(inserts),
+        num_updates=len(base_at) - num_deletes,
+        num_deletes=num_deletes,
+        num_unchanged=int(untouched.sum()),
+    )

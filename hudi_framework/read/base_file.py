@@ -1,0 +1,111 @@
+"""Execute a :class:`~hudi_framework.read.plan.ReadTask`: stream one parquet base file as record batches.
+
+Memory stays bounded by one row group batch at a time: the file is opened through the storage
+backend's random-access ``open_input`` and read with ``ParquetFile.iter_batches``, reading only the
+columns the task needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_framework.read.conform import conform_array, constant_array
+from hudi_framework.read.filters import filter_columns, to_expression
+from hudi_framework.read.plan import COMMIT_TIME_COLUMN
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.read.plan import ReadTask
+
+#: Rows per batch; pyarrow's default, small enough for Spark's Arrow batches.
+DEFAULT_BATCH_SIZE = 65_536
+
+
+def _needed_columns(task: ReadTask, file_schema: pa.Schema) -> list[str]:
+    wanted = list(task.schema.names)
+    if task.commit_time_filter is not None:
+        wanted.append(COMMIT_TIME_COLUMN)
+    wanted.extend(sorted(filter_columns(task.row_filter)))
+    present = set(file_schema.names)
+    return list(dict.fromkeys(name for name in wanted if name in present))
+
+
+def _with_partition_columns(task: ReadTask, batch: pa.RecordBatch) -> pa.RecordBatch:
+    """Add partition columns the file lacks (``drop.partition.columns``), parsed from the path."""
+    missing = [(n, v) for n, v in task.partition_values if batch.schema.get_field_index(n) < 0]
+    types = {f.name: f.type for f in task.filter_schema or ()} | {f.name: f.type for f in task.schema}
+    for name, value in missing:
+        if name not in types:
+            continue
+        typ = types[name]
+        batch = batch.append_column(name, constant_array(value, typ, batch.num_rows, name=name))
+    return batch
+
+
+def _filtered(task: ReadTask, batch: pa.RecordBatch) -> pa.RecordBatch:
+    if task.commit_time_filter is not None:
+        batch = batch.filter(task.commit_time_filter.mask(batch.column(COMMIT_TIME_COLUMN)))
+    if not task.row_filter or task.filter_schema is None or not batch.num_rows:
+        return batch
+    expression = to_expression(task.row_filter, task.filter_schema)
+    if expression is None:
+        return batch
+    # Evaluate on the filtered columns in read-schema types: a promoted column holds int32 in old files,
+    # and a column added later is missing from them (null, as in the result).
+    table = pa.Table.from_batches([batch])
+    for field in task.filter_schema:
+        index = table.schema.get_field_index(field.name)
+        column = _column_as(batch, field)
+        table = table.set_column(index, field, column) if index >= 0 else table.append_column(field, column)
+    # Table.filter takes expressions on every supported pyarrow; RecordBatch.filter only on newer ones.
+    kept = table.filter(expression).combine_chunks().to_batches()
+    return kept[0] if kept else batch.slice(0, 0)
+
+
+def _column_as(batch: pa.RecordBatch, field: pa.Field) -> pa.Array:
+    index = batch.schema.get_field_index(field.name)
+    if index < 0:
+        return pa.nulls(batch.num_rows, field.type)
+    return conform_array(batch.column(index), field.type, name=field.name)
+
+
+def conform_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """Select and convert ``batch``'s columns to exactly ``schema``; absent columns become null."""
+    arrays = []
+    for field in schema:
+        index = batch.schema.get_field_index(field.name)
+        if index < 0:
+            arrays.append(pa.nulls(batch.num_rows, field.type))
+        else:
+            arrays.append(conform_array(batch.column(index), field.type, name=field.name))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def read_task(
+    task: ReadTask, storage: StorageBackend, *, batch_size: int = DEFAULT_BATCH_SIZE
+) -> Iterator[pa.RecordBatch]:
+    """Yield the task's rows as record batches of exactly ``task.schema``.
+
+    Batches left empty by filtering are skipped, so a file without matching rows yields nothing.
+
+    Args:
+        task: What to read.
+        storage: A backend rooted at the table's base path.
+        batch_size: Maximum rows per batch.
+
+    Raises:
+        StorageNotFoundError: The base file is gone (for example cleaned after planning).
+        ReadError: A column cannot be converted to the read schema.
+    """
+    with storage.open_input(task.file_key) as source:
+        parquet = pq.ParquetFile(source)
+        columns = _needed_columns(task, parquet.schema_arrow)
+        for raw in parquet.iter_batches(batch_size=batch_size, columns=columns, use_threads=False):
+            batch = _with_partition_columns(task, raw)
+            batch = _filtered(task, batch)
+            if batch.num_rows:
+                yield conform_batch(batch, task.schema)

@@ -1,0 +1,173 @@
+"""Read options: query types, instant bounds, projection and filters, under Apache Hudi's option names.
+
+The Spark data source receives options as a string map (keys lower-cased by Spark), Python callers pass
+keywords; both end up in one validated :class:`ReadOptions`. Option names and meanings follow
+``DataSourceReadOptions`` of Apache Hudi:
+
+========================================================  ==============================================
+``hoodie.datasource.query.type``                          ``snapshot`` (default), ``read_optimized``,
+                                                          ``incremental``
+``as.of.instant``                                         time travel: snapshot as of this instant
+``hoodie.datasource.read.begin.instanttime``              incremental: exclusive lower bound
+``hoodie.datasource.read.end.instanttime``                incremental: inclusive upper bound
+``hoodie.datasource.read.incr.fallback.fulltablescan.enable``  incremental: full scan when files are gone
+========================================================  ==============================================
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from hudi_framework.config.enums import QueryType
+from hudi_framework.errors import InvalidConfigValueError, InvalidInstantTimeError
+from hudi_framework.timeline.instant_time import TimelineTimezone, datetime_to_instant_time, format_instant_time
+
+QUERY_TYPE_KEY: Final = "hoodie.datasource.query.type"
+AS_OF_INSTANT_KEY: Final = "as.of.instant"
+BEGIN_INSTANT_KEY: Final = "hoodie.datasource.read.begin.instanttime"
+END_INSTANT_KEY: Final = "hoodie.datasource.read.end.instanttime"
+INCR_FALLBACK_KEY: Final = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
+#: Java's ``IncrementalQueryAnalyzer.START_COMMIT_EARLIEST``: no lower bound.
+EARLIEST: Final = "earliest"
+
+_DIGITS: Final = re.compile(r"^\d+$")
+
+
+if TYPE_CHECKING:
+    from hudi_framework.config.sections import ReadSettings
+
+__all__ = ["QueryType", "ReadOptions", "as_columns", "parse_query_type", "resolve_instant_time"]
+
+
+class ReadOptions(BaseModel):
+    """One read's options, validated.
+
+    Instant values are kept as given when they are digit strings: Apache Hudi compares instant times
+    as plain strings, so a 14-digit ``yyyyMMddHHmmss`` bound means the start of that second and
+    ``000`` precedes every instant. Date
+    strings (``yyyy-MM-dd``, ``yyyy-MM-dd HH:mm:ss[.SSS]``, ISO 8601) are turned into instant times
+    by :func:`resolve_instant_time` when the table's time zone is known.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: ``hoodie.datasource.query.type``.
+    query_type: QueryType = QueryType.SNAPSHOT
+    #: ``as.of.instant``: time travel (snapshot and read-optimized queries only).
+    as_of: str | None = None
+    #: ``hoodie.datasource.read.begin.instanttime``: exclusive; None or ``earliest`` reads from the start.
+    begin: str | None = None
+    #: ``hoodie.datasource.read.end.instanttime``: inclusive; None reads to the latest commit.
+    end: str | None = None
+    #: Columns to return, in this order; None returns every column of the table schema.
+    columns: tuple[str, ...] | None = None
+    #: Predicates (see :mod:`hudi_framework.read.filters`); partition predicates also prune files.
+    filters: tuple[Any, ...] | None = None
+    #: ``hoodie.datasource.read.incr.fallback.fulltablescan.enable``; None takes Apache Hudi's default
+    #: for the table version (true for v8+, false for v6).
+    incremental_fallback_full_scan: bool | None = None
+
+    @field_validator("as_of", "begin", "end")
+    @classmethod
+    def _strip(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        text = value.strip()
+        return text or None
+
+    @classmethod
+    def from_hoodie_options(cls, options: Mapping[str, str], **overrides: Any) -> ReadOptions:
+        """Build from a string map under Apache Hudi's option names (case-insensitive keys).
+
+        Unknown keys are ignored, as a Spark data source receives every option of the session
+        (``path`` and the like). Keyword ``overrides`` (field names) win over the map.
+
+        Raises:
+            InvalidConfigValueError: An unknown query type or a non-boolean fallback flag.
+        """
+        lowered = {k.lower(): v for k, v in options.items()}
+        values: dict[str, Any] = {}
+        if QUERY_TYPE_KEY in lowered:
+            values["query_type"] = parse_query_type(lowered[QUERY_TYPE_KEY])
+        if AS_OF_INSTANT_KEY in lowered:
+            values["as_of"] = lowered[AS_OF_INSTANT_KEY]
+        if BEGIN_INSTANT_KEY in lowered:
+            values["begin"] = lowered[BEGIN_INSTANT_KEY]
+        if END_INSTANT_KEY in lowered:
+            values["end"] = lowered[END_INSTANT_KEY]
+        if INCR_FALLBACK_KEY in lowered:
+            flag = lowered[INCR_FALLBACK_KEY].strip().lower()
+            if flag not in ("true", "false"):
+                raise InvalidConfigValueError(INCR_FALLBACK_KEY, "expected true or false")
+            values["incremental_fallback_full_scan"] = flag == "true"
+        values.update(overrides)
+        return cls(**values)
+
+    @classmethod
+    def from_settings(cls, settings: ReadSettings, **overrides: Any) -> ReadOptions:
+        """Build from the ``[read]`` section of :class:`~hudi_framework.config.HudiSettings`."""
+        values: dict[str, Any] = {
+            "query_type": settings.query_type,
+            "as_of": settings.as_of_instant,
+            "begin": settings.begin_instant,
+            "end": settings.end_instant,
+        }
+        values.update(overrides)
+        return cls(**values)
+
+
+def parse_query_type(value: str | QueryType) -> QueryType:
+    """Parse a query type as Apache Hudi spells it (``read_optimized``; ``read-optimized`` also accepted).
+
+    Raises:
+        InvalidConfigValueError: Not a known query type.
+    """
+    if isinstance(value, QueryType):
+        return value
+    try:
+        return QueryType(value)
+    except ValueError:
+        allowed = ", ".join(q.value for q in QueryType)
+        raise InvalidConfigValueError(QUERY_TYPE_KEY, f"unknown query type {value!r} (expected {allowed})") from None
+
+
+def resolve_instant_time(value: str | None, timezone: TimelineTimezone = TimelineTimezone.LOCAL) -> str | None:
+    """Turn a user-given instant bound into the string Apache Hudi compares instant times with.
+
+    * ``None``, ``""`` and ``earliest`` give None (no bound);
+    * digit strings are returned unchanged: Java compares instant times as strings, so a 14-digit
+      ``yyyyMMddHHmmss`` is the start of that second and ``000`` precedes every instant;
+    * ``yyyy-MM-dd`` is midnight of that day; ``yyyy-MM-dd HH:mm:ss[.SSS]`` and ISO 8601 strings are
+      read in the timeline time zone unless they carry an offset.
+
+    Raises:
+        InvalidInstantTimeError: Neither an instant time nor a date-time.
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    if not text or text.lower() == EARLIEST:
+        return None
+    if _DIGITS.match(text):
+        return text
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInstantTimeError(value) from None
+    if moment.tzinfo is not None:
+        return datetime_to_instant_time(moment, timezone)
+    return format_instant_time(moment)
+
+
+def as_columns(columns: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    """Normalise a projection argument (a single name is a one-column projection)."""
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        return (columns,)
+    return tuple(columns)

@@ -1,0 +1,151 @@
+"""The read facade: plan a query, then run its tasks one file at a time.
+
+``read_table`` returns a ``pyarrow.Table``; ``read_batches`` yields record batches with memory bounded by
+one batch of one file; ``plan_read`` returns the :class:`~hudi_framework.read.plan.ReadPlan` an engine
+distributes (the Spark data source ships its tasks to executors and runs
+:func:`~hudi_framework.read.base_file.read_task` there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from hudi_framework.errors import InvalidConfigValueError
+from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, read_task
+from hudi_framework.read.incremental import plan_incremental
+from hudi_framework.read.options import (
+    AS_OF_INSTANT_KEY,
+    BEGIN_INSTANT_KEY,
+    END_INSTANT_KEY,
+    QueryType,
+    ReadOptions,
+    as_columns,
+    parse_query_type,
+)
+from hudi_framework.read.snapshot import plan_snapshot
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.read.plan import ReadPlan
+    from hudi_framework.table.table import HudiTable
+
+
+def build_options(
+    *,
+    query_type: QueryType | str | None = None,
+    as_of: str | None = None,
+    begin: str | None = None,
+    end: str | None = None,
+    columns: Sequence[str] | str | None = None,
+    filters: Sequence[Any] | None = None,
+    incremental_fallback_full_scan: bool | None = None,
+    options: Mapping[str, str] | None = None,
+) -> ReadOptions:
+    """Merge keyword arguments over a Hudi option map (keywords win) and check they fit together.
+
+    Raises:
+        InvalidConfigValueError: An unknown query type, ``as_of`` on an incremental query, or
+            ``begin``/``end`` on a snapshot or read-optimized query.
+    """
+    overrides: dict[str, Any] = {
+        "query_type": parse_query_type(query_type) if query_type is not None else None,
+        "as_of": as_of,
+        "begin": begin,
+        "end": end,
+        "columns": as_columns(columns),
+        "filters": tuple(filters) if filters else None,
+        "incremental_fallback_full_scan": incremental_fallback_full_scan,
+    }
+    result = ReadOptions.from_hoodie_options(options or {}, **{k: v for k, v in overrides.items() if v is not None})
+    incremental = result.query_type is QueryType.INCREMENTAL
+    if incremental and result.as_of is not None:
+        raise InvalidConfigValueError(AS_OF_INSTANT_KEY, "time travel applies to snapshot and read_optimized queries")
+    if not incremental:
+        for key, value in ((BEGIN_INSTANT_KEY, result.begin), (END_INSTANT_KEY, result.end)):
+            if value is not None:
+                raise InvalidConfigValueError(key, "instant bounds apply to incremental queries only")
+    return result
+
+
+def plan_read(table: HudiTable, options: ReadOptions) -> ReadPlan:
+    """Plan a read of ``table`` (see :func:`read_table` for what each query type returns)."""
+    if options.query_type is QueryType.INCREMENTAL:
+        return plan_incremental(table, options)
+    return plan_snapshot(table, options)
+
+
+def execute_plan(
+    plan: ReadPlan, storage: StorageBackend, *, batch_size: int = DEFAULT_BATCH_SIZE
+) -> Iterator[pa.RecordBatch]:
+    """Run a plan's tasks in order, one file at a time."""
+    for task in plan.tasks:
+        yield from read_task(task, storage, batch_size=batch_size)
+
+
+def read_batches(
+    table: HudiTable,
+    *,
+    query_type: QueryType | str | None = None,
+    as_of: str | None = None,
+    begin: str | None = None,
+    end: str | None = None,
+    columns: Sequence[str] | str | None = None,
+    filters: Sequence[Any] | None = None,
+    options: Mapping[str, str] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> Iterator[pa.RecordBatch]:
+    """Read ``table`` as a stream of record batches (arguments as in :func:`read_table`).
+
+    Planning happens on the first ``next()``; the stream may be empty.
+    """
+    read_options = build_options(
+        query_type=query_type, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters, options=options
+    )
+    yield from execute_plan(plan_read(table, read_options), table.storage, batch_size=batch_size)
+
+
+def read_table(
+    table: HudiTable,
+    *,
+    query_type: QueryType | str | None = None,
+    as_of: str | None = None,
+    begin: str | None = None,
+    end: str | None = None,
+    columns: Sequence[str] | str | None = None,
+    filters: Sequence[Any] | None = None,
+    options: Mapping[str, str] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> pa.Table:
+    """Read ``table`` into a ``pyarrow.Table``.
+
+    Args:
+        table: The table.
+        query_type: ``snapshot`` (default), ``read_optimized`` (base files only; the same as snapshot
+            on copy-on-write tables) or ``incremental``.
+        as_of: Time travel: the snapshot as of this instant (``as.of.instant``).
+        begin: Incremental: exclusive lower bound; None or ``earliest`` reads from the first commit.
+        end: Incremental: inclusive upper bound; None reads to the latest commit.
+        columns: Columns to return, in this order; None returns every column.
+        filters: Predicates (see :mod:`hudi_framework.read.filters`); partition predicates also prune.
+        options: Apache Hudi read options by name (``hoodie.datasource.query.type``, ``as.of.instant``,
+            ``hoodie.datasource.read.begin.instanttime``...); keyword arguments win over them.
+        batch_size: Maximum rows per batch read.
+
+    Returns:
+        The rows, in the plan's exact schema (meta columns first when the table has them).
+
+    Raises:
+        UnsupportedQueryError: A merged merge-on-read read (snapshot with log files, incremental).
+        IncrementalQueryError: Incremental read of a table without meta fields.
+        TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
+        InvalidConfigValueError: Options that do not fit the query type.
+    """
+    read_options = build_options(
+        query_type=query_type, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters, options=options
+    )
+    plan = plan_read(table, read_options)
+    batches = list(execute_plan(plan, table.storage, batch_size=batch_size))
+    return pa.Table.from_batches(batches, schema=plan.schema)

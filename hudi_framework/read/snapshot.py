@@ -1,0 +1,103 @@
+"""Snapshot, time-travel and read-optimized plans.
+
+A snapshot reads the latest file slice of every live file group (tech spec "Reader Expectations");
+time travel (``as.of.instant``) does the same as of an instant, comparing *requested* times as Apache
+Hudi's ``getLatestMergedFileSlicesBeforeOrOn`` does, with the schema resolved as of that instant.
+
+Copy-on-write tables: a slice is its base file. Merge-on-read tables: a read-optimized query reads the
+base files only (file groups with only log files have nothing to read); a snapshot needs log files
+merged, which comes with issue 5, so it is served only while no slice has log files and raises
+:class:`~hudi_framework.errors.UnsupportedQueryError` otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hudi_framework.errors import TimeTravelError, UnsupportedQueryError
+from hudi_framework.layout.fs_view import check_base_file_formats
+from hudi_framework.read.filters import check_columns, normalize_filters
+from hudi_framework.read.options import QueryType, ReadOptions, resolve_instant_time
+from hudi_framework.read.plan import ReadPlan
+from hudi_framework.read.schema import project, read_schema
+from hudi_framework.read.tasks import FileRef, build_tasks
+from hudi_framework.timeline.instant import Action, Instant
+from hudi_framework.timeline.instant_time import TimelineTimezone
+
+if TYPE_CHECKING:
+    from hudi_framework.table.table import HudiTable
+    from hudi_framework.timeline.timeline import Timeline
+
+#: Base file formats the reader can open.
+READABLE_FORMATS = ("parquet",)
+_PENDING_WRITE_ACTIONS = frozenset({Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT, Action.CLUSTERING})
+
+
+def first_incomplete_commit(timeline: Timeline) -> Instant | None:
+    """The earliest pending write that time travel may not pass (Java ``TimelineUtils.validateTimestampAsOf``).
+
+    Pending commits, delta commits and replacecommits count; clustering does not (it changes no data)
+    and neither does compaction (Java's commits timeline leaves ``compaction`` out).
+    """
+    pending = timeline.pending(_PENDING_WRITE_ACTIONS)
+    clustering: set[Instant] = set()
+    if any(i.action is Action.REPLACE_COMMIT for i in pending):
+        # Layout 1 names pending clustering "replacecommit"; its requested file holds the plan.
+        clustering = set(timeline.pending_clustering_plans())
+    for inst in pending:
+        if inst.action is not Action.CLUSTERING and inst not in clustering:
+            return inst
+    return None
+
+
+def check_time_travel(timeline: Timeline, as_of: str) -> None:
+    """Raise unless ``as_of`` is earlier than the first incomplete commit.
+
+    Raises:
+        TimeTravelError: A write requested at or before ``as_of`` has not completed, so the snapshot
+            as of ``as_of`` is not stable yet.
+    """
+    incomplete = first_incomplete_commit(timeline)
+    if incomplete is not None and not as_of < incomplete.requested_time:
+        raise TimeTravelError(as_of, incomplete.requested_time)
+
+
+def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
+    """Plan a snapshot, time-travel or read-optimized read.
+
+    Args:
+        table: The table.
+        options: ``query_type`` snapshot or read_optimized; ``as_of``, ``columns`` and ``filters``.
+
+    Raises:
+        UnsupportedFormatError: Base files in a format other than parquet (Lance).
+        UnsupportedQueryError: A merge-on-read snapshot whose slices have log files.
+        TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
+        InvalidInstantTimeError: ``as_of`` is not an instant time or date-time.
+        InvalidFilterError: A malformed filter or unknown filter column.
+        UnknownColumnError: A projected column is not in the schema.
+    """
+    config = table.config
+    table.check_base_file_format()
+    as_of = resolve_instant_time(options.as_of, TimelineTimezone(config.timeline_timezone))
+    if as_of is not None:
+        check_time_travel(table.timeline, as_of)
+    full_schema = read_schema(table, as_of=as_of)
+    filters = normalize_filters(options.filters)
+    check_columns(filters, full_schema)
+    schema = project(full_schema, options.columns)
+    slices = table.file_system_view().latest_file_slices(as_of=as_of)
+    check_base_file_formats(slices, READABLE_FORMATS)
+    if config.is_mor and options.query_type is QueryType.SNAPSHOT and any(s.has_log_files for s in slices):
+        raise UnsupportedQueryError(
+            QueryType.SNAPSHOT,
+            f"merge-on-read table {config.name!r} has log files; merged snapshot reads come with issue 5 "
+            "(use query_type='read_optimized' to read the base files only)",
+        )
+    files = [
+        FileRef(s.partition_path, s.file_id, s.base_file_key, s.base_file.instant_time, s.base_file.size)
+        for s in slices
+        if s.base_file is not None and s.base_file_key is not None
+    ]
+    tasks = build_tasks(config, files, schema=schema, full_schema=full_schema, filters=filters)
+    return ReadPlan(options.query_type, schema, tasks, as_of=as_of)

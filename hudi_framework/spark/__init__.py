@@ -1,0 +1,1 @@
+"""The Spark adapter: the only package that imports ``pyspark``."""

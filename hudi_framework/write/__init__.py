@@ -1,0 +1,1 @@
+"""Writing: operations, planning file groups, per-file-group tasks, markers and commits."""

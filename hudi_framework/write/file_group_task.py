@@ -1,0 +1,166 @@
+"""The per-file-group copy-on-write task: merge incoming records into a file group, write a base file.
+
+Engine-neutral and self-contained: a task gets plain, picklable specs plus the incoming rows of one
+file group, so the local engine runs it in-process and the Spark engine runs the very same function
+inside ``mapInArrow`` on an executor. The task writes its marker before its data file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hudi_framework.contracts.keygen import KeyGenerator
+from hudi_framework.contracts.merger import MergeContext, RecordMerger
+from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.index.bloom_filter import BloomFilterConfig
+from hudi_framework.index.footer import bloom_footer_metadata
+from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.merge.align import merge_with_base
+from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.storage.paths import join_key
+from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
+from hudi_framework.write.base_file_writer import ParquetOptions, write_base_file
+from hudi_framework.write.markers import IOType, create_marker
+
+COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME = META_FIELDS
+
+
+@dataclass(frozen=True, slots=True)
+class FileGroupWrite:
+    """Which file group a task rewrites (or creates).
+
+    Attributes:
+        partition: Relative partition path ("" when non-partitioned).
+        file_id: The file group id.
+        base_file_key: Key of the latest base file to merge with; None for a new file group.
+        base_instant: Instant of that base file (``prevCommit``); None for a new file group.
+    """
+
+    partition: str
+    file_id: str
+    base_file_key: str | None = None
+    base_instant: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTaskContext:
+    """What every task of one write shares (picklable; shipped to Spark executors once).
+
+    Attributes:
+        instant: The write's instant time.
+        schema: The exact schema of written base files (meta fields first when populated).
+        ordering_fields: The table's ordering fields.
+        populate_meta_fields: Whether base files carry the ``_hoodie_*`` columns.
+        parquet: Parquet writer settings.
+        bloom: Bloom filter sizing for the footer (meta-field tables only).
+        extension: Base file extension.
+    """
+
+    instant: str
+    schema: pa.Schema
+    ordering_fields: tuple[str, ...] = ()
+    populate_meta_fields: bool = True
+    parquet: ParquetOptions = field(default_factory=ParquetOptions)
+    bloom: BloomFilterConfig = field(default_factory=BloomFilterConfig)
+    extension: str = "parquet"
+
+
+def _seqnos(instant: str, task_partition_id: int, n: int) -> pa.Array:
+    # "<instant>_<task partition>_<index>", as Java's HoodieRecord.generateSequenceId.
+    prefix = pa.scalar(f"{instant}_{task_partition_id}_")
+    return pc.binary_join_element_wise(prefix, pc.cast(pa.array(np.arange(n, dtype=np.int64)), pa.string()), "")
+
+
+def stamp_incoming(incoming: pa.Table, instant: str, task_partition_id: int) -> pa.Table:
+    """Set commit time and sequence numbers of incoming rows (before merging, so winners keep them)."""
+    n = incoming.num_rows
+    columns = {
+        COMMIT_TIME: pa.array([instant] * n, pa.string()) if n else pa.array([], pa.string()),
+        COMMIT_SEQNO: _seqnos(instant, task_partition_id, n),
+    }
+    for name, values in columns.items():
+        idx = incoming.schema.get_field_index(name)
+        incoming = incoming.set_column(idx, name, values) if idx >= 0 else incoming.append_column(name, values)
+    return incoming
+
+
+def _read_base(storage: StorageBackend, key: str) -> pa.Table:
+    with storage.open_input(key) as f:
+        return pq.read_table(f)
+
+
+def write_file_group(
+    storage: StorageBackend,
+    merger: RecordMerger,
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    incoming: pa.Table,
+    *,
+    task_partition_id: int = 0,
+    write_token: str = "0-0-0",
+    keygen: KeyGenerator | None = None,
+) -> WriteStat:
+    """Merge ``incoming`` into ``target`` and write the file group's new base file.
+
+    Args:
+        storage: Backend rooted at the table base path.
+        merger: The table's record merger.
+        ctx: Shared settings of this write.
+        target: The file group.
+        incoming: Its incoming rows in arrival order: data columns plus ``_hoodie_record_key``,
+            ``_hoodie_partition_path`` and, for deletes, ``_hoodie_is_deleted``.
+        task_partition_id: Task number (goes into sequence numbers).
+        write_token: ``<task>-<stage>-<attempt>`` (goes into the file name).
+        keygen: The key generator; needed only when the table does not populate meta fields.
+
+    Returns:
+        The write stat of the new base file.
+    """
+    name = BaseFileName(target.file_id, write_token, ctx.instant, ctx.extension).name
+    key = join_key(target.partition, name)
+    create_marker(storage, ctx.instant, target.partition, name, IOType.MERGE if target.base_file_key else IOType.CREATE)
+
+    base = _read_base(storage, target.base_file_key) if target.base_file_key else ctx.schema.empty_table()
+    schema = ctx.schema
+    if ctx.populate_meta_fields:
+        incoming = stamp_incoming(incoming, ctx.instant, task_partition_id)
+    else:
+        # Files without meta columns: keys of stored rows come from the key generator.
+        if keygen is None:
+            raise ValueError("a table without meta fields needs the key generator to merge")
+        if base.num_rows:
+            base = base.append_column(RECORD_KEY, keygen.record_keys(base))
+        else:
+            base = base.append_column(RECORD_KEY, pa.array([], pa.string()))
+        schema = schema.append(pa.field(RECORD_KEY, pa.string()))
+    merged = merge_with_base(base, incoming, merger, MergeContext(ordering_fields=ctx.ordering_fields, schema=schema))
+    rows = merged.table
+    if not ctx.populate_meta_fields:
+        rows = rows.drop_columns([RECORD_KEY])
+    footer: dict[bytes, bytes] = {}
+    if ctx.populate_meta_fields:
+        rows = rows.set_column(
+            rows.schema.get_field_index(FILE_NAME), FILE_NAME, pa.array([name] * rows.num_rows, pa.string())
+        )
+        footer = bloom_footer_metadata(rows.column(RECORD_KEY), ctx.bloom)
+    size = write_base_file(storage, key, rows, footer=footer, options=ctx.parquet)
+    return WriteStat(
+        file_id=target.file_id,
+        path=key,
+        prev_commit=target.base_instant or "null",
+        num_writes=rows.num_rows,
+        num_deletes=merged.num_deletes,
+        num_update_writes=merged.num_updates,
+        num_inserts=merged.num_inserts,
+        total_write_bytes=size,
+        total_write_errors=0,
+        partition_path=target.partition,
+        file_size_in_bytes=size,
+        prev_base_file=target.base_file_key.rsplit("/", 1)[-1] if target.base_file_key else None,
+        runtime_stats=RuntimeStats(total_scan_time=0, total_upsert_time=0, total_create_time=0),
+    )

@@ -1,0 +1,145 @@
+"""One write as one instant: start it, commit it with its write stats, or undo it completely.
+
+Order on storage (format section 10.1): requested file, inflight file, markers and data files,
+partition metadata files, then the completed file last. ``abort`` deletes every data file the
+markers name and the instant's files, so a failed write leaves the table exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.layout.partition_metadata import write_partition_metadata
+from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.instant import Action, Instant, State
+from hudi_framework.timeline.instant_time import TimelineTimezone
+from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
+from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.write.markers import delete_markers, marked_data_files
+from hudi_framework.write.operation import WriteOperation
+
+
+def timeline_writer(storage: StorageBackend, config: TableConfig) -> TimelineWriter:
+    """A timeline writer for the table's layout and time zone."""
+    return TimelineWriter(
+        storage,
+        layout_version=config.timeline_layout_version,
+        timeline_path=config.timeline_path,
+        timezone=TimelineTimezone(config.timeline_timezone),
+    )
+
+
+@dataclass
+class WriteTransaction:
+    """The timeline side of one write operation.
+
+    Attributes:
+        storage: Backend rooted at the table base path.
+        config: The table config.
+        operation: The write operation.
+        instant: The inflight instant once :meth:`start` ran.
+    """
+
+    storage: StorageBackend
+    config: TableConfig
+    operation: WriteOperation
+    instant: Instant | None = None
+    _writer: TimelineWriter | None = field(default=None, repr=False)
+
+    @property
+    def writer(self) -> TimelineWriter:
+        """The timeline writer (created on first use)."""
+        if self._writer is None:
+            self._writer = timeline_writer(self.storage, self.config)
+        return self._writer
+
+    @property
+    def action(self) -> Action:
+        """The timeline action this operation produces."""
+        return self.operation.action(self.config.table_type)
+
+    @property
+    def instant_time(self) -> str:
+        """The requested time of the started instant."""
+        if self.instant is None:
+            raise RuntimeError("the write has not started")
+        return self.instant.requested_time
+
+    def start(self) -> Instant:
+        """Create the requested and inflight instant files (a new, strictly later instant time)."""
+        requested = self.writer.create_requested(self.action)
+        # Java writes a skeleton commit metadata into the inflight file; an empty file is accepted
+        # by every reader and tells no lies about counts we do not know yet.
+        self.instant = self.writer.transition_to_inflight(requested)
+        return self.instant
+
+    def commit(
+        self,
+        stats: Iterable[WriteStat],
+        *,
+        schema_json: str | None,
+        replaced: Mapping[str, Iterable[str]] | None = None,
+        extra_metadata: Mapping[str, str] | None = None,
+    ) -> Instant:
+        """Write partition metadata for every written partition and complete the instant.
+
+        Args:
+            stats: One write stat per data file written.
+            schema_json: The writer's Avro schema without meta fields (``extraMetadata.schema``).
+            replaced: Partition -> file ids replaced (replacecommits).
+            extra_metadata: More ``extraMetadata`` entries.
+        """
+        instant = self.instant
+        if instant is None or instant.state is not State.INFLIGHT:
+            raise RuntimeError("commit() needs a started write")
+        by_partition: dict[str, list[WriteStat]] = {}
+        for stat in stats:
+            by_partition.setdefault(stat.partition_path or "", []).append(stat)
+        for partition in sorted(by_partition):
+            write_partition_metadata(self.storage, partition, instant.requested_time)
+        extra = dict(extra_metadata or {})
+        if schema_json:
+            extra["schema"] = schema_json
+        metadata: CommitMetadata
+        if self.action is Action.REPLACE_COMMIT:
+            metadata = ReplaceCommitMetadata(
+                partition_to_write_stats=by_partition,
+                compacted=False,
+                extra_metadata=extra,
+                operation_type=self.operation.operation_type.value,
+                partition_to_replace_file_ids={p: sorted(ids) for p, ids in (replaced or {}).items()},
+            )
+        else:
+            metadata = CommitMetadata(
+                partition_to_write_stats=by_partition,
+                compacted=False,
+                extra_metadata=extra,
+                operation_type=self.operation.operation_type.value,
+            )
+        done = self.writer.complete(instant, metadata)
+        delete_markers(self.storage, instant.requested_time)
+        self.instant = done
+        return done
+
+    def abort(self) -> list[str]:
+        """Undo a write that did not complete: delete its data files (by markers) and its instant.
+
+        Returns:
+            The data file keys deleted.
+        """
+        instant = self.instant
+        if instant is None:
+            return []
+        if instant.state is State.COMPLETED:
+            raise RuntimeError(f"instant {instant.requested_time} completed; it needs a rollback, not an abort")
+        deleted = []
+        for key in marked_data_files(self.storage, instant.requested_time):
+            if self.storage.exists(key):
+                self.storage.delete(key)
+                deleted.append(key)
+        delete_markers(self.storage, instant.requested_time)
+        self.writer.delete_instant(instant)
+        self.instant = None
+        return deleted

@@ -1,0 +1,123 @@
+"""The ``bloom`` and ``global-bloom`` indexes: min/max key ranges and bloom filters in footers.
+
+Apache Hudi's ``BLOOM`` index, step for step: files of the incoming partitions (every file for
+``GLOBAL_BLOOM``) are pruned by the ``hoodie_min_record_key``/``hoodie_max_record_key`` footer
+entries; each remaining file's keys are probed against its bloom filter; only the bloom positives
+are checked exactly against the file's ``_hoodie_record_key`` column, which is read only when
+there is a positive. Files without footer entries are looked up without that pruning (correct,
+just slower), where Apache Hudi would fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field
+from typing_extensions import override
+
+from hudi_framework.contracts.index import IndexedFile, LookupTask, RecordIndex
+from hudi_framework.index.bloom_filter import BloomFilterConfig
+from hudi_framework.index.file_lookup import (
+    empty_locations,
+    locations_table,
+    open_base_file,
+    present_keys,
+    read_record_keys,
+)
+from hudi_framework.index.footer import read_key_footer
+from hudi_framework.index.key_arrays import in_java_range
+from hudi_framework.index.planning import plan_lookups
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.storage import StorageBackend
+
+
+class BloomIndexOptions(BloomFilterConfig):
+    """Options of ``bloom`` / ``global-bloom``; the inherited fields size new files' filters."""
+
+    prune_by_ranges: bool = Field(default=True)
+    """``hoodie.bloom.index.prune.by.ranges``: skip files whose min/max keys exclude the key."""
+    update_partition_path: bool = Field(default=True)
+    """``hoodie.bloom.index.update.partition.path`` (global only): a key arriving in another
+    partition is moved there (deleted from the old one); False keeps it in its old partition."""
+
+    def filter_config(self) -> BloomFilterConfig:
+        """The bloom filter part of the options."""
+        return BloomFilterConfig.model_validate(self.model_dump(include=set(BloomFilterConfig.model_fields)))
+
+
+class BloomIndex(RecordIndex):
+    """``bloom``: range pruning, then bloom filters, then an exact check, within each partition."""
+
+    def __init__(self, options: BloomIndexOptions | None = None) -> None:
+        """Keep the validated options (the only state: the index must stay picklable)."""
+        self._options = options or BloomIndexOptions()
+
+    @property
+    def options(self) -> BloomIndexOptions:
+        """The validated options."""
+        return self._options
+
+    @property
+    @override
+    def is_global(self) -> bool:
+        """False: a key is unique within its partition."""
+        return False
+
+    @property
+    @override
+    def update_partition_path(self) -> bool:
+        """See :class:`BloomIndexOptions`."""
+        return self._options.update_partition_path
+
+    @property
+    @override
+    def wants_key_ranges(self) -> bool:
+        """True when pruning by ranges: planning uses the files' min/max keys."""
+        return self._options.prune_by_ranges
+
+    @property
+    @override
+    def bloom_filter_config(self) -> BloomFilterConfig:
+        """Footer bloom filter sizing from the options."""
+        return self._options.filter_config()
+
+    @override
+    def candidate_files(self, incoming: pa.Table, files: Sequence[IndexedFile]) -> list[LookupTask]:
+        """Pair each file with the distinct keys of its partition (all, when global) in its key range."""
+        return plan_lookups(incoming, files, is_global=self.is_global, prune_by_ranges=self._options.prune_by_ranges)
+
+    @override
+    def lookup(self, task: LookupTask, storage: StorageBackend) -> pa.Table:
+        """Footer range check, bloom check, then the exact check on the file's key column."""
+        with open_base_file(storage, task.file) as parquet:
+            candidates = task.keys
+            if candidates is not None:
+                footer = read_key_footer(parquet.metadata)
+                mask = np.ones(len(candidates), dtype=np.bool_)
+                if self._options.prune_by_ranges:
+                    # Repeats the planner's pruning when it had no ranges; the footer is read anyway.
+                    mask &= in_java_range(candidates, footer.min_key, footer.max_key)
+                if footer.bloom is not None:
+                    mask[mask] = footer.bloom.might_contain(candidates.filter(pa.array(mask)))
+                if not mask.any():
+                    return empty_locations()
+                candidates = candidates.filter(pa.array(mask))
+            file_keys = read_record_keys(parquet, task.file)
+        return locations_table(task.file, present_keys(candidates, file_keys))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._options!r})"
+
+
+class GlobalBloomIndex(BloomIndex):
+    """``global-bloom``: the bloom index over every base file of the table."""
+
+    @property
+    @override
+    def is_global(self) -> bool:
+        """True: a key is unique across the table."""
+        return True

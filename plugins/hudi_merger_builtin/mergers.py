@@ -1,0 +1,72 @@
+"""The built-in mergers. Both select one version per row with whole-column operations."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Final, final
+
+from hudi_framework.contracts.merger import RecordMerger
+from hudi_framework.merge.pair import AlignedPair
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from hudi_framework.contracts.merger import MergeContext
+    from hudi_framework.plugin import NoOptions
+
+__all__ = ["COMMIT_TIME_STRATEGY_ID", "EVENT_TIME_STRATEGY_ID", "CommitTimeOrderingMerger", "EventTimeOrderingMerger"]
+
+#: ``HoodieRecordMerger.COMMIT_TIME_BASED_MERGE_STRATEGY_UUID`` (hudi-format.md section 6.1).
+COMMIT_TIME_STRATEGY_ID: Final = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
+#: ``HoodieRecordMerger.EVENT_TIME_BASED_MERGE_STRATEGY_UUID``.
+EVENT_TIME_STRATEGY_ID: Final = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
+
+
+@final
+class CommitTimeOrderingMerger(RecordMerger):
+    """``COMMIT_TIME_ORDERING``: the newer version always wins, deletes included.
+
+    Ordering fields are ignored, as in Apache Hudi 1.x (which only warns when they are set).
+    """
+
+    strategy_id: ClassVar[str] = COMMIT_TIME_STRATEGY_ID
+
+    def __init__(self, options: NoOptions | None = None) -> None:
+        """Build the merger; it takes no options."""
+
+    def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+        """Keep every newer row; see :meth:`RecordMerger.merge`."""
+        return AlignedPair.of(older, newer, ctx).choose(None, ctx)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+
+@final
+class EventTimeOrderingMerger(RecordMerger):
+    """``EVENT_TIME_ORDERING``: the version with the larger ordering value wins; ties go to the newer.
+
+    A newer row that supersedes older versions (a commit-time delete, or a merge result with one in
+    its history) wins whatever the ordering values. A delete with an ordering value is an ordinary
+    version: it is ignored when the older version's ordering value is strictly greater. Without
+    ordering fields every row ties, so this behaves as commit-time ordering, as in Apache Hudi.
+    """
+
+    strategy_id: ClassVar[str] = EVENT_TIME_STRATEGY_ID
+
+    def __init__(self, options: NoOptions | None = None) -> None:
+        """Build the merger; it takes no options."""
+
+    def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+        """Keep the newer row where it supersedes or its ordering value is >=; see :meth:`RecordMerger.merge`."""
+        pair = AlignedPair.of(older, newer, ctx)
+        take_newer = pair.newer_supersedes | pair.newer_wins(ctx)
+        return pair.choose(take_newer, ctx)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
