@@ -14,9 +14,8 @@ data files, so a failed job leaves the table exactly as it was.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -24,6 +23,7 @@ from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
     DataSourceReader,
+    Filter,
     InputPartition,
     WriterCommitMessage,
 )
@@ -33,9 +33,11 @@ from pyspark.sql.types import StructType
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
 from hudi_framework.read.base_file import read_task
+from hudi_framework.read.filters import Predicate
 from hudi_framework.read.plan import ReadTask
 from hudi_framework.read.reader import build_options, plan_read
 from hudi_framework.read.schema import read_schema, spark_type
+from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
@@ -65,10 +67,11 @@ class HudiDataSourceReader(DataSourceReader):
     def __init__(self, options: SourceOptions, schema: StructType) -> None:
         self._options = options
         self._arrow_schema = to_arrow_schema(schema, timezone="UTC")
+        self._filters: list[Predicate] = []
 
     def partitions(self) -> Sequence[InputPartition]:
         table = _open_table(self._options)
-        plan = plan_read(table, build_options(options=self._options.hoodie))
+        plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
         return [_ReadPartition(task) for task in plan.tasks]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -77,6 +80,19 @@ class HudiDataSourceReader(DataSourceReader):
         table = _open_table(self._options)
         for batch in read_task(partition.task, table.storage):
             yield _to_spark_batch(batch, self._arrow_schema)
+
+
+class HudiPushdownReader(HudiDataSourceReader):
+    """A reader that also takes Spark's filters: partition pruning plus exact row filtering.
+
+    Used only with the ``filter.pushdown`` option, which needs the session setting
+    ``spark.sql.python.filterPushdown.enabled=true``.
+    """
+
+    def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:  # noqa: N802 - Spark's name
+        accepted, rejected = split_filters(filters, set(self._arrow_schema.names))
+        self._filters.extend(accepted)
+        yield from rejected
 
 
 def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
@@ -168,7 +184,7 @@ class HudiDataSourceWriter(DataSourceArrowWriter):
             operation = WriteOperation.INSERT_OVERWRITE_TABLE
         WriteClient(table, settings).write(data, operation)
 
-    def abort(self, messages: list[Any]) -> None:
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         self._cleanup(self._storage())
 
     def _cleanup(self, storage: StorageBackend) -> None:
@@ -190,7 +206,13 @@ class HudiDataSource(DataSource):
         return _spark_schema(read_schema(table, as_of=read_options.as_of))
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return HudiDataSourceReader(SourceOptions.parse(self.options), schema)
+        options = SourceOptions.parse(self.options)
+        if options.filter_pushdown:
+            return HudiPushdownReader(options, schema)
+        return HudiDataSourceReader(options, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
-        return HudiDataSourceWriter(SourceOptions.parse(self.options), overwrite)
+        options = SourceOptions.parse(self.options)
+        # Bad options fail here, on the driver, before any task stages a row.
+        options.settings()
+        return HudiDataSourceWriter(options, overwrite)
