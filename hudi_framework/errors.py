@@ -332,6 +332,47 @@ class CorruptLogBlockError(LogFormatError):
         super().__init__(f"corrupt log block in {path!r} at offset {offset}: {reason}")
 
 
+class LogBlockDecodeError(LogFormatError, ValueError):
+    """The bytes of one log block (or of its content) do not decode.
+
+    Log readers report such a block as a corrupt block instead of raising; the error reaches
+    callers only from the content decoders used directly.
+
+    Attributes:
+        reason: What does not decode.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class UnsupportedLogBlockError(LogFormatError, NotImplementedError):
+    """A log block is intact but its content cannot be decoded by this project (HFile records...).
+
+    Attributes:
+        block_type: The block type name (``HFILE_DATA``...).
+        reason: Why it cannot be decoded, and when it will be.
+    """
+
+    def __init__(self, block_type: str, reason: str) -> None:
+        self.block_type = block_type
+        self.reason = reason
+        super().__init__(f"cannot decode {block_type} log block: {reason}")
+
+
+class LogBlockEncodeError(LogFormatError, ValueError):
+    """A log block cannot be encoded (records that do not fit its schema, a block type never written).
+
+    Attributes:
+        reason: What is wrong.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"cannot encode log block: {reason}")
+
+
 class MergeError(HudiError):
     """Records could not be merged."""
 
@@ -523,3 +564,29 @@ class UnknownColumnError(ReadError, KeyError):
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0])
+
+
+# --------------------------------------------------------------------------- jobs (hudi-fw run)
+class JobError(HudiError):
+    """A ``hudi-fw run`` job cannot run as configured (source data that does not fit the table...)."""
+
+
+class JobVerificationError(JobError):
+    """The table read back after a job differs from the rows the job expects.
+
+    Attributes:
+        expected_rows: Rows the job's model holds.
+        actual_rows: Rows read from the table.
+        expected_checksum: Content checksum of the model.
+        actual_checksum: Content checksum of the rows read.
+    """
+
+    def __init__(self, *, expected_rows: int, actual_rows: int, expected_checksum: str, actual_checksum: str) -> None:
+        self.expected_rows = expected_rows
+        self.actual_rows = actual_rows
+        self.expected_checksum = expected_checksum
+        self.actual_checksum = actual_checksum
+        super().__init__(
+            f"read back {actual_rows} rows (checksum {actual_checksum}), expected {expected_rows} "
+            f"(checksum {expected_checksum})"
+        )

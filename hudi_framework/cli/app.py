@@ -13,8 +13,11 @@ from rich.table import Table
 
 from hudi_framework.cli import render
 from hudi_framework.cli.schema_spec import parse_schema_spec
+from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.errors import ConfigError, HudiError, TableExistsError, TableNotFoundError
+from hudi_framework.errors import ConfigError, HudiError, JobVerificationError, TableExistsError, TableNotFoundError
+from hudi_framework.jobs.report import ProgressObserver, render_report
+from hudi_framework.jobs.runner import run_job
 from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.table.from_settings import table_config_from_settings
@@ -80,6 +83,40 @@ def init(
         storage_options=settings.storage.backend_options(base),
     )
     _console().print(f"[green]created[/] {table!r}")
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="A TOML or YAML config file with a \\[job] section.", exists=True)],
+    path: Annotated[str | None, typer.Option(help="Base path; overrides table.base_path.")] = None,
+    rows: Annotated[int | None, typer.Option(min=1, help="Rows of the initial write; overrides job.rows.")] = None,
+    engine: Annotated[WriteEngine | None, typer.Option(case_sensitive=False, help="Overrides write.engine.")] = None,
+) -> None:
+    """Run the config's job: write sample data, apply change batches, read back and verify.
+
+    Spark runs on job.spark_master with this interpreter as PYSPARK_PYTHON; exits 1 on a mismatch.
+    """
+    overrides: dict[str, object] = {}
+    if path is not None:
+        overrides["table.base_path"] = path
+    if rows is not None:
+        overrides["job.rows"] = rows
+    if engine is not None:
+        overrides["write.engine"] = engine.value
+    settings = HudiSettings.load(config, overrides=overrides)
+    console = _console()
+    if not console.is_terminal:
+        console = Console(width=120)  # logs and pipes: room for the summary table's columns
+    with ProgressObserver(console) as progress:
+        report = run_job(settings, observer=progress)
+    render_report(report, console)
+    if report.read is not None and not report.read.matches:
+        raise JobVerificationError(
+            expected_rows=report.read.expected_rows,
+            actual_rows=report.read.rows,
+            expected_checksum=report.read.expected_checksum,
+            actual_checksum=report.read.checksum,
+        )
 
 
 @show.command("table")

@@ -25,6 +25,7 @@ from hudi_framework.config.enums import (
     WriteEngine,
     WriteOperation,
 )
+from hudi_framework.config.job import BatchOperation, JobBatch, JobSettings, JobSource, OnExistingTable
 from hudi_framework.config.sections import ReadSettings, TableSettings, TimestampKeygenSettings, WriteSettings
 from hudi_framework.config.services import (
     ArchiveSettings,
@@ -39,6 +40,7 @@ from hudi_framework.errors import ConfigFileError, InvalidConfigValueError
 __all__ = [
     "ArchiveSettings",
     "BaseFileFormat",
+    "BatchOperation",
     "CleanSettings",
     "CleanerPolicy",
     "ClusteringSettings",
@@ -53,8 +55,12 @@ __all__ = [
     "HudiSettings",
     "IndexSettings",
     "InvalidConfigValueError",
+    "JobBatch",
+    "JobSettings",
+    "JobSource",
     "LockSettings",
     "MergerSettings",
+    "OnExistingTable",
     "ParquetCodec",
     "PluginSettings",
     "QueryType",

@@ -154,6 +154,10 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("index.options.filter_type", "hoodie.bloom.index.filter.type"),
     _k("index.options.dynamic_max_entries", "hoodie.bloom.index.filter.dynamic.max.entries"),
     _k("index.options.prune_by_ranges", "hoodie.bloom.index.prune.by.ranges"),
+    # Java has one key per global index family; both set the index's option (exported as both, so a
+    # Java writer gets it whichever index it runs), and two different values are a conflict.
+    _k("index.options.update_partition_path", "hoodie.bloom.index.update.partition.path"),
+    _k("index.options.update_partition_path", "hoodie.simple.index.update.partition.path"),
     # ------------------------------------------------------------------ merger
     _k("merger.mode", "hoodie.write.record.merge.mode", "hoodie.record.merge.mode"),
     _k(

@@ -32,6 +32,7 @@ from hudi_framework.config.component_sections import (
 )
 from hudi_framework.config.enums import RecordMergeMode
 from hudi_framework.config.hoodie_keys import HOODIE_KEYS, get_path
+from hudi_framework.config.job import JobSettings
 from hudi_framework.config.loader import read_config_file
 from hudi_framework.config.paths import ENV_DELIMITER, ENV_PREFIX, Style, close_matches
 from hudi_framework.config.sections import ReadSettings, TableSettings, WriteSettings
@@ -79,6 +80,8 @@ class HudiSettings(BaseSettings):
     """Table services."""
     plugins: PluginSettings = Field(default_factory=PluginSettings)
     """Plugin loading."""
+    job: JobSettings = Field(default_factory=JobSettings)
+    """The ``hudi-fw run`` job: sample data, change batches, verification."""
 
     @classmethod
     def settings_customise_sources(

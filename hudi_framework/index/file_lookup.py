@@ -20,6 +20,8 @@ from hudi_framework.index.footer import read_key_footer
 from hudi_framework.index.key_arrays import as_key_array
 
 if TYPE_CHECKING:
+    from hudi_framework.contracts.index import LookupTask
+    from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.storage import StorageBackend
 
 
@@ -58,6 +60,21 @@ def read_record_keys(parquet: pq.ParquetFile, file: IndexedFile) -> pa.LargeStri
             "this index needs stored record keys"
         )
     return keys
+
+
+def virtual_key_lookup(keygen: KeyGenerator, task: LookupTask, storage: StorageBackend) -> pa.Table:
+    """Look a task's keys up in a file without stored keys (``hoodie.populate.meta.fields=false``).
+
+    The file's keys are computed with the table's key generator from the record key columns, as
+    Java's key location fetch does with virtual keys; the index still decides which files and
+    candidate keys to look at.
+    """
+    with open_base_file(storage, task.file) as parquet:
+        names = parquet.schema_arrow.names
+        columns = sorted({f.split(".", 1)[0] for f in keygen.record_key_fields if f.split(".", 1)[0] in names})
+        rows = parquet.read(columns=columns)
+    file_keys = as_key_array(keygen.record_keys(rows))
+    return locations_table(task.file, present_keys(task.keys, file_keys))
 
 
 def present_keys(candidates: pa.LargeStringArray | None, file_keys: pa.LargeStringArray) -> pa.LargeStringArray:

@@ -38,12 +38,13 @@ from hudi_framework.contracts.index import (
     IndexedFile,
     RecordIndex,
 )
-from hudi_framework.index.file_lookup import empty_locations, read_key_range
+from hudi_framework.index.file_lookup import empty_locations, read_key_range, virtual_key_lookup
 from hudi_framework.index.key_arrays import as_key_array
 from hudi_framework.index.planning import distinct_partitions, incoming_columns
 from hudi_framework.layout.file_group import FileSlice
 
 if TYPE_CHECKING:
+    from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.storage import StorageBackend
 
 #: Helper column while deduplicating locations; the double underscore keeps it clear of user columns.
@@ -65,6 +66,8 @@ def tag_locations(
     incoming: pa.Table,
     files: Iterable[IndexedFile | FileSlice],
     storage: StorageBackend,
+    *,
+    keygen: KeyGenerator | None = None,
 ) -> pa.Table:
     """Tag incoming records with the file group holding each key, running every step in-process.
 
@@ -74,6 +77,8 @@ def tag_locations(
             nulls); other columns are carried through.
         files: The latest file slices (or indexed base files) of the table.
         storage: The backend rooted at the table base path.
+        keygen: For tables without meta fields only: base files store no record keys, so each
+            lookup computes them with this key generator instead of calling ``index.lookup``.
 
     Returns:
         ``incoming`` in the same row order, plus ``_hoodie_location_partition``,
@@ -87,7 +92,10 @@ def tag_locations(
     if index.wants_key_ranges:
         relevant = [f if f.has_key_range else read_key_range(f, storage) for f in relevant]
     tasks = index.candidate_files(incoming, relevant)
-    located = found_locations([index.lookup(task, storage) for task in tasks])
+    if keygen is None:
+        located = found_locations([index.lookup(task, storage) for task in tasks])
+    else:
+        located = found_locations([virtual_key_lookup(keygen, task, storage) for task in tasks])
     return apply_locations(
         incoming, located, is_global=index.is_global, update_partition_path=index.update_partition_path
     )

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from hudi_framework.plugin.registry import ComponentRegistry
     from hudi_framework.table.table_config import TableConfig
 
-__all__ = ["build_key_generator", "key_generator_component", "key_generator_options"]
+__all__ = ["build_key_generator", "key_generator_component", "key_generator_options", "typed_partition_fields"]
 
 _TIMEBASED: Final = "hoodie.keygen.timebased."
 # Java still reads the 0.x DeltaStreamer spelling of every timestamp option.
@@ -72,6 +72,27 @@ def key_generator_component(name: str) -> str:
         return KEY_GENERATORS.parse(text)
     except HoodieValueError:
         return text
+
+
+def typed_partition_fields(config: TableConfig, write_fields: Sequence[str]) -> tuple[str, ...] | None:
+    """The writer's typed partition fields where the table persisted untyped ones, else None.
+
+    Hudi 0.x (table version 6) persists a custom key generator's partition fields without their
+    ``:SIMPLE`` / ``:TIMESTAMP`` types, so every write gives them again in
+    ``hoodie.datasource.write.partitionpath.field``. They are used when they name the persisted
+    fields, in order.
+
+    Args:
+        config: The table config.
+        write_fields: The writer's partition fields (``TableSettings.partition_fields``).
+    """
+    persisted = config.partition_fields_raw
+    if key_generator_component(config.key_generator_type) != "custom" or any(":" in f for f in persisted):
+        return None
+    typed = tuple(write_fields)
+    if not typed or tuple(f.split(":", 1)[0].strip() for f in typed) != tuple(f.strip() for f in persisted):
+        return None
+    return typed
 
 
 def key_generator_options(

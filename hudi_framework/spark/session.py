@@ -33,4 +33,17 @@ def spark_session(
     builder = SparkSession.builder.appName(app_name).master(master)
     for key, value in {**BASE_CONF, **(conf or {})}.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    register_data_source(session)
+    return session
+
+
+def register_data_source(session: SparkSession) -> None:
+    """Register ``format("hudi")`` explicitly.
+
+    Spark finds ``pyspark_hudi`` by itself when the project is installed normally; an editable
+    install hides top-level modules from Spark's module scan, so sessions built here register it.
+    """
+    from hudi_framework.spark.datasource import HudiDataSource
+
+    session.dataSource.register(HudiDataSource)

@@ -246,7 +246,10 @@ class TableConfig:
         p["hoodie.archivelog.folder"] = self.archive_folder
         p["hoodie.table.recordkey.fields"] = ",".join(self.record_key_fields)
         if self.partition_fields_raw:
-            p["hoodie.table.partition.fields"] = ",".join(self.partition_fields_raw)
+            # Custom key generator types (``region:SIMPLE``) are persisted from version 8 on (HUDI-7996);
+            # Hudi 0.x persisted the names only and reads ``region:SIMPLE`` as a column name.
+            fields = self.partition_fields_raw if v >= 8 else self.partition_fields
+            p["hoodie.table.partition.fields"] = ",".join(fields)
         if self.create_schema:
             p["hoodie.table.create.schema"] = self.create_schema
         p["hoodie.datasource.write.hive_style_partitioning"] = str(self.hive_style_partitioning).lower()

@@ -1,51 +1,191 @@
-"""Planning a copy-on-write write: route every incoming row to one file group, vectorised.
+"""Routing a copy-on-write write: which file group every incoming row goes to, vectorised.
 
-The planner runs on the driver over key columns only (record key, partition path, location, delete
-flag); the output says which file group each row goes to. Data columns never need to be on the
-driver for the Spark engine, which joins this routing back onto the rows.
+Three engine-neutral steps, so that the local and the Spark engine route by the same rules:
+
+1. :func:`routing_summary`, per batch and anywhere: a few aggregate rows (the partitions seen,
+   inserts per partition, rows per located file group). Summaries of batches add up
+   (:func:`merge_summaries`), so a Spark job sums them and the driver collects only them.
+2. :func:`plan_targets`, on the driver: from the summary and the latest file slices, the file
+   groups written (each exactly once), where inserts go (small files first, then new file groups,
+   :mod:`~hudi_framework.write.sizing`) and what a replacecommit replaces.
+3. :func:`route_rows` and :func:`apply_routing`, per batch and anywhere: each row's target index.
+   Updates and deletes go to the file group the index found; inserts to an insert bucket of their
+   partition, either by arrival rank (exact; the local engine, which sees all rows at once) or by a
+   hash of the record key (Apache Hudi's ``UpsertPartitioner`` rule; the Spark engine, whose
+   executors see only their share of the rows).
+
+Row classes, after tagging: no location -> insert into ``_hoodie_partition_path``; location in the
+same partition -> update (or delete) that file group; location in another partition (a global
+index) -> a delete there, and an insert here. Deletes of unknown keys are dropped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_INSTANT, LOCATION_PARTITION
+from hudi_framework.contracts.index import LOCATION_COLUMNS, LOCATION_FILE_ID, LOCATION_PARTITION
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.merge.flags import set_bool_column
 from hudi_framework.write.file_group_task import FileGroupWrite
 from hudi_framework.write.operation import WriteOperation
-from hudi_framework.write.sizing import InsertBucket, SizingOptions, SmallFile, assign_inserts, plan_insert_buckets
+from hudi_framework.write.prepare import IS_DELETED, PARTITION_PATH, RECORD_KEY
+from hudi_framework.write.sizing import (
+    InsertBucket,
+    SizingOptions,
+    SmallFile,
+    assign_inserts,
+    assign_inserts_by_hash,
+    plan_insert_buckets,
+)
 
-RECORD_KEY, PARTITION_PATH = META_FIELDS[2], META_FIELDS[3]
-IS_DELETED = "_hoodie_is_deleted"
-#: Routing column: index of the row's target in :attr:`WritePlan.targets`.
+__all__ = [
+    "IS_DELETED",
+    "PARTITION_PATH",
+    "RECORD_KEY",
+    "SUMMARY_SCHEMA",
+    "TARGET",
+    "Routing",
+    "TargetPlan",
+    "apply_routing",
+    "merge_summaries",
+    "plan_targets",
+    "route_rows",
+    "routing_summary",
+    "split_by_target",
+]
+
+#: Routing column: index of the row's target in :attr:`TargetPlan.targets`.
 TARGET = "_hoodie_target"
+#: One summary row: ``kind`` is ``P`` (rows of a partition), ``I`` (inserts into a partition) or
+#: ``U`` (rows located in the file group ``partition``/``file_id``); ``rows`` counts them.
+SUMMARY_SCHEMA = pa.schema(
+    [
+        pa.field("kind", pa.string()),
+        pa.field("partition", pa.string()),
+        pa.field("file_id", pa.string()),
+        pa.field("rows", pa.int64()),
+    ]
+)
+
+IntVector = npt.NDArray[np.int64]
+BoolVector = npt.NDArray[np.bool_]
+Rows: TypeAlias = pa.Table | pa.RecordBatch
+
+
+def _strings(rows: Rows, name: str) -> pa.Array:
+    column = rows.column(name)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    return column if column.type == pa.string() else pc.cast(column, pa.string())
+
+
+def _bools(rows: Rows, name: str) -> BoolVector:
+    if name not in rows.column_names:
+        return np.zeros(rows.num_rows, dtype=np.bool_)
+    values = rows.column(name).fill_null(False).to_numpy(zero_copy_only=False)
+    return np.asarray(values, dtype=np.bool_)
 
 
 @dataclass(frozen=True, slots=True)
-class WritePlan:
-    """Where rows go.
+class _Classes:
+    partitions: pa.Array
+    deleted: BoolVector
+    in_place: BoolVector
+    moving: BoolVector
+    loc_partitions: pa.Array | None
+    loc_file_ids: pa.Array | None
+
+    @property
+    def inserts(self) -> BoolVector:
+        return ~self.in_place & ~self.deleted
+
+
+def _classify(rows: Rows) -> _Classes:
+    n = rows.num_rows
+    partitions = _strings(rows, PARTITION_PATH)
+    deleted = _bools(rows, IS_DELETED)
+    if LOCATION_FILE_ID not in rows.column_names:
+        none = np.zeros(n, dtype=np.bool_)
+        return _Classes(partitions, deleted, none, none.copy(), None, None)
+    loc_partitions = _strings(rows, LOCATION_PARTITION)
+    loc_file_ids = _strings(rows, LOCATION_FILE_ID)
+    located = np.asarray(pc.is_valid(loc_file_ids).to_numpy(zero_copy_only=False), dtype=np.bool_)
+    elsewhere = pc.not_equal(loc_partitions, partitions).fill_null(False).to_numpy(zero_copy_only=False)
+    moving = located & np.asarray(elsewhere, dtype=np.bool_) & ~deleted
+    return _Classes(partitions, deleted, located & ~moving, moving, loc_partitions, loc_file_ids)
+
+
+def _pair_keys(partitions: pa.Array, file_ids: pa.Array) -> pa.Array:
+    # "<partition length>:<partition>:<file id>" is injective whatever characters either holds.
+    lengths = pc.cast(pc.utf8_length(partitions), pa.string())
+    return pc.binary_join_element_wise(lengths, partitions, file_ids, ":")
+
+
+def merge_summaries(summaries: Sequence[pa.Table]) -> pa.Table:
+    """Add up routing summaries (of batches of one write) into one row per kind/partition/file id."""
+    parts = [s.select(SUMMARY_SCHEMA.names).cast(SUMMARY_SCHEMA) for s in summaries if s.num_rows]
+    if not parts:
+        return SUMMARY_SCHEMA.empty_table()
+    grouped = pa.concat_tables(parts).group_by(["kind", "partition", "file_id"]).aggregate([("rows", "sum")])
+    return grouped.rename_columns({"rows_sum": "rows"}).select(SUMMARY_SCHEMA.names).cast(SUMMARY_SCHEMA)
+
+
+def _counts(kind: str, partitions: pa.Array, file_ids: pa.Array | None = None) -> pa.Table:
+    columns = {"partition": partitions} if file_ids is None else {"partition": partitions, "file_id": file_ids}
+    grouped = pa.table(columns).group_by(list(columns)).aggregate([([], "count_all")])
+    n = grouped.num_rows
+    return pa.table(
+        {
+            "kind": pa.nulls(n, pa.string()).fill_null(kind),
+            "partition": grouped.column("partition"),
+            "file_id": grouped.column("file_id") if file_ids is not None else pa.nulls(n, pa.string()).fill_null(""),
+            "rows": grouped.column("count_all"),
+        },
+        schema=SUMMARY_SCHEMA,
+    )
+
+
+def routing_summary(rows: Rows) -> pa.Table:
+    """What :func:`plan_targets` needs to know about ``rows`` (:data:`SUMMARY_SCHEMA`, few rows).
+
+    Args:
+        rows: Prepared (and, for upserts and deletes, tagged) rows: ``_hoodie_partition_path``,
+            optionally ``_hoodie_is_deleted`` and the location columns.
+    """
+    c = _classify(rows)
+    parts = [_counts("P", c.partitions), _counts("I", c.partitions.filter(pa.array(c.inserts)))]
+    if c.loc_partitions is not None and c.loc_file_ids is not None:
+        located = pa.array(c.in_place | c.moving)
+        parts.append(_counts("U", c.loc_partitions.filter(located), c.loc_file_ids.filter(located)))
+    return merge_summaries(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetPlan:
+    """Where the rows of one write go (picklable; Spark broadcasts it to the routing tasks).
 
     Attributes:
-        targets: The file groups written, each once.
-        routing: ``TARGET`` per incoming row (-1: dropped, e.g. a delete of an unknown key); for
-            global indexes that move a key, extra delete rows are appended (see ``moved``).
-        moved: Rows (indices into incoming) whose key moves partitions: a delete is sent to
-            ``moved_targets`` while the row itself goes to its new file group.
-        moved_targets: Target of the delete of each moved row.
+        targets: The file groups written, each once; a target's index is its id.
+        located: ``(partition, file id)`` of every file group the index found incoming keys in.
+        located_targets: The target of each of ``located``.
+        buckets: Insert buckets (small files first, then new file groups), by partition.
+        bucket_targets: The target of each bucket.
         replaced: Partition -> file ids replaced by this write (replacecommits).
     """
 
     targets: tuple[FileGroupWrite, ...]
-    routing: pa.Array
-    moved: pa.Array
-    moved_targets: pa.Array
-    replaced: Mapping[str, tuple[str, ...]]
+    located: tuple[tuple[str, str], ...] = ()
+    located_targets: tuple[int, ...] = ()
+    buckets: tuple[InsertBucket, ...] = ()
+    bucket_targets: tuple[int, ...] = ()
+    replaced: Mapping[str, tuple[str, ...]] | None = None
 
 
 class _Targets:
@@ -73,100 +213,134 @@ def _small_files(slices: Sequence[FileSlice], limit: int) -> dict[str, list[Smal
     return out
 
 
-def _route_existing(
-    targets: _Targets, routing: np.ndarray, partitions: np.ndarray, file_ids: np.ndarray, rows: np.ndarray
-) -> None:
-    if not len(rows):
-        return
-    pairs = np.char.add(np.char.add(partitions[rows].astype(str), "\x1f"), file_ids[rows].astype(str))
-    uniq, inverse = np.unique(pairs, return_inverse=True)
-    ids = np.array([targets.index_of(*u.split("\x1f", 1)) for u in uniq], dtype=np.int64)
-    routing[rows] = ids[inverse]
-
-
-def plan_write(
+def plan_targets(
     operation: WriteOperation,
-    keys: pa.Table,
+    summary: pa.Table,
     latest_slices: Sequence[FileSlice],
     *,
     sizing: SizingOptions,
     record_size: int,
     overwrite_partitions: Sequence[str] | None = None,
-) -> WritePlan:
-    """Route incoming rows.
+) -> TargetPlan:
+    """Plan the file groups of one write from the summary of its rows (driver side, no I/O).
 
     Args:
         operation: The write operation.
-        keys: One row per incoming record: ``_hoodie_record_key``, ``_hoodie_partition_path``, the
-            location columns from tagging (null when new; absent when not tagged) and optionally
-            ``_hoodie_is_deleted``.
+        summary: :func:`routing_summary` of all rows (summed or not).
         latest_slices: The table's latest file slices (small files, base files to merge with).
         sizing: Small-file and max-file sizes.
         record_size: Estimated bytes per record.
         overwrite_partitions: For ``delete_partition``: the partitions to drop.
-
-    Returns:
-        The plan.
     """
-    n = keys.num_rows
-    routing = np.full(n, -1, dtype=np.int64)
+    entries = merge_summaries([summary]).to_pylist()
+    seen = {str(e["partition"]) for e in entries if e["kind"] == "P"}
+    insert_counts = {str(e["partition"]): int(e["rows"]) for e in entries if e["kind"] == "I" and e["rows"]}
+    located = tuple(sorted((str(e["partition"]), str(e["file_id"])) for e in entries if e["kind"] == "U"))
     targets = _Targets(latest_slices)
-    partitions = keys.column(PARTITION_PATH).to_numpy(zero_copy_only=False)
-    deleted = (
-        keys.column(IS_DELETED).fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
-        if IS_DELETED in keys.column_names
-        else np.zeros(n, dtype=bool)
-    )
+    located_targets = tuple(targets.index_of(p, f) for p, f in located)
     replaced: dict[str, set[str]] = {}
-    moved = np.zeros(0, dtype=np.int64)
-    moved_targets = np.zeros(0, dtype=np.int64)
-
+    small: dict[str, list[SmallFile]] = {}
     if operation.is_replace:
         if operation is WriteOperation.INSERT_OVERWRITE_TABLE:
             touched = {s.partition_path for s in latest_slices}
         elif operation is WriteOperation.DELETE_PARTITION:
             touched = set(overwrite_partitions or ())
+            insert_counts = {}
         else:
-            touched = {str(p) for p in np.unique(partitions)} if n else set()
+            touched = seen
         for s in latest_slices:
             if s.partition_path in touched:
                 replaced.setdefault(s.partition_path, set()).add(s.file_id)
-        inserts = np.flatnonzero(~deleted) if operation is not WriteOperation.DELETE_PARTITION else np.zeros(0, int)
-        small: dict[str, list[SmallFile]] = {}
-    else:
-        located = np.zeros(n, dtype=bool)
-        if LOCATION_FILE_ID in keys.column_names:
-            located = pc.is_valid(keys.column(LOCATION_FILE_ID)).to_numpy(zero_copy_only=False).astype(bool)
-            loc_parts = keys.column(LOCATION_PARTITION).to_numpy(zero_copy_only=False)
-            loc_ids = keys.column(LOCATION_FILE_ID).to_numpy(zero_copy_only=False)
-            # A global index may find a key in another partition: delete it there, insert it here.
-            moving = located & (loc_parts != partitions) & ~deleted
-            same = located & ~moving
-            _route_existing(targets, routing, loc_parts, loc_ids, np.flatnonzero(same))
-            moved = np.flatnonzero(moving)
-            if len(moved):
-                holder = np.full(n, -1, dtype=np.int64)
-                _route_existing(targets, holder, loc_parts, loc_ids, moved)
-                moved_targets = holder[moved]
-            located = same
-        inserts = np.flatnonzero(~located & ~deleted)
-        small = {} if operation is WriteOperation.BULK_INSERT else _small_files(latest_slices, sizing.small_file_limit)
-
-    if len(inserts):
-        insert_parts = pa.array(partitions[inserts], pa.string())
-        counts = pc.value_counts(insert_parts)
-        insert_counts = {str(v["values"]): int(v["counts"]) for v in counts.to_pylist()}
-        buckets: list[InsertBucket] = plan_insert_buckets(insert_counts, small, record_size, sizing)
-        bucket_target = np.array([targets.index_of(b.partition, b.file_id) for b in buckets], dtype=np.int64)
-        routing[inserts] = bucket_target[assign_inserts(insert_parts, buckets).to_numpy()]
-
-    return WritePlan(
+    elif operation is not WriteOperation.BULK_INSERT:
+        small = _small_files(latest_slices, sizing.small_file_limit)
+    buckets = plan_insert_buckets(insert_counts, small, record_size, sizing) if insert_counts else []
+    bucket_targets = tuple(targets.index_of(b.partition, b.file_id) for b in buckets)
+    return TargetPlan(
         targets=tuple(targets.items),
-        routing=pa.array(routing),
-        moved=pa.array(moved, pa.int64()),
-        moved_targets=pa.array(moved_targets, pa.int64()),
+        located=located,
+        located_targets=located_targets,
+        buckets=tuple(buckets),
+        bucket_targets=bucket_targets,
         replaced={p: tuple(sorted(ids)) for p, ids in replaced.items()},
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """Targets of a batch's rows.
+
+    Attributes:
+        targets: Per row, its target index (-1: dropped, e.g. a delete of an unknown key).
+        moved: Rows whose key moves partitions (global index): each also sends a delete to
+            ``moved_targets``.
+        moved_targets: The target of the delete of each moved row.
+    """
+
+    targets: IntVector
+    moved: IntVector
+    moved_targets: IntVector
+
+
+def route_rows(rows: Rows, plan: TargetPlan, *, key_hashes: IntVector | None = None) -> Routing:
+    """Each row's target under ``plan``, vectorised.
+
+    Args:
+        rows: Rows of the write (any subset, if ``key_hashes`` is given).
+        plan: From :func:`plan_targets` over a summary that covers ``rows``.
+        key_hashes: A 64-bit hash of each row's record key: inserts pick their bucket by
+            ``hash mod inserts-of-the-partition`` against the buckets' cumulative capacities, so
+            any batch is routed alone. None: ``rows`` are all the write's rows, and inserts fill the
+            buckets in arrival order (exact capacities).
+
+    Raises:
+        ValueError: A row's file group or partition is not in the plan (the rows differ from the
+            ones summarised).
+    """
+    c = _classify(rows)
+    routing = np.full(rows.num_rows, -1, dtype=np.int64)
+    moved = np.zeros(0, dtype=np.int64)
+    moved_targets = np.zeros(0, dtype=np.int64)
+    if c.loc_partitions is not None and c.loc_file_ids is not None and (c.in_place.any() or c.moving.any()):
+        value_set = _pair_keys(
+            pa.array([p for p, _ in plan.located], pa.string()), pa.array([f for _, f in plan.located], pa.string())
+        )
+        position = pc.index_in(_pair_keys(c.loc_partitions, c.loc_file_ids), value_set=value_set)
+        found = np.asarray(position.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        wanted = c.in_place | c.moving
+        if (found[wanted] < 0).any():
+            raise ValueError(f"{int((found[wanted] < 0).sum())} located row(s) have no planned file group")
+        ids = np.asarray(plan.located_targets, dtype=np.int64)
+        located_target = np.full(len(found), -1, dtype=np.int64)
+        located_target[found >= 0] = ids[found[found >= 0]]
+        routing[c.in_place] = located_target[c.in_place]
+        moved = np.flatnonzero(c.moving).astype(np.int64)
+        moved_targets = located_target[moved]
+    inserts = np.flatnonzero(c.inserts)
+    if len(inserts):
+        parts = c.partitions.take(pa.array(inserts))
+        if key_hashes is None:
+            which = np.asarray(assign_inserts(parts, plan.buckets).to_numpy(), dtype=np.int64)
+        else:
+            which = assign_inserts_by_hash(parts, np.asarray(key_hashes, dtype=np.int64)[inserts], plan.buckets)
+        routing[inserts] = np.asarray(plan.bucket_targets, dtype=np.int64)[which]
+    return Routing(routing, moved, moved_targets)
+
+
+def apply_routing(rows: pa.Table, routing: Routing) -> pa.Table:
+    """``rows`` ready for file-group tasks: location columns dropped, delete copies of moved keys
+    appended, dropped rows removed, and the :data:`TARGET` column appended.
+    """
+    rows = rows.drop_columns([c for c in LOCATION_COLUMNS if c in rows.column_names])
+    targets = routing.targets
+    if len(routing.moved):
+        if IS_DELETED not in rows.column_names:
+            rows = set_bool_column(rows, IS_DELETED, np.zeros(rows.num_rows, dtype=np.bool_))
+        moved_rows = set_bool_column(rows.take(pa.array(routing.moved)), IS_DELETED, np.ones(len(routing.moved), bool))
+        rows = pa.concat_tables([rows, moved_rows.select(rows.column_names).cast(rows.schema)])
+        targets = np.concatenate([targets, routing.moved_targets])
+    rows = rows.append_column(pa.field(TARGET, pa.int64()), pa.array(targets, pa.int64()))
+    keep = targets >= 0
+    return rows if keep.all() else rows.filter(pa.array(keep))
 
 
 def split_by_target(rows: pa.Table, routing: pa.Array, num_targets: int) -> list[pa.Table]:
@@ -186,6 +360,3 @@ def split_by_target(rows: pa.Table, routing: pa.Array, num_targets: int) -> list
         if t >= 0:
             out[t] = taken.slice(int(start), int(end - start))
     return out
-
-
-__all__ = ["IS_DELETED", "LOCATION_INSTANT", "TARGET", "WritePlan", "plan_write", "split_by_target"]

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.layout.naming import new_file_id
+from hudi_framework.timeline.instant import Action
+
+if TYPE_CHECKING:
+    from hudi_framework.timeline.timeline import Timeline
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +112,65 @@ def assign_inserts(partitions: pa.Array | pa.ChunkedArray, buckets: Sequence[Ins
         which = np.searchsorted(caps, rank, side="right")
         out[order[start:end]] = np.asarray(idxs)[which]
     return pa.array(out)
+
+
+def assign_inserts_by_hash(
+    partitions: pa.Array | pa.ChunkedArray, key_hashes: npt.NDArray[np.int64], buckets: Sequence[InsertBucket]
+) -> npt.NDArray[np.int64]:
+    """The bucket index of every insert row from a hash of its key, so any subset is assigned alone.
+
+    Apache Hudi's ``UpsertPartitioner`` rule: ``hash mod n`` (``n`` the partition's inserts, which
+    equals the sum of its buckets' capacities) is looked up in the buckets' cumulative capacities.
+    Each bucket receives about its capacity, not exactly (a file may end up a little larger or
+    smaller than planned); every row of a key goes to the same bucket.
+
+    Args:
+        partitions: Partition path of each insert row.
+        key_hashes: A 64-bit hash of each row's record key (any well-mixed hash).
+        buckets: From :func:`plan_insert_buckets`; each partition's buckets are contiguous.
+
+    Raises:
+        ValueError: A row's partition has no bucket.
+    """
+    n = len(partitions)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    names = [b.partition for b in buckets]
+    firsts = [i for i, name in enumerate(names) if i == 0 or names[i - 1] != name]
+    uniq = [names[i] for i in firsts]
+    if len(set(uniq)) != len(uniq):
+        raise ValueError("the insert buckets of a partition must be contiguous")
+    capacities = np.asarray([b.capacity for b in buckets], dtype=np.int64)
+    ends = np.cumsum(capacities)
+    starts = ends[firsts] - capacities[firsts]
+    totals = np.diff(np.append(starts, ends[-1] if len(ends) else 0))
+    position = pc.index_in(pc.cast(partitions, pa.string()), value_set=pa.array(uniq, pa.string()))
+    if position.null_count:
+        raise ValueError(f"{position.null_count} insert row(s) are in partitions without insert buckets")
+    pid = np.asarray(position.to_numpy(zero_copy_only=False), dtype=np.int64)
+    offset = np.mod(np.asarray(key_hashes, dtype=np.int64), totals[pid])
+    return np.searchsorted(ends, starts[pid] + offset, side="right").astype(np.int64)
+
+
+def average_record_size(timeline: Timeline, *, estimate: int, threshold_bytes: int) -> int:
+    """Bytes per record for sizing new files, as Java's ``UpsertPartitioner.averageBytesPerRecord``.
+
+    The newest completed commit or replacecommit that wrote more than ``threshold_bytes`` gives
+    ``ceil(totalWriteBytes / numWrites)``; smaller commits are skipped, because a few records in a
+    file are dwarfed by the file's fixed overhead (footer, bloom filter) and would make every later
+    insert bucket tiny. Without such a commit, ``estimate``.
+
+    Args:
+        timeline: The table's active timeline.
+        estimate: ``hoodie.copyonwrite.record.size.estimate``.
+        threshold_bytes: ``hoodie.record.size.estimation.threshold`` (1.0) x ``hoodie.parquet.small.file.limit``.
+    """
+    for instant in reversed(timeline.commits_timeline()):
+        if instant.action not in (Action.COMMIT, Action.REPLACE_COMMIT):
+            continue
+        stats = timeline.read_commit_metadata(instant).write_stats()
+        written = sum(s.num_writes or 0 for s in stats)
+        size = sum(s.total_write_bytes or 0 for s in stats)
+        if size > threshold_bytes and written > 0:
+            return max(1, -(-size // written))
+    return estimate

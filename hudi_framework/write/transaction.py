@@ -1,7 +1,8 @@
 """One write as one instant: start it, commit it with its write stats, or undo it completely.
 
 Order on storage (format section 10.1): requested file, inflight file, markers and data files,
-partition metadata files, then the completed file last. ``abort`` deletes every data file the
+partition metadata files, then the completed file last. ``commit`` first deletes marked data files
+that no write stat reports (files of failed or duplicate task attempts). ``abort`` deletes every data file the
 markers name and the instant's files, so a failed write leaves the table exactly as before.
 """
 
@@ -94,6 +95,8 @@ class WriteTransaction:
         instant = self.instant
         if instant is None or instant.state is not State.INFLIGHT:
             raise RuntimeError("commit() needs a started write")
+        stats = list(stats)
+        self.remove_unreported_files(stats)
         by_partition: dict[str, list[WriteStat]] = {}
         for stat in stats:
             by_partition.setdefault(stat.partition_path or "", []).append(stat)
@@ -122,6 +125,27 @@ class WriteTransaction:
         delete_markers(self.storage, instant.requested_time)
         self.instant = done
         return done
+
+    def remove_unreported_files(self, stats: Iterable[WriteStat]) -> list[str]:
+        """Delete every marked data file that no write stat reports (before completing the instant).
+
+        A task attempt that wrote files but whose result never reached the driver (a failed or
+        duplicate Spark attempt) leaves files that only its markers name; a reader must never see
+        them next to the reported file of the same file group.
+
+        Returns:
+            The data file keys deleted.
+        """
+        instant = self.instant
+        if instant is None:
+            return []
+        reported = {s.path for s in stats if s.path}
+        deleted = []
+        for key in marked_data_files(self.storage, instant.requested_time):
+            if key not in reported and self.storage.exists(key):
+                self.storage.delete(key)
+                deleted.append(key)
+        return deleted
 
     def abort(self) -> list[str]:
         """Undo a write that did not complete: delete its data files (by markers) and its instant.

@@ -39,7 +39,8 @@ def split_custom_field(entry: str) -> tuple[str, PartitionKeyType]:
         raise InvalidConfigValueError(
             PARTITION_OPTION,
             f"custom key generator partition field {entry!r} must be written field:type "
-            f"(for example city:SIMPLE,ts:TIMESTAMP)",
+            f"(for example city:SIMPLE,ts:TIMESTAMP); a version 6 table persists the names only, so "
+            f"give the types in hoodie.datasource.write.partitionpath.field",
         )
     name, kind = parts[0].strip(), parts[1].strip().upper()
     try:

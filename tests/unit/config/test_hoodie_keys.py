@@ -393,3 +393,24 @@ def test_secret_aliases_do_not_leak_on_conflict() -> None:
     with pytest.raises(InvalidConfigValueError) as info:
         HudiSettings.from_hoodie_options({"hoodie.clean.policy": ["x"], "hoodie.cleaner.policy": secret}, env=False)
     assert secret not in str(info.value)
+
+
+@pytest.mark.parametrize("family", ["bloom", "simple"])
+def test_update_partition_path_keys_set_the_index_option(family: str) -> None:
+    key = f"hoodie.{family}.index.update.partition.path"
+    settings = HudiSettings.from_hoodie_options({"hoodie.index.type": "GLOBAL_BLOOM", key: "false"}, env=False)
+    assert settings.index.type == "global-bloom"
+    assert settings.index.options == {"update_partition_path": "false"}
+    # Exported under both keys, so a Java writer gets it whichever global index it runs.
+    exported = settings.to_hoodie_options()
+    assert exported["hoodie.bloom.index.update.partition.path"] == "false"
+    assert exported["hoodie.simple.index.update.partition.path"] == "false"
+    assert HudiSettings.from_hoodie_options(exported, env=False) == settings
+
+
+def test_update_partition_path_keys_must_agree() -> None:
+    with pytest.raises(InvalidConfigValueError, match="conflicts"):
+        HudiSettings.from_hoodie_options(
+            {"hoodie.bloom.index.update.partition.path": "true", "hoodie.simple.index.update.partition.path": "false"},
+            env=False,
+        )

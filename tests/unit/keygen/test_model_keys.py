@@ -7,7 +7,12 @@ import pytest
 
 from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, KeyGenOptions, TimestampType, TimeUnit
 from hudi_framework.errors import InvalidConfigValueError, PluginConfigError, PluginError, UnknownComponentError
-from hudi_framework.model.keys import build_key_generator, key_generator_component, key_generator_options
+from hudi_framework.model.keys import (
+    build_key_generator,
+    key_generator_component,
+    key_generator_options,
+    typed_partition_fields,
+)
 from hudi_framework.plugin import ComponentRegistry, ComponentSpec, build_plugin_manager, hookimpl
 from hudi_framework.table.table_config import TableConfig, new_table_config
 
@@ -205,3 +210,35 @@ def test_a_plugin_alias_can_provide_a_java_class() -> None:
     # A component whose own options model takes no options rejects the kernel's.
     with pytest.raises(PluginConfigError, match="strict"):
         build_key_generator(registry, config(key_generator_type="com.acme.Strict"))
+
+
+@pytest.mark.parametrize(
+    ("keygen", "persisted", "written", "expected"),
+    [
+        # A version 6 custom table persists names only: the writer's typed fields fill them in.
+        ("CUSTOM", ("region", "ts"), ("region:SIMPLE", "ts:TIMESTAMP"), ("region:SIMPLE", "ts:TIMESTAMP")),
+        # Persisted types (version 8+) win; other names, no types or another key generator: nothing.
+        ("CUSTOM", ("region:SIMPLE",), ("region:TIMESTAMP",), None),
+        ("CUSTOM", ("region", "ts"), ("ts:TIMESTAMP", "region:SIMPLE"), None),
+        ("CUSTOM", ("region",), (), None),
+        ("SIMPLE", ("region",), ("region:SIMPLE",), None),
+    ],
+)
+def test_typed_partition_fields(
+    keygen: str, persisted: tuple[str, ...], written: tuple[str, ...], expected: tuple[str, ...] | None
+) -> None:
+    cfg = config(key_generator_type=keygen, partition_fields_raw=persisted)
+    assert typed_partition_fields(cfg, written) == expected
+
+
+def test_a_v6_custom_table_needs_the_types_from_the_writer(keygen_registry: ComponentRegistry) -> None:
+    cfg = new_table_config(
+        "t", version=6, record_key_fields=["id"], partition_fields=["region:SIMPLE"], key_generator_type="CUSTOM"
+    )
+    reopened = TableConfig.from_properties(cfg.to_properties())
+    assert reopened.partition_fields_raw == ("region",)
+    with pytest.raises(InvalidConfigValueError, match=r"hoodie\.datasource\.write\.partitionpath\.field"):
+        build_key_generator(keygen_registry, reopened)
+    typed = typed_partition_fields(reopened, ["region:SIMPLE"])
+    keygen = build_key_generator(keygen_registry, reopened, partition_fields=typed)
+    assert keygen.partition_paths(pa.table({"id": ["a"], "region": ["eu"]})).to_pylist() == ["eu"]

@@ -86,3 +86,15 @@ def test_unsupported_or_inconsistent_versions(version: str, layout: str) -> None
                 "hoodie.timeline.layout.version": layout,
             }
         )
+
+
+@pytest.mark.parametrize(("version", "persisted"), [(6, "region,ts"), (8, "region:SIMPLE,ts:TIMESTAMP"),
+                                                    (9, "region:SIMPLE,ts:TIMESTAMP")])  # fmt: skip
+def test_custom_partition_field_types_are_persisted_from_version_8(version: int, persisted: str) -> None:
+    cfg = new_table_config(
+        "t", version=version, record_key_fields=["id"], partition_fields=["region:SIMPLE", "ts:TIMESTAMP"],
+        key_generator_type="CUSTOM",
+    )  # fmt: skip
+    props = cfg.to_properties()
+    assert props["hoodie.table.partition.fields"] == persisted
+    assert TableConfig.from_properties(props).partition_fields == ("region", "ts")

@@ -1,0 +1,390 @@
+"""Typed log blocks: what one block of a Hudi log file holds (hudi-format.md section 4).
+
+Block kinds:
+
+* :class:`DataBlock`: records (AVRO_DATA, PARQUET_DATA, or CDC_DATA, which Java encodes as Avro),
+  as a :class:`pyarrow.Table` in the writer schema of the block's SCHEMA header.
+* :class:`DeleteBlock`: record keys, partition paths and ordering values to delete.
+* :class:`CommandBlock`: a rollback of the blocks of an earlier instant (v6 tables).
+* :class:`HFileBlock`: a raw HFile (metadata table), exposed undecoded.
+* :class:`CorruptBlock`: bytes a reader could not decode; never written.
+
+Header and footer maps keep their entry order, so a decoded block re-encodes to the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING, Final
+
+import pyarrow as pa
+
+from hudi_framework.errors import CorruptLogBlockError, LogBlockEncodeError, UnsupportedLogBlockError
+from hudi_framework.log.avro_records import conform_records
+from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, DeleteRecord, OrderingValue
+
+if TYPE_CHECKING:
+    from hudi_framework.model.schema import AvroSchema
+
+
+class BlockType(IntEnum):
+    """``HoodieLogBlockType``, stored as its ordinal."""
+
+    COMMAND = 0
+    DELETE = 1
+    #: Only ever produced by readers; Java never writes it and neither do we.
+    CORRUPT = 2
+    AVRO_DATA = 3
+    HFILE_DATA = 4
+    PARQUET_DATA = 5
+    CDC_DATA = 6
+
+
+class HeaderKey(IntEnum):
+    """``HeaderMetadataType``: header and footer map keys, stored as their ordinal."""
+
+    #: The instant of the write that added the block (the delta commit).
+    INSTANT_TIME = 0
+    #: The instant a rollback command block undoes.
+    TARGET_INSTANT_TIME = 1
+    #: Avro schema JSON of the records, meta fields included.
+    SCHEMA = 2
+    #: ``"0"`` = rollback, the only command.
+    COMMAND_BLOCK_TYPE = 3
+    COMPACTED_BLOCK_TIMES = 4
+    RECORD_POSITIONS = 5
+    BLOCK_IDENTIFIER = 6
+    IS_PARTIAL = 7
+    BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS = 8
+
+
+class CommandType(IntEnum):
+    """``HoodieCommandBlockTypeEnum``, stored as its ordinal in the COMMAND_BLOCK_TYPE header."""
+
+    ROLLBACK = 0
+
+
+#: Block types that hold records as Avro datums (Java's CDC block extends the Avro data block).
+AVRO_BLOCK_TYPES: Final = frozenset({BlockType.AVRO_DATA, BlockType.CDC_DATA})
+DATA_BLOCK_TYPES: Final = frozenset({BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.CDC_DATA})
+
+
+@dataclass(frozen=True, slots=True)
+class BlockPosition:
+    """Where a decoded block sits in its log file.
+
+    Attributes:
+        path: The log file's storage key.
+        offset: Offset of the block's magic.
+        size: Bytes of the block, magic through trailer.
+    """
+
+    path: str
+    offset: int
+    size: int
+
+
+def _frozen(entries: Mapping[HeaderKey, str] | None) -> Mapping[HeaderKey, str]:
+    # A private copy typed read-only; not a MappingProxyType, which cannot be pickled to workers.
+    return dict(entries or {})
+
+
+class _Headed:
+    """Properties shared by blocks that carry a header."""
+
+    __slots__ = ()
+    header: Mapping[HeaderKey, str]
+
+    @property
+    def instant_time(self) -> str | None:
+        """INSTANT_TIME: the delta commit that wrote the block (None only in archive-style files)."""
+        return self.header.get(HeaderKey.INSTANT_TIME)
+
+
+@dataclass(frozen=True, slots=True)
+class DataBlock(_Headed):
+    """Records of one write, in the writer schema of the SCHEMA header.
+
+    Attributes:
+        records: The records, schema ``avro_to_arrow(SCHEMA)`` (meta fields first).
+        header: Header entries (INSTANT_TIME and SCHEMA at least).
+        footer: Footer entries (empty in practice).
+        block_type: AVRO_DATA (what writers should use), PARQUET_DATA or CDC_DATA.
+        position: Where the block was read from; None for blocks made in memory.
+    """
+
+    records: pa.Table
+    header: Mapping[HeaderKey, str]
+    footer: Mapping[HeaderKey, str] = field(default_factory=dict)
+    block_type: BlockType = BlockType.AVRO_DATA
+    position: BlockPosition | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "header", _frozen(self.header))
+        object.__setattr__(self, "footer", _frozen(self.footer))
+        if self.block_type not in DATA_BLOCK_TYPES:
+            raise LogBlockEncodeError(f"{self.block_type.name} is not a data block type")
+
+    @classmethod
+    def create(
+        cls,
+        records: pa.Table,
+        *,
+        instant_time: str,
+        schema: AvroSchema | str,
+        block_type: BlockType = BlockType.AVRO_DATA,
+        extra_header: Mapping[HeaderKey, str] | None = None,
+    ) -> DataBlock:
+        """A data block as a writer makes it.
+
+        Args:
+            records: Rows with every column of ``schema`` (meta fields included, filled in).
+            instant_time: The delta commit's instant.
+            schema: The writer schema with the meta fields (``with_meta_fields``), parsed or JSON.
+            block_type: AVRO_DATA unless there is a reason for PARQUET_DATA.
+            extra_header: Further header entries (keys 4-8), written after INSTANT_TIME and SCHEMA.
+
+        Raises:
+            LogBlockEncodeError: The records do not fit the schema.
+        """
+        parsed: AvroSchema = json.loads(schema) if isinstance(schema, str) else schema
+        text = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+        header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: text, **(extra_header or {})}
+        return cls(conform_records(records, parsed), header, {}, block_type)
+
+    @property
+    def schema_json(self) -> str:
+        """The SCHEMA header: the writer schema as Avro JSON."""
+        try:
+            return self.header[HeaderKey.SCHEMA]
+        except KeyError:
+            raise LogBlockEncodeError("data block has no SCHEMA header") from None
+
+    @property
+    def avro_schema(self) -> AvroSchema:
+        """The SCHEMA header, parsed."""
+        parsed: AvroSchema = json.loads(self.schema_json)
+        return parsed
+
+    @property
+    def record_count(self) -> int:
+        """Number of records."""
+        return int(self.records.num_rows)
+
+    @property
+    def record_keys(self) -> pa.ChunkedArray | None:
+        """The ``_hoodie_record_key`` column, or None if the schema has no meta fields."""
+        if "_hoodie_record_key" not in self.records.column_names:
+            return None
+        return self.records.column("_hoodie_record_key")
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteBlock(_Headed):
+    """Keys deleted by one write.
+
+    Attributes:
+        records: One entry per deleted key.
+        header: Header entries (INSTANT_TIME; Java adds SCHEMA, the full table schema).
+        footer: Footer entries (empty in practice).
+        position: Where the block was read from; None for blocks made in memory.
+    """
+
+    records: tuple[DeleteRecord, ...]
+    header: Mapping[HeaderKey, str]
+    footer: Mapping[HeaderKey, str] = field(default_factory=dict)
+    position: BlockPosition | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "records", tuple(self.records))
+        object.__setattr__(self, "header", _frozen(self.header))
+        object.__setattr__(self, "footer", _frozen(self.footer))
+
+    @property
+    def block_type(self) -> BlockType:
+        """Always DELETE."""
+        return BlockType.DELETE
+
+    @classmethod
+    def create(
+        cls,
+        record_keys: Iterable[str],
+        partition_paths: Iterable[str],
+        *,
+        instant_time: str,
+        ordering_values: Iterable[OrderingValue | None] | None = None,
+        schema: AvroSchema | str | None = None,
+    ) -> DeleteBlock:
+        """A delete block as a writer makes it.
+
+        Args:
+            record_keys: Keys to delete.
+            partition_paths: The partition path of each key (``""`` when non-partitioned).
+            instant_time: The delta commit's instant.
+            ordering_values: One per key; by default ``IntWrapper(0)``, a commit-time delete, which
+                is what Apache Hudi writes and the only value hudi-rs 0.5 reads correctly.
+            schema: The table schema for the SCHEMA header (Java writes it; readers ignore it).
+
+        Raises:
+            LogBlockEncodeError: The three sequences differ in length.
+        """
+        keys = list(record_keys)
+        paths = list(partition_paths)
+        orderings = [COMMIT_TIME_ORDERING] * len(keys) if ordering_values is None else list(ordering_values)
+        if not len(keys) == len(paths) == len(orderings):
+            raise LogBlockEncodeError(
+                f"{len(keys)} keys, {len(paths)} partition paths and {len(orderings)} ordering values"
+            )
+        header = {HeaderKey.INSTANT_TIME: instant_time}
+        if schema is not None:
+            header[HeaderKey.SCHEMA] = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+        records = tuple(DeleteRecord(k, p, o) for k, p, o in zip(keys, paths, orderings, strict=True))
+        return cls(records, header)
+
+    @property
+    def record_keys(self) -> tuple[str | None, ...]:
+        """The deleted keys, in block order."""
+        return tuple(r.record_key for r in self.records)
+
+    @property
+    def partition_paths(self) -> tuple[str | None, ...]:
+        """The partition path of each deleted key."""
+        return tuple(r.partition_path for r in self.records)
+
+    @property
+    def ordering_values(self) -> tuple[OrderingValue | None, ...]:
+        """The ordering value of each deleted key."""
+        return tuple(r.ordering_value for r in self.records)
+
+    def to_arrow(self) -> pa.Table:
+        """Keys and partition paths as a table (``_hoodie_record_key``, ``_hoodie_partition_path``)."""
+        return pa.table(
+            {
+                "_hoodie_record_key": pa.array(self.record_keys, pa.string()),
+                "_hoodie_partition_path": pa.array(self.partition_paths, pa.string()),
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CommandBlock(_Headed):
+    """A command: today only a rollback of every earlier block of TARGET_INSTANT_TIME.
+
+    Attributes:
+        header: INSTANT_TIME (the rollback), TARGET_INSTANT_TIME, COMMAND_BLOCK_TYPE.
+        footer: Footer entries (empty in practice).
+        position: Where the block was read from; None for blocks made in memory.
+    """
+
+    header: Mapping[HeaderKey, str]
+    footer: Mapping[HeaderKey, str] = field(default_factory=dict)
+    position: BlockPosition | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "header", _frozen(self.header))
+        object.__setattr__(self, "footer", _frozen(self.footer))
+
+    @property
+    def block_type(self) -> BlockType:
+        """Always COMMAND."""
+        return BlockType.COMMAND
+
+    @classmethod
+    def rollback(cls, *, instant_time: str, target_instant_time: str) -> CommandBlock:
+        """A rollback block: ``instant_time`` undoes the blocks written by ``target_instant_time``."""
+        return cls(
+            {
+                HeaderKey.INSTANT_TIME: instant_time,
+                HeaderKey.TARGET_INSTANT_TIME: target_instant_time,
+                HeaderKey.COMMAND_BLOCK_TYPE: str(int(CommandType.ROLLBACK)),
+            }
+        )
+
+    @property
+    def command_type(self) -> CommandType:
+        """The command (ROLLBACK)."""
+        return CommandType(int(self.header[HeaderKey.COMMAND_BLOCK_TYPE]))
+
+    @property
+    def target_instant_time(self) -> str:
+        """The instant whose blocks are rolled back."""
+        return self.header[HeaderKey.TARGET_INSTANT_TIME]
+
+
+@dataclass(frozen=True, slots=True)
+class HFileBlock(_Headed):
+    """An HFILE_DATA block (metadata table): the raw HFile, not decoded.
+
+    Attributes:
+        content: The complete HFile.
+        header: Header entries (INSTANT_TIME, SCHEMA).
+        footer: Footer entries (empty in practice).
+        position: Where the block was read from; None for blocks made in memory.
+    """
+
+    content: bytes
+    header: Mapping[HeaderKey, str]
+    footer: Mapping[HeaderKey, str] = field(default_factory=dict)
+    position: BlockPosition | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "header", _frozen(self.header))
+        object.__setattr__(self, "footer", _frozen(self.footer))
+
+    @property
+    def block_type(self) -> BlockType:
+        """Always HFILE_DATA."""
+        return BlockType.HFILE_DATA
+
+    @property
+    def records(self) -> pa.Table:
+        """Always raises: HFile records are not decoded yet.
+
+        Raises:
+            UnsupportedLogBlockError: Always.
+        """
+        raise UnsupportedLogBlockError(
+            BlockType.HFILE_DATA.name,
+            "HFile records are decoded together with metadata-table support, which this version "
+            "does not include; the raw HFile is available as `content`",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CorruptBlock:
+    """Bytes of a log file that do not form a decodable block.
+
+    Attributes:
+        path: The log file's storage key.
+        offset: Offset of the first damaged byte range (where a block's magic was expected).
+        length: Bytes skipped, up to the next intact block or the end of the file.
+        reason: What was wrong.
+        instant_time: INSTANT_TIME from the damaged block's header, when it was still readable.
+        intact_frame: True when magic, length and trailer agreed but the header or content did not
+            decode (damage inside, or a content version this reader does not know).
+    """
+
+    path: str
+    offset: int
+    length: int
+    reason: str
+    instant_time: str | None = None
+    intact_frame: bool = False
+
+    @property
+    def block_type(self) -> BlockType:
+        """Always CORRUPT."""
+        return BlockType.CORRUPT
+
+    def error(self) -> CorruptLogBlockError:
+        """This block as an exception, for callers that stop on corruption."""
+        return CorruptLogBlockError(self.path, self.offset, self.reason)
+
+
+#: A block that can be written.
+LogBlock = DataBlock | DeleteBlock | CommandBlock | HFileBlock
+#: Anything a log reader yields.
+Block = DataBlock | DeleteBlock | CommandBlock | HFileBlock | CorruptBlock

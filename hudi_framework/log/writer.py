@@ -1,0 +1,138 @@
+"""Write log files: encode blocks and create new log files, never appending to existing ones.
+
+Object stores cannot append, so every write creates a new log file:
+
+* table version 8 and later: a new file per delta commit is what Java does too (the file name
+  carries the delta commit's instant, version 1);
+* table version 6: Java appends to the slice's latest log file; instead a *next version* file
+  ``.<fileId>_<baseInstant>.log.<max+1>_<token>`` is created, which every reader orders after the
+  earlier versions (hudi-format.md section 3.2), so the blocks are read in the same order.
+
+Files are created with :meth:`StorageBackend.put_if_absent`, so a concurrent writer can never
+replace a log file another writer created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from hudi_framework.errors import LogBlockEncodeError, PreconditionFailedError
+from hudi_framework.layout.naming import LogFileName, next_log_version
+from hudi_framework.log.codec import encode_block
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.log.blocks import LogBlock
+
+#: How many next versions :func:`create_next_log_file` tries when racing other writers.
+MAX_VERSION_ATTEMPTS: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenLogFile:
+    """A log file just created.
+
+    Attributes:
+        key: Its storage key.
+        size: Its size in bytes (commit metadata ``fileSizeInBytes`` / ``totalWriteBytes``).
+        block_offsets: Offset of each block's magic, in write order.
+    """
+
+    key: str
+    size: int
+    block_offsets: tuple[int, ...]
+
+    @property
+    def name(self) -> LogFileName:
+        """The parsed file name."""
+        return LogFileName.parse(self.key.rsplit("/", 1)[-1])
+
+
+def encode_blocks(blocks: Iterable[LogBlock]) -> tuple[bytes, tuple[int, ...]]:
+    """The bytes of a log file holding ``blocks``, and each block's offset.
+
+    Raises:
+        LogBlockEncodeError: A block cannot be encoded.
+    """
+    parts: list[bytes] = []
+    offsets: list[int] = []
+    size = 0
+    for block in blocks:
+        data = encode_block(block)
+        offsets.append(size)
+        parts.append(data)
+        size += len(data)
+    return b"".join(parts), tuple(offsets)
+
+
+def append_log_file(storage: StorageBackend, key: str, blocks: Iterable[LogBlock]) -> WrittenLogFile:
+    """Create the log file ``key`` holding ``blocks``.
+
+    Despite the name (Java's "append"), this never extends an existing object: on object stores
+    that is impossible, and Hudi v8+ writes one log file per delta commit anyway.
+
+    Raises:
+        LogBlockEncodeError: No blocks, or a block cannot be encoded.
+        PreconditionFailedError: ``key`` already exists (pick the next version and retry, or use
+            :func:`create_next_log_file`).
+    """
+    data, offsets = encode_blocks(blocks)
+    if not offsets:
+        raise LogBlockEncodeError("a log file needs at least one block")
+    storage.put_if_absent(key, data)
+    return WrittenLogFile(key, len(data), offsets)
+
+
+def log_file_key(partition_path: str, name: LogFileName) -> str:
+    """The storage key of a log file in a partition (``""`` = the table's base path)."""
+    return f"{partition_path}/{name.name}" if partition_path else name.name
+
+
+def create_next_log_file(
+    storage: StorageBackend,
+    *,
+    partition_path: str,
+    file_id: str,
+    instant_time: str,
+    write_token: str,
+    blocks: Iterable[LogBlock],
+) -> WrittenLogFile:
+    """Create the next free log version of (``file_id``, ``instant_time``) in a partition.
+
+    Args:
+        storage: The table's storage.
+        partition_path: Relative partition path, ``""`` for a non-partitioned table.
+        file_id: The file group.
+        instant_time: v6: the base instant of the file slice; v8+: the delta commit's instant.
+        write_token: ``<task>-<stage>-<attempt>``.
+        blocks: The blocks to write.
+
+    Returns:
+        The file created; its version is one past the highest existing for the pair (1 if none).
+
+    Raises:
+        LogBlockEncodeError: No blocks, or a block cannot be encoded.
+        PreconditionFailedError: Other writers took :data:`MAX_VERSION_ATTEMPTS` versions in a row.
+    """
+    data, offsets = encode_blocks(blocks)
+    if not offsets:
+        raise LogBlockEncodeError("a log file needs at least one block")
+    existing = [
+        parsed for info in storage.list(partition_path) if (parsed := LogFileName.try_parse(info.name)) is not None
+    ]
+    version = next_log_version(existing, file_id, instant_time)
+    last_error: PreconditionFailedError | None = None
+    for attempt in range(MAX_VERSION_ATTEMPTS):
+        name = LogFileName(file_id, instant_time, version + attempt, write_token)
+        key = log_file_key(partition_path, name)
+        try:
+            storage.put_if_absent(key, data)
+        except PreconditionFailedError as e:
+            # Another writer created this version between our listing and our write.
+            last_error = e
+            continue
+        return WrittenLogFile(key, len(data), offsets)
+    assert last_error is not None
+    raise last_error

@@ -1,0 +1,241 @@
+"""Tagging on Spark: the index's lookups run in executors, the match is a Spark join.
+
+The three steps of the index contract (:mod:`hudi_framework.contracts.index`), distributed:
+
+1. Driver: the latest base files, broadcast. When the index wants key ranges, a small job finds
+   the distinct incoming partitions (:meth:`RecordIndex.relevant_files` prunes the files by them)
+   and another reads the remaining files' footers, one task per group of files.
+2. Executors: each partition of incoming keys prunes the files by its own partitions
+   (:meth:`RecordIndex.relevant_files`) and plans its :class:`LookupTask` s with
+   :meth:`RecordIndex.candidate_files` (pure functions, so planning per partition is allowed);
+   the tasks travel as Arrow rows (:func:`~hudi_framework.index.tasks.tasks_to_arrow`), are
+   shuffled by file path, merged per file (``merge_lookup_tasks``) and run with
+   :meth:`RecordIndex.lookup`, so every base file is opened by one task only.
+3. Spark: found locations are reduced to one per key (greatest instant, then file id, as
+   ``apply_locations`` does), counted, and left-joined with the incoming rows on the record key
+   (and the partition path, for a non-global index); a found set small enough is broadcast, so the
+   incoming rows are not shuffled again. For a global index that keeps keys in their partition
+   (``update_partition_path=False``) the partition path becomes the location's; otherwise a key
+   found in another partition moves only where merging with its stored record says so
+   (:func:`~hudi_framework.write.moves.settle_partition_moves`, per batch in executors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Final
+
+import pyarrow as pa
+from pyspark import StorageLevel
+from pyspark.sql import functions as F  # noqa: N812 - the conventional alias
+
+from hudi_framework.contracts.index import (
+    LOCATION_COLUMNS,
+    LOCATION_FILE_ID,
+    LOCATION_INSTANT,
+    LOCATION_PARTITION,
+    LOOKUP_SCHEMA,
+    IndexedFile,
+)
+from hudi_framework.contracts.merger import MergeContext
+from hudi_framework.index.file_lookup import read_key_range, virtual_key_lookup
+from hudi_framework.index.planning import distinct_partitions
+from hudi_framework.index.tagging import indexed_files
+from hudi_framework.index.tasks import (
+    FILE_SCHEMA,
+    TASK_SCHEMA,
+    files_from_arrow,
+    files_to_arrow,
+    merge_lookup_tasks,
+    tasks_from_arrow,
+    tasks_to_arrow,
+)
+from hudi_framework.spark.arrow_types import SparkSchema, collect_arrow, to_spark_batches
+from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
+from hudi_framework.spark.worker import WorkerSpec, worker_components
+from hudi_framework.write.moves import settle_partition_moves
+from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY
+
+if TYPE_CHECKING:
+    from pyspark import Broadcast
+    from pyspark.sql import DataFrame, SparkSession
+
+    from hudi_framework.contracts.index import RecordIndex
+    from hudi_framework.layout.file_group import FileSlice
+
+__all__ = ["Tagging", "tag_rows"]
+
+#: Found locations up to this many keys are broadcast to the join instead of shuffling the rows.
+BROADCAST_FOUND_ROWS: Final = 2_000_000
+_FOUND_KEY: Final = "_hudi_fw_found_key"
+_LOCATION: Final = "_hudi_fw_location"
+
+
+@dataclass
+class Tagging:
+    """Spark objects the tagging holds until the write ends (see :meth:`release`).
+
+    Attributes:
+        cached: Persisted DataFrames.
+        broadcasts: Broadcast variables.
+    """
+
+    cached: list[DataFrame] = field(default_factory=list)
+    broadcasts: list[Broadcast[Any]] = field(default_factory=list)
+
+    def release(self) -> None:
+        """Unpersist and destroy everything held."""
+        for frame in self.cached:
+            frame.unpersist()
+        for variable in self.broadcasts:
+            variable.destroy()
+        self.cached.clear()
+        self.broadcasts.clear()
+
+
+@carrying_errors
+def _key_range_task(spec: WorkerSpec, out: pa.Schema, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    storage = worker_components(spec).storage
+    for batch in batches:
+        files = [read_key_range(f, storage) for f in files_from_arrow(pa.Table.from_batches([batch]))]
+        yield from to_spark_batches(files_to_arrow(files), out)
+
+
+@carrying_errors
+def _candidates_task(
+    spec: WorkerSpec, files: Broadcast[list[IndexedFile]], out: pa.Schema, batches: Iterable[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    index = worker_components(spec).write.index
+    keys = pa.Table.from_batches(parts)
+    tasks = index.candidate_files(keys, index.relevant_files(distinct_partitions(keys), files.value))
+    yield from to_spark_batches(tasks_to_arrow(tasks), out)
+
+
+@carrying_errors
+def _lookup_task(
+    spec: WorkerSpec, virtual_keys: bool, out: pa.Schema, batches: Iterable[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    components = worker_components(spec)
+    index, keygen, storage = components.write.index, components.write.keygen, components.storage
+    for task in merge_lookup_tasks(tasks_from_arrow(pa.Table.from_batches(parts))):
+        found = virtual_key_lookup(keygen, task, storage) if virtual_keys else index.lookup(task, storage)
+        yield from to_spark_batches(found, out)
+
+
+@carrying_errors
+def _settle_task(
+    spec: WorkerSpec,
+    slices: Broadcast[list[FileSlice]],
+    virtual_keys: bool,
+    out: pa.Schema,
+    batches: Iterable[pa.RecordBatch],
+) -> Iterator[pa.RecordBatch]:
+    components = worker_components(spec)
+    ctx = MergeContext(ordering_fields=spec.config.ordering_fields)
+    keygen = components.write.keygen if virtual_keys else None
+    for batch in batches:
+        if batch.num_rows:
+            rows = pa.Table.from_batches([batch])
+            settled = settle_partition_moves(
+                rows, slices.value, components.storage, components.write.merger, ctx, keygen=keygen
+            )
+            yield from to_spark_batches(settled, out)
+
+
+def _distinct_partitions(rows: DataFrame) -> list[str]:
+    table = collect_arrow(rows.select(PARTITION_PATH).distinct())
+    return sorted(str(p) for p in table.column(PARTITION_PATH).to_pylist())
+
+
+def _with_key_ranges(spark: SparkSession, spec: WorkerSpec, files: list[IndexedFile], tasks: int) -> list[IndexedFile]:
+    schema = SparkSchema.of_arrow(FILE_SCHEMA)
+    frame = spark.createDataFrame(files_to_arrow(files).cast(schema.arrow), schema=schema.struct)
+    ranged = frame.repartition(tasks).mapInArrow(partial(_key_range_task, spec, schema.arrow), schema.struct)
+    return files_from_arrow(collect_arrow(ranged))
+
+
+def _null_locations(rows: DataFrame) -> DataFrame:
+    return rows.select("*", *[F.lit(None).cast("string").alias(name) for name in LOCATION_COLUMNS])
+
+
+def tag_rows(
+    spark: SparkSession,
+    spec: WorkerSpec,
+    index: RecordIndex,
+    rows: DataFrame,
+    slices: Sequence[FileSlice],
+    *,
+    tasks: int,
+    held: Tagging,
+) -> DataFrame:
+    """``rows`` with the three location columns (null for new keys), as ``tag_locations`` defines them.
+
+    Args:
+        spark: The session.
+        spec: How tasks rebuild the components.
+        index: The driver's index (planning only).
+        rows: Keyed rows (persisted by the caller: they are read several times).
+        slices: The table's latest file slices.
+        tasks: Lookup tasks at most.
+        held: Receives what must be released after the write.
+    """
+    relevant = indexed_files(slices)
+    if index.wants_key_ranges and relevant:
+        # Footers are read only for the files of the incoming partitions: an extra (small) job.
+        relevant = index.relevant_files([] if index.is_global else _distinct_partitions(rows), relevant)
+    if not relevant:
+        return _null_locations(rows)
+    tasks = max(1, min(tasks, len(relevant)))
+    missing = [f for f in relevant if not f.has_key_range] if index.wants_key_ranges else []
+    if missing:
+        ranged = {f.path: f for f in _with_key_ranges(spark, spec, missing, tasks)}
+        relevant = [ranged.get(f.path, f) for f in relevant]
+    files = spark.sparkContext.broadcast(relevant)
+    held.broadcasts.append(files)
+    task_schema = SparkSchema.of_arrow(TASK_SCHEMA)
+    lookups = rows.select(RECORD_KEY, PARTITION_PATH).mapInArrow(
+        partial(_candidates_task, spec, files, task_schema.arrow), task_schema.struct
+    )
+    found_schema = SparkSchema.of_arrow(LOOKUP_SCHEMA)
+    virtual_keys = not spec.config.populate_meta_fields
+    found = lookups.repartition(tasks, "path").mapInArrow(
+        partial(_lookup_task, spec, virtual_keys, found_schema.arrow), found_schema.struct
+    )
+    match = [RECORD_KEY] if index.is_global else [RECORD_KEY, LOCATION_PARTITION]
+    latest = (
+        found.groupBy(*match)
+        .agg(F.max(F.struct(LOCATION_INSTANT, LOCATION_FILE_ID, LOCATION_PARTITION)).alias(_LOCATION))
+        .select(
+            F.col(RECORD_KEY).alias(_FOUND_KEY),
+            *[F.col(f"{_LOCATION}.{name}").alias(name) for name in LOCATION_COLUMNS],
+        )
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    held.cached.append(latest)
+    with typed_task_errors():
+        num_found = latest.count()
+    if not num_found:
+        return _null_locations(rows)
+    right = F.broadcast(latest) if num_found <= BROADCAST_FOUND_ROWS else latest
+    condition = rows[RECORD_KEY] == right[_FOUND_KEY]
+    if not index.is_global:
+        condition = condition & (rows[PARTITION_PATH] == right[LOCATION_PARTITION])
+    tagged = rows.join(right, on=condition, how="left").drop(_FOUND_KEY)
+    if index.is_global and not index.update_partition_path:
+        tagged = tagged.withColumn(PARTITION_PATH, F.coalesce(F.col(LOCATION_PARTITION), F.col(PARTITION_PATH)))
+    elif index.is_global:
+        # A key found in another partition moves only if the merge with the stored record says so.
+        stored = spark.sparkContext.broadcast(list(slices))
+        held.broadcasts.append(stored)
+        schema = SparkSchema.of_frame(tagged)
+        task = partial(_settle_task, spec, stored, virtual_keys, schema.arrow)
+        tagged = tagged.mapInArrow(task, schema.struct)
+    return tagged

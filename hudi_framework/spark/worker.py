@@ -1,0 +1,101 @@
+"""What a Spark task needs to rebuild a write's components, and the per-process cache of them.
+
+Tasks never receive a ``SparkSession``, ``HudiTable``, plugin manager or storage client. They get a
+:class:`WorkerSpec` (the table's base URI, its frozen :class:`TableConfig` and the write's
+:class:`HudiSettings`, all picklable) and call :func:`worker_components`, which builds a fresh
+plugin manager from ``settings.plugins``, opens the storage backend from ``settings.storage`` and
+builds the key generator, merger and index exactly as the driver does
+(:func:`~hudi_framework.write.session.build_write_components`).
+
+The only state is this module's cache: Spark reuses Python workers, so a worker keeps the
+components of the last few specs, keyed by the spec's fingerprint (a hash of its pickled content),
+and a task of the same write (or of a later write with the same settings) does not reload entry
+points or reconnect to storage. The cache holds no table data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from hudi_framework.plugin.manager import build_plugin_manager
+from hudi_framework.plugin.registry import ComponentRegistry
+from hudi_framework.storage.resolve import open_storage
+from hudi_framework.write.session import WriteComponents, build_write_components
+
+if TYPE_CHECKING:
+    from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.table.table_config import TableConfig
+
+__all__ = ["WorkerComponents", "WorkerSpec", "worker_components"]
+
+#: Specs whose components one Python worker keeps (oldest evicted first).
+_CACHE_SIZE: Final = 4
+#: fingerprint -> components; see the module docstring (the documented per-process cache).
+_CACHE: Final[dict[str, WorkerComponents]] = {}
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """How a task rebuilds a write's components (picklable, shipped inside task closures).
+
+    Attributes:
+        base_uri: The table's base URI.
+        config: The table config (``hoodie.properties``) as the driver read it.
+        settings: The write's settings (plugins, storage, merger, index); secrets included, as the
+            storage backend needs them.
+        fingerprint: A hash of the three fields above (the cache key).
+    """
+
+    base_uri: str
+    config: TableConfig
+    settings: HudiSettings
+    fingerprint: str = field(default="", compare=False)
+
+    @classmethod
+    def of(cls, base_uri: str, config: TableConfig, settings: HudiSettings) -> WorkerSpec:
+        """A spec with its fingerprint computed."""
+        digest = hashlib.sha256(pickle.dumps((base_uri, config, settings))).hexdigest()
+        return cls(base_uri, config, settings, digest)
+
+
+@dataclass(frozen=True)
+class WorkerComponents:
+    """Components of one write, rebuilt in a worker process.
+
+    Attributes:
+        storage: The backend rooted at the table base path.
+        write: Key generator, merger and index.
+    """
+
+    storage: StorageBackend
+    write: WriteComponents
+
+
+def _build(spec: WorkerSpec) -> WorkerComponents:
+    plugins = spec.settings.plugins
+    manager = build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
+    registry = ComponentRegistry.from_manager(manager)
+    storage_settings = spec.settings.storage
+    storage = open_storage(
+        registry,
+        spec.base_uri,
+        backend=storage_settings.backend,
+        options=storage_settings.backend_options(spec.base_uri),
+    )
+    return WorkerComponents(storage, build_write_components(registry, spec.config, spec.settings))
+
+
+def worker_components(spec: WorkerSpec) -> WorkerComponents:
+    """The components of ``spec``, from this process's cache or freshly built."""
+    key = spec.fingerprint or WorkerSpec.of(spec.base_uri, spec.config, spec.settings).fingerprint
+    found = _CACHE.get(key)
+    if found is None:
+        found = _build(spec)
+        while len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = found
+    return found

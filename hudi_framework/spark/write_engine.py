@@ -1,0 +1,145 @@
+"""``SparkWriteClient``: the write operations of a copy-on-write table, on a Spark DataFrame.
+
+The same pipeline as the local ``WriteClient`` (:mod:`hudi_framework.write.pipeline`), with the
+row work in Spark executors and only planning and committing on the driver:
+
+==================  =========================================================  =========
+step                what runs                                                  where
+==================  =========================================================  =========
+schema check        ``conform_batch`` on the DataFrame's (empty) schema       driver
+keys                ``prepare_rows`` per Arrow batch (``mapInArrow``)          executors
+pre-combine         ``repartition(key)`` + ``combine_rows``                    executors
+tagging             lookups per base file (``mapInArrow``) + a Spark join      executors
+partition moves     ``settle_partition_moves`` (global index only)             executors
+summary             ``routing_summary`` per batch + ``groupBy`` sums           executors
+plan                ``plan_targets`` (file groups, insert buckets)             driver
+start               requested + inflight instant                               driver
+routing + write     ``route_rows``; ``write_file_group`` once per file group   executors
+commit / abort      stats collected; markers reconciled; instant completed     driver
+==================  =========================================================  =========
+
+The keyed rows are persisted (memory and disk): the first job that needs them (the lookups when
+the operation tags, else the summary) runs the key stage, so a null key or a value that does not
+fit the schema fails the write *before* the instant starts, with the same typed error as the
+local engine (:mod:`~hudi_framework.spark.task_errors`). Every task rebuilds its components
+from a :class:`~hudi_framework.spark.worker.WorkerSpec`; no task sees the session, the table, a
+plugin manager or a storage client of the driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+
+from hudi_framework.spark.arrow_types import SparkSchema
+from hudi_framework.spark.keys_stage import keyed_rows
+from hudi_framework.spark.tagging_stage import Tagging, tag_rows
+from hudi_framework.spark.worker import WorkerSpec
+from hudi_framework.spark.write_stage import summarize, write_file_groups
+from hudi_framework.write.batch import conform_batch
+from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.pipeline import WritePipeline, WriteResult
+
+if TYPE_CHECKING:
+    from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.table.table import HudiTable
+    from hudi_framework.timeline.metadata import WriteStat
+    from hudi_framework.write.file_group_task import WriteTaskContext
+    from hudi_framework.write.planner import TargetPlan
+
+__all__ = ["SparkWriteClient", "WriteResult"]
+
+
+@dataclass
+class _Staged:
+    rows: DataFrame
+    spec: WorkerSpec
+    held: Tagging = field(default_factory=Tagging)
+
+
+class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
+    """Write operations on one table with the Spark engine (row work in executors).
+
+    Example::
+
+        client = SparkWriteClient(HudiTable.open(path), settings, spark)
+        result = client.upsert(spark.read.parquet("s3://bucket/incoming/"))
+        client.delete_partition(["2024/01/01"])
+    """
+
+    def __init__(self, table: HudiTable, settings: HudiSettings | None, spark: SparkSession) -> None:
+        """Bind to ``table`` and the session that runs the tasks.
+
+        Args:
+            table: The table (copy-on-write).
+            settings: Write, index, merger, storage and plugin settings (defaults when None).
+                Executors rebuild plugins and storage from these, not from the driver's objects.
+            spark: The session; its Python workers must import this project (see
+                :func:`hudi_framework.spark.session.spark_session`).
+
+        Raises:
+            TableError: The table is merge-on-read.
+        """
+        super().__init__(table, settings)
+        self._spark = spark
+
+    @property
+    def spark(self) -> SparkSession:
+        """The session the tasks run in."""
+        return self._spark
+
+    def _parallelism(self) -> int | None:
+        return self.session.settings.write.parallelism
+
+    def _incoming_schema(self, data: DataFrame) -> pa.Schema:
+        return SparkSchema.of_frame(data).arrow
+
+    def _stage(
+        self, operation: WriteOperation, data: DataFrame, schema: pa.Schema, slices: Sequence[FileSlice]
+    ) -> _Staged:
+        # Column names and types that can never fit fail here, without a Spark job.
+        is_delete = operation is WriteOperation.DELETE
+        conform_batch(self._incoming_schema(data).empty_table(), schema, allow_missing=is_delete)
+        session = self.session
+        spec = WorkerSpec.of(self.table.base_uri, self.table.config, session.settings)
+        rows = keyed_rows(
+            data,
+            spec,
+            operation,
+            schema,
+            combine=session.combines(operation),
+            by_partition=not session.index.is_global,  # as the local engine: Java dedups by HoodieKey
+            partitions=self._parallelism(),
+        ).persist(StorageLevel.MEMORY_AND_DISK)
+        staged = _Staged(rows, spec)
+        staged.held.cached.append(rows)
+        if operation.looks_up_existing:
+            try:
+                staged.rows = tag_rows(
+                    self._spark,
+                    spec,
+                    session.index,
+                    rows,
+                    slices,
+                    tasks=self._parallelism() or self._spark.sparkContext.defaultParallelism,
+                    held=staged.held,
+                )
+            except BaseException:
+                staged.held.release()
+                raise
+        return staged
+
+    def _summarize(self, staged: _Staged) -> pa.Table:
+        return summarize(staged.rows)
+
+    def _write(self, staged: _Staged, plan: TargetPlan, ctx: WriteTaskContext) -> list[WriteStat]:
+        return write_file_groups(self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism())
+
+    def _release(self, staged: _Staged) -> None:
+        staged.held.release()

@@ -1,0 +1,212 @@
+"""Routing and writing on Spark: executors route rows and rewrite file groups; the driver commits.
+
+* **Summary** (one ``mapInArrow`` + a Spark ``groupBy``): each task summarises its rows with the
+  kernel's :func:`~hudi_framework.write.planner.routing_summary`; the driver collects only the
+  sums (partitions seen, inserts per partition, rows per located file group) and plans with
+  :func:`~hudi_framework.write.planner.plan_targets`.
+* **Routing** (one ``mapInArrow``): the plan is broadcast and every batch is routed with
+  :func:`~hudi_framework.write.planner.route_rows`: updates by their location, inserts by
+  ``xxhash64(record key)`` against the buckets' capacities (Apache Hudi's rule, so no task needs to
+  see the other tasks' rows), plus a delete copy of each key that moves partitions.
+* **Write** (``repartition`` by target + ``sortWithinPartitions(target, arrival)`` + one
+  ``mapInArrow``): every target lands in its own partition (:mod:`~hudi_framework.spark.placement`),
+  so each task rewrites its file group once with
+  :func:`~hudi_framework.write.file_group_task.write_file_group`, the function the local engine
+  calls, reading the base file with pyarrow inside the task. Its write token is
+  ``<partition id>-<stage id>-<attempt number>``, so files of duplicate attempts never collide,
+  and it returns its write stat as a JSON row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import functions as F  # noqa: N812 - the conventional alias
+
+from hudi_framework.contracts.index import LOCATION_COLUMNS
+from hudi_framework.errors import CommitError
+from hudi_framework.spark.arrow_types import SparkSchema, collect_arrow, to_spark_batches
+from hudi_framework.spark.job_group import isolated_job
+from hudi_framework.spark.keys_stage import SEQ
+from hudi_framework.spark.placement import partition_slots
+from hudi_framework.spark.task_errors import carrying_errors
+from hudi_framework.spark.worker import WorkerSpec, worker_components
+from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.planner import (
+    IS_DELETED,
+    SUMMARY_SCHEMA,
+    TARGET,
+    TargetPlan,
+    apply_routing,
+    merge_summaries,
+    route_rows,
+    routing_summary,
+)
+from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY
+
+if TYPE_CHECKING:
+    from pyspark import Broadcast
+    from pyspark.sql import DataFrame, SparkSession
+
+    from hudi_framework.write.file_group_task import WriteTaskContext
+
+__all__ = ["STAT_SCHEMA", "summarize", "write_file_groups"]
+
+#: What a write task returns per file group: the target, the task's write token and the stat JSON.
+STAT_SCHEMA: Final = pa.schema(
+    [pa.field("target", pa.int64()), pa.field("token", pa.string()), pa.field("stat", pa.string())]
+)
+_SLOT: Final = "_hudi_fw_slot"
+_HASH: Final = "_hudi_fw_key_hash"
+
+
+def _summary_task(out: pa.Schema, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    summaries = [routing_summary(b) for b in batches if b.num_rows]
+    yield from to_spark_batches(merge_summaries(summaries), out)
+
+
+def summarize(rows: DataFrame) -> pa.Table:
+    """The routing summary of ``rows``, summed by Spark (one small table on the driver)."""
+    needed = [c for c in (PARTITION_PATH, IS_DELETED, *LOCATION_COLUMNS) if c in rows.columns]
+    schema = SparkSchema.of_arrow(SUMMARY_SCHEMA)
+    partial_sums = rows.select(*needed).mapInArrow(partial(_summary_task, schema.arrow), schema.struct)
+    summed = partial_sums.groupBy("kind", "partition", "file_id").agg(F.sum("rows").alias("rows"))
+    return collect_arrow(summed)
+
+
+@carrying_errors
+def _route_task(
+    plan: Broadcast[TargetPlan], slots: tuple[int, ...], out: pa.Schema, batches: Iterable[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    slot_of = np.asarray(slots, dtype=np.int32)
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        rows = pa.Table.from_batches([batch])
+        hashes = np.asarray(rows.column(_HASH).to_numpy(), dtype=np.int64)
+        rows = rows.drop_columns([_HASH])
+        routed = apply_routing(rows, route_rows(rows, plan.value, key_hashes=hashes))
+        targets = routed.column(TARGET).to_numpy()
+        routed = routed.append_column(_SLOT, pa.array(slot_of[targets % len(slot_of)], pa.int32()))
+        yield from to_spark_batches(routed, out)
+
+
+def _token() -> str:
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if ctx is None:
+        return "0-0-0"
+    return f"{ctx.partitionId()}-{ctx.stageId()}-{ctx.attemptNumber()}"
+
+
+@carrying_errors
+def _write_task(
+    spec: WorkerSpec,
+    plan: Broadcast[TargetPlan],
+    ctx: WriteTaskContext,
+    out: pa.Schema,
+    batches: Iterable[pa.RecordBatch],
+) -> Iterator[pa.RecordBatch]:
+    components = worker_components(spec)
+    targets = plan.value.targets
+    token = _token()
+
+    def flush(target: int, parts: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        incoming = pa.Table.from_batches(parts).drop_columns([TARGET, _SLOT, SEQ])
+        stat = write_file_group(
+            components.storage,
+            components.write.merger,
+            ctx,
+            targets[target],
+            incoming,
+            task_partition_id=target,
+            write_token=token,
+            keygen=components.write.keygen,
+        )
+        row = {"target": [target], "token": [token], "stat": [json.dumps(stat.model_dump(by_alias=True))]}
+        yield from to_spark_batches(pa.table(row), out)
+
+    current = -1
+    pending: list[pa.RecordBatch] = []
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        column = batch.column(TARGET).to_numpy()
+        cuts = np.flatnonzero(np.diff(column)) + 1
+        for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(column)], strict=True):
+            target = int(column[start])
+            if target != current and pending:
+                yield from flush(current, pending)
+                pending = []
+            current = target
+            pending.append(batch.slice(int(start), int(end - start)))
+    if pending:
+        yield from flush(current, pending)
+
+
+def _parse_stats(table: pa.Table, plan: TargetPlan) -> list[WriteStat]:
+    stats: dict[int, WriteStat] = {}
+    for row in table.to_pylist():
+        target = int(row["target"])
+        if target in stats or not 0 <= target < len(plan.targets):
+            raise CommitError(f"file group target {target} was reported twice or is unknown")
+        stats[target] = WriteStat.model_validate_json(row["stat"])
+    return [stats[t] for t in sorted(stats)]
+
+
+def write_file_groups(
+    spark: SparkSession,
+    spec: WorkerSpec,
+    rows: DataFrame,
+    plan: TargetPlan,
+    ctx: WriteTaskContext,
+    *,
+    max_tasks: int | None = None,
+) -> list[WriteStat]:
+    """Route ``rows`` by ``plan``, rewrite every file group once in executors, return the stats.
+
+    Args:
+        spark: The session.
+        spec: How tasks rebuild the components.
+        rows: The staged (keyed, combined, tagged) rows, with the arrival column.
+        plan: The driver's plan.
+        ctx: What every file-group task shares (instant, file schema...).
+        max_tasks: At most this many write tasks (None: one per file group).
+
+    Returns:
+        One stat per file written, by target.
+
+    Raises:
+        CommitError: A target was reported twice.
+        TimeoutError: Tasks outlived the job (nothing may be committed then).
+    """
+    num_targets = len(plan.targets)
+    tasks = max(1, min(num_targets, max_tasks or num_targets))
+    sc = spark.sparkContext
+    broadcast: Broadcast[Any] = sc.broadcast(plan)
+    try:
+        fields = [f for f in SparkSchema.of_frame(rows).arrow if f.name not in LOCATION_COLUMNS]
+        routed_schema = SparkSchema.of_arrow(
+            pa.schema([*fields, pa.field(TARGET, pa.int64()), pa.field(_SLOT, pa.int32())])
+        )
+        stat_schema = SparkSchema.of_arrow(STAT_SCHEMA)
+        routed = rows.withColumn(_HASH, F.xxhash64(F.col(RECORD_KEY))).mapInArrow(
+            partial(_route_task, broadcast, partition_slots(tasks), routed_schema.arrow), routed_schema.struct
+        )
+        written = (
+            routed.repartition(tasks, _SLOT)
+            .sortWithinPartitions(TARGET, SEQ)
+            .mapInArrow(partial(_write_task, spec, broadcast, ctx, stat_schema.arrow), stat_schema.struct)
+        )
+        with isolated_job(sc, f"hudi write {ctx.instant}"):
+            table = collect_arrow(written)
+        return _parse_stats(table, plan)
+    finally:
+        broadcast.destroy()

@@ -1,0 +1,149 @@
+"""Partition moves of a global index, decided by the merger as Apache Hudi decides them.
+
+With a global index that updates partition paths, an incoming record whose key is stored in another
+partition is merged with the stored record first (Java's ``HoodieIndexUtils.mergeForPartitionUpdates``):
+
+* the merge result is in the incoming record's partition: the key moves (delete in the old file
+  group, insert in the new partition), which is what the planner does with a tagged row;
+* otherwise (the stored record wins, e.g. an incoming record with an older ordering value): the key
+  stays, so the row is routed to the stored location as an ordinary update, where the file group
+  task merges it again with the same result. Moving it anyway would leave the key in two partitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
+from hudi_framework.contracts.merger import MergeContext
+from hudi_framework.index.tagging import tag_locations
+from hudi_framework.merge.flags import delete_mask
+from hudi_framework.merge.ordering import as_mask
+from hudi_framework.merge.pair import unify_tables
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.index import RecordIndex
+    from hudi_framework.contracts.keygen import KeyGenerator
+    from hudi_framework.contracts.merger import RecordMerger
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.table.table_config import TableConfig
+
+__all__ = ["settle_partition_moves", "tag_for_write"]
+
+
+def _moving_rows(tagged: pa.Table, ctx: MergeContext) -> np.ndarray:
+    if LOCATION_PARTITION not in tagged.column_names or not tagged.num_rows:
+        return np.zeros(0, dtype=np.int64)
+    location = tagged.column(LOCATION_PARTITION)
+    elsewhere = pc.and_(
+        pc.is_valid(location), pc.not_equal(location, tagged.column(PARTITION_PATH).cast(location.type))
+    )
+    moving = as_mask(pc.fill_null(elsewhere, False)) & ~delete_mask(tagged, ctx)
+    return np.flatnonzero(moving)
+
+
+def _stored_rows(
+    storage: StorageBackend, file_slice: FileSlice, keys: pa.Array, keygen: KeyGenerator | None
+) -> pa.Table:
+    """The stored rows of ``keys`` (in that order) in the file slice's base file."""
+    assert file_slice.base_file_key is not None
+    with storage.open_input(file_slice.base_file_key) as f:
+        rows = pq.read_table(f)
+    if keygen is not None:  # no meta fields: keys and partition come from the key generator and location
+        rows = rows.append_column(RECORD_KEY, keygen.record_keys(rows))
+        rows = rows.append_column(PARTITION_PATH, pa.array([file_slice.partition_path] * rows.num_rows, pa.string()))
+    stored_keys = rows.column(RECORD_KEY)
+    position = pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys)
+    return rows.take(position)
+
+
+def settle_partition_moves(
+    tagged: pa.Table,
+    slices: Sequence[FileSlice],
+    storage: StorageBackend,
+    merger: RecordMerger,
+    ctx: MergeContext,
+    *,
+    keygen: KeyGenerator | None = None,
+) -> pa.Table:
+    """Keep keys in their partition where the merge with the stored record says so.
+
+    Args:
+        tagged: Incoming rows after tagging (location columns set).
+        slices: The table's latest file slices (to find the stored base files).
+        storage: Backend rooted at the table base path.
+        merger: The table's merger.
+        ctx: Its merge context.
+        keygen: For tables without meta fields: computes the stored rows' keys.
+
+    Returns:
+        ``tagged``, with ``_hoodie_partition_path`` set to the stored partition on rows whose key stays.
+    """
+    moving = _moving_rows(tagged, ctx)
+    if not len(moving):
+        return tagged
+    incoming = tagged.take(pa.array(moving))
+    by_location = {(s.partition_path, s.file_id): s for s in slices}
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (partition, file_id) in enumerate(
+        zip(incoming.column(LOCATION_PARTITION).to_pylist(), incoming.column(LOCATION_FILE_ID).to_pylist(), strict=True)
+    ):
+        groups.setdefault((partition, file_id), []).append(i)
+    order = np.concatenate([np.asarray(rows, dtype=np.int64) for rows in groups.values()])
+    stored = unify_tables(
+        [
+            _stored_rows(storage, by_location[location], incoming.column(RECORD_KEY).take(pa.array(rows)), keygen)
+            for location, rows in groups.items()
+        ]
+    )
+    newer = incoming.take(pa.array(order))
+    merged = merger.merge(stored, newer, ctx)
+    moves = ~delete_mask(merged, ctx) & as_mask(
+        pc.equal(merged.column(PARTITION_PATH).cast(pa.string()), newer.column(PARTITION_PATH).cast(pa.string()))
+    )
+    stays = moving[order[~moves]]
+    if not len(stays):
+        return tagged
+    mask = np.zeros(tagged.num_rows, dtype=np.bool_)
+    mask[stays] = True
+    index = tagged.column_names.index(PARTITION_PATH)
+    field = tagged.schema.field(PARTITION_PATH)
+    location = tagged.column(LOCATION_PARTITION).cast(field.type)
+    return tagged.set_column(index, field, pc.if_else(pa.array(mask), location, tagged.column(PARTITION_PATH)))
+
+
+def tag_for_write(
+    rows: pa.Table,
+    slices: Sequence[FileSlice],
+    storage: StorageBackend,
+    *,
+    config: TableConfig,
+    index: RecordIndex,
+    merger: RecordMerger,
+    keygen: KeyGenerator,
+) -> pa.Table:
+    """The local engine's index step for a write: tag locations, then settle partition moves.
+
+    Tables without meta fields store no record keys, so lookups compute the stored keys with the
+    key generator (Java's virtual keys); see :func:`~hudi_framework.index.tagging.tag_locations`.
+
+    Args:
+        rows: Prepared rows (keys computed).
+        slices: The table's latest file slices.
+        storage: Backend rooted at the table base path.
+        config: The table config (meta fields, ordering fields).
+        index: The configured index.
+        merger: The table's merger.
+        keygen: The table's key generator.
+    """
+    virtual_keys = None if config.populate_meta_fields else keygen
+    tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys)
+    ctx = MergeContext(ordering_fields=config.ordering_fields)
+    return settle_partition_moves(tagged, slices, storage, merger, ctx, keygen=virtual_keys)

@@ -1,0 +1,183 @@
+"""The write pipeline every engine runs: one operation, one instant, all or nothing.
+
+:class:`WritePipeline` holds the operations and the driver's part; an engine supplies where rows
+live and how tasks run (``WriteClient``: in-process over pyarrow; ``SparkWriteClient``: Spark
+executors over a DataFrame). The steps, in order:
+
+1. resolve the data schema (the table's, or the first batch's);
+2. ``_stage``: conform, compute keys (errors such as a null key or a bad schema surface here,
+   before anything is written), pre-combine, tag with the index;
+3. ``_summarize`` + :func:`~hudi_framework.write.planner.plan_targets`: the file groups written;
+4. start the instant, ``_write`` every file group once, commit with the write stats; on any failure
+   after the start, abort: marked files and the instant are removed, the table is as before.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import pyarrow as pa
+
+from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
+from hudi_framework.write.session import WriteSession
+from hudi_framework.write.transaction import WriteTransaction
+
+if TYPE_CHECKING:
+    from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.table.table import HudiTable
+    from hudi_framework.timeline.instant import Instant
+    from hudi_framework.timeline.metadata import WriteStat
+    from hudi_framework.write.file_group_task import WriteTaskContext
+
+__all__ = ["WritePipeline", "WriteResult"]
+
+#: The engine's incoming data (``pa.Table``, a Spark ``DataFrame``).
+DataT = TypeVar("DataT")
+#: The engine's prepared rows between staging and writing.
+StagedT = TypeVar("StagedT")
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What one write did."""
+
+    instant: Instant
+    operation: WriteOperation
+    stats: tuple[WriteStat, ...]
+
+    @property
+    def num_writes(self) -> int:
+        """Rows in the files written."""
+        return sum(s.num_writes or 0 for s in self.stats)
+
+    @property
+    def num_inserts(self) -> int:
+        """New keys."""
+        return sum(s.num_inserts or 0 for s in self.stats)
+
+    @property
+    def num_updates(self) -> int:
+        """Updated keys."""
+        return sum(s.num_update_writes or 0 for s in self.stats)
+
+    @property
+    def num_deletes(self) -> int:
+        """Deleted keys."""
+        return sum(s.num_deletes or 0 for s in self.stats)
+
+
+class WritePipeline(ABC, Generic[DataT, StagedT]):
+    """Write operations on one copy-on-write table; subclasses are the engines."""
+
+    def __init__(self, table: HudiTable, settings: HudiSettings | None = None) -> None:
+        """Bind to ``table``; ``settings`` supply write, index and merger options (defaults otherwise).
+
+        Raises:
+            TableError: The table is merge-on-read.
+        """
+        self._table = table
+        self._session = WriteSession(table, settings)
+
+    @property
+    def table(self) -> HudiTable:
+        """The table written to."""
+        return self._table
+
+    @property
+    def session(self) -> WriteSession:
+        """Components and options of this client's writes."""
+        return self._session
+
+    # ------------------------------------------------------------------ operations
+    def upsert(self, data: DataT) -> WriteResult:
+        """Insert new keys and update existing ones (merged by the table's merger)."""
+        return self.write(data, WriteOperation.UPSERT)
+
+    def insert(self, data: DataT) -> WriteResult:
+        """Insert rows without looking up existing keys (duplicates of stored keys are possible)."""
+        return self.write(data, WriteOperation.INSERT)
+
+    def bulk_insert(self, data: DataT) -> WriteResult:
+        """Insert rows into new file groups only (fastest initial load)."""
+        return self.write(data, WriteOperation.BULK_INSERT)
+
+    def delete(self, data: DataT) -> WriteResult:
+        """Delete the records whose keys ``data`` holds (rows or just the key and partition columns)."""
+        return self.write(data, WriteOperation.DELETE)
+
+    def insert_overwrite(self, data: DataT) -> WriteResult:
+        """Replace every file group of the partitions ``data`` touches with ``data``."""
+        return self.write(data, WriteOperation.INSERT_OVERWRITE)
+
+    def insert_overwrite_table(self, data: DataT) -> WriteResult:
+        """Replace the whole table with ``data``."""
+        return self.write(data, WriteOperation.INSERT_OVERWRITE_TABLE)
+
+    def delete_partition(self, partitions: Sequence[str]) -> WriteResult:
+        """Drop whole partitions (a replacecommit; files stay until cleaning)."""
+        return self._run(WriteOperation.DELETE_PARTITION, None, list(partitions))
+
+    def write(self, data: DataT, operation: WriteOperation | str) -> WriteResult:
+        """Run ``operation`` on ``data``."""
+        op = WriteOperation(operation)
+        if op is WriteOperation.DELETE_PARTITION:
+            raise ValueError("use delete_partition(partitions)")
+        return self._run(op, data, [])
+
+    # ------------------------------------------------------------------ engine hooks
+    @abstractmethod
+    def _incoming_schema(self, data: DataT) -> pa.Schema:
+        """The Arrow schema of ``data`` (creates the table schema on a table's first write)."""
+
+    @abstractmethod
+    def _stage(self, operation: WriteOperation, data: DataT, schema: pa.Schema, slices: Sequence[FileSlice]) -> StagedT:
+        """Prepare, pre-combine and tag the rows; every data error must be raised here."""
+
+    @abstractmethod
+    def _summarize(self, staged: StagedT) -> pa.Table:
+        """The routing summary of the staged rows (small)."""
+
+    @abstractmethod
+    def _write(self, staged: StagedT, plan: TargetPlan, ctx: WriteTaskContext) -> list[WriteStat]:
+        """Write every file group of ``plan`` once and return one stat per file written."""
+
+    def _release(self, staged: StagedT) -> None:
+        """Free what staging holds (cached data); called once the write ended, however it ended."""
+
+    # ------------------------------------------------------------------ the pipeline
+    def _run(self, op: WriteOperation, data: DataT | None, drop_partitions: list[str]) -> WriteResult:
+        table = self._table.reload()
+        cfg = table.config
+        session = self._session
+        schema = session.data_schema(table, self._incoming_schema(data) if data is not None else None)
+        slices = table.latest_file_slices()
+        staged = self._stage(op, data, schema, slices) if data is not None else None
+        try:
+            summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
+            plan = plan_targets(
+                op,
+                summary,
+                slices,
+                sizing=session.sizing(),
+                record_size=session.record_size(table),
+                overwrite_partitions=drop_partitions,
+            )
+            txn = WriteTransaction(table.storage, cfg, op)
+            txn.start()
+            try:
+                ctx = session.task_context(cfg, txn.instant_time, schema)
+                stats = self._write(staged, plan, ctx) if staged is not None and plan.targets else []
+                done = txn.commit(stats, schema_json=session.schema_json(cfg, schema), replaced=plan.replaced)
+            except BaseException:
+                txn.abort()
+                raise
+        finally:
+            if staged is not None:
+                self._release(staged)
+        table.reload()
+        return WriteResult(done, op, tuple(stats))

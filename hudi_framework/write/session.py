@@ -1,0 +1,161 @@
+"""What every write engine's driver shares: the table's components and the options of one write.
+
+Both write clients (the in-process ``WriteClient`` and the Spark engine's ``SparkWriteClient``)
+hold one :class:`WriteSession`. Components are built by :func:`build_write_components`, which Spark
+executors call too (from a fresh plugin manager), so the driver and every task run the very same
+key generator, merger and index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.index import RecordIndex
+from hudi_framework.errors import PluginError, TableError
+from hudi_framework.merge.choose import build_merger
+from hudi_framework.model.keys import build_key_generator, typed_partition_fields
+from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
+from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.table.table_config import TableType
+from hudi_framework.write.base_file_writer import ParquetOptions
+from hudi_framework.write.batch import normalised_schema
+from hudi_framework.write.file_group_task import WriteTaskContext
+from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.sizing import SizingOptions, average_record_size
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.keygen import KeyGenerator
+    from hudi_framework.contracts.merger import RecordMerger
+    from hudi_framework.plugin.registry import ComponentRegistry
+    from hudi_framework.table.table import HudiTable
+    from hudi_framework.table.table_config import TableConfig
+
+__all__ = ["WriteComponents", "WriteSession", "build_write_components"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteComponents:
+    """The plugin components a write runs (all picklable, none holding storage or Spark objects).
+
+    Attributes:
+        keygen: The table's key generator.
+        merger: The configured record merger.
+        index: The configured record index.
+    """
+
+    keygen: KeyGenerator
+    merger: RecordMerger
+    index: RecordIndex
+
+
+def build_write_components(registry: ComponentRegistry, config: TableConfig, settings: HudiSettings) -> WriteComponents:
+    """Build the key generator, merger and index of a write from installed plugins.
+
+    Args:
+        registry: Installed components (the driver's, or a Spark worker's fresh one).
+        config: The table config (key generator, ordering fields).
+        settings: Merger and index settings.
+
+    Raises:
+        UnknownComponentError: A configured component is not installed.
+        PluginConfigError: A component rejects its options.
+        PluginError: A component is not of the expected kind.
+    """
+    keygen = build_key_generator(
+        registry, config, partition_fields=typed_partition_fields(config, settings.table.partition_fields)
+    )
+    merger = build_merger(registry, settings.merger, config.ordering_fields)
+    ref = settings.index.component
+    index = registry.build(ComponentKind.INDEX, ref.name, ref.options, field_path="index")
+    if not isinstance(index, RecordIndex):
+        raise PluginError(f"index component {ref.name!r} built a {type(index).__name__}, not a RecordIndex")
+    return WriteComponents(keygen, merger, index)
+
+
+class WriteSession:
+    """Driver-side facts and options of writes to one copy-on-write table."""
+
+    def __init__(self, table: HudiTable, settings: HudiSettings | None = None) -> None:
+        """Build the components of ``table`` from its registry.
+
+        Raises:
+            TableError: The table is merge-on-read (not written yet).
+        """
+        if table.config.table_type is not TableType.COPY_ON_WRITE:
+            raise TableError(f"table {table.config.name!r} is MERGE_ON_READ; merge-on-read writes come with issue 5")
+        self.settings = settings or HudiSettings()
+        self.components = build_write_components(table.registry, table.config, self.settings)
+
+    @property
+    def keygen(self) -> KeyGenerator:
+        """The table's key generator."""
+        return self.components.keygen
+
+    @property
+    def merger(self) -> RecordMerger:
+        """The record merger."""
+        return self.components.merger
+
+    @property
+    def index(self) -> RecordIndex:
+        """The record index."""
+        return self.components.index
+
+    def sizing(self) -> SizingOptions:
+        """Small-file limit, max file size and record size estimate."""
+        w = self.settings.write
+        return SizingOptions(w.small_file_limit_bytes, w.max_file_size_bytes, w.record_size_estimate)
+
+    def record_size(self, table: HudiTable) -> int:
+        """Bytes per record: from the newest large enough commit's stats, else the configured estimate."""
+        w = self.settings.write
+        return average_record_size(
+            table.timeline, estimate=w.record_size_estimate, threshold_bytes=w.small_file_limit_bytes
+        )
+
+    def combines(self, operation: WriteOperation) -> bool:
+        """Whether incoming duplicates are pre-combined for ``operation``."""
+        w = self.settings.write
+        return {WriteOperation.UPSERT: w.combine_before_upsert, WriteOperation.INSERT: w.combine_before_insert}.get(
+            operation, False
+        )
+
+    @staticmethod
+    def data_schema(table: HudiTable, incoming: pa.Schema | None) -> pa.Schema:
+        """The table's data schema; for a table without one yet, the incoming batch's (normalised).
+
+        Raises:
+            TableError: The table has no schema and there is no incoming batch.
+        """
+        try:
+            return table.schema()
+        except TableError:
+            if incoming is None:
+                raise
+            return normalised_schema(incoming, table.config.name)
+
+    @staticmethod
+    def file_schema(config: TableConfig, schema: pa.Schema) -> pa.Schema:
+        """The exact schema of written base files: meta fields (when populated), then ``schema``."""
+        meta = [pa.field(n, pa.string()) for n in META_FIELDS] if config.populate_meta_fields else []
+        return pa.schema(meta + list(schema))
+
+    @staticmethod
+    def schema_json(config: TableConfig, schema: pa.Schema) -> str:
+        """The writer schema as Avro JSON (``extraMetadata.schema``)."""
+        return avro_json(arrow_to_avro(schema, config.name))
+
+    def task_context(self, config: TableConfig, instant: str, schema: pa.Schema) -> WriteTaskContext:
+        """What every file-group task of one write shares (picklable)."""
+        return WriteTaskContext(
+            instant=instant,
+            schema=self.file_schema(config, schema),
+            ordering_fields=config.ordering_fields,
+            populate_meta_fields=config.populate_meta_fields,
+            parquet=ParquetOptions(compression=self.settings.write.parquet_compression_codec.value.lower()),
+            bloom=self.index.bloom_filter_config,  # hoodie.index.bloom.* size the footer filter
+        )

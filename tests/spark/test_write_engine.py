@@ -1,0 +1,279 @@
+"""The Spark engine (``SparkWriteClient``) against the local engine, hudi-rs and the files on disk."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import hudi
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.errors import InvalidRecordKeyError, SchemaMismatchError
+from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.spark.placement import partition_slots, spark_int_hash
+from hudi_framework.spark.task_errors import CarriedTaskError, recover_error
+from hudi_framework.spark.write_engine import SparkWriteClient
+from hudi_framework.table.table import HudiTable
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.write.client import WriteClient, WriteResult
+from hudi_framework.write.markers import IOType, create_marker
+from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.transaction import WriteTransaction
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "shared" / "tools"))
+from hudi_rs_check import canonical_hash
+
+pytestmark = pytest.mark.spark
+DATA = ["id", "city", "ts", "v"]
+Step = tuple[str, pa.Table | list[str]]
+
+
+def _batch(ids: list[str], cities: list[str], ts: list[int], v: list[float]) -> pa.Table:
+    return pa.table({"id": ids, "city": cities, "ts": pa.array(ts, pa.int64()), "v": v})
+
+
+def _read(base: str | Path) -> pa.Table | None:
+    batches = hudi.HudiTableBuilder.from_base_uri(str(base)).build().read()
+    return pa.Table.from_batches(batches) if batches else None
+
+
+def _rows(base: str | Path) -> list[dict[str, Any]]:
+    table = _read(base)
+    return [] if table is None else table.select(DATA).sort_by("id").to_pylist()
+
+
+def _digest(base: str | Path) -> str:
+    table = _read(base)
+    return "empty" if table is None else canonical_hash(table)[0]
+
+
+def _files_and_timeline(base: str | Path) -> list[str]:
+    root = Path(base)
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def _table(path: Path, *, partitioned: bool = True, meta: bool = True) -> HudiTable:
+    config = new_table_config(
+        "t",
+        record_key_fields=["id"],
+        partition_fields=["city"] if partitioned else [],
+        ordering_fields=["ts"],
+        populate_meta_fields=meta,
+    )
+    return HudiTable.create(str(path), config)
+
+
+def _run(client: WriteClient | SparkWriteClient, step: Step, to_frame: Callable[[pa.Table], Any]) -> WriteResult:
+    operation, data = step
+    if isinstance(data, list):
+        return client.delete_partition(data)
+    return client.write(data if isinstance(client, WriteClient) else to_frame(data), operation)
+
+
+def _counts(result: WriteResult) -> tuple[int, int, int, int]:
+    return result.num_writes, result.num_inserts, result.num_updates, result.num_deletes
+
+
+def _random_batch(seed: int, n: int, keys: int) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, keys, n)
+    return pa.table(
+        {
+            "id": pa.array([f"k{i:06d}" for i in ids]),
+            "city": pa.array(np.array(["sf", "ny", "la", "tokyo"])[ids % 4]),
+            "ts": pa.array(rng.integers(0, 5, n), pa.int64()),
+            "v": pa.array(rng.random(n)),
+        }
+    )
+
+
+FIRST = _batch(["a", "b", "c", "d", "a", "a"], ["sf", "sf", "ny", "ny", "sf", "sf"], [3, 1, 1, 1, 5, 4],
+               [3.0, 2.0, 3.0, 4.0, 5.0, 4.0])  # fmt: skip
+SCENARIOS: dict[str, tuple[dict[str, bool], dict[str, Any], list[Step]]] = {
+    "partitioned": (
+        {},
+        {},
+        [
+            ("upsert", FIRST),
+            # a: newer event time wins; c: older loses; e: insert.
+            ("upsert", _batch(["a", "c", "e"], ["sf", "ny", "la"], [6, 0, 2], [10.0, 30.0, 50.0])),
+            ("delete", pa.table({"id": ["b", "zz"], "city": ["sf", "sf"]})),
+            ("insert", _batch(["f", "g"], ["sf", "la"], [1, 1], [6.0, 7.0])),
+            # A non-global index: one key in two partitions is two records.
+            ("upsert", _batch(["h", "h", "h"], ["sf", "la", "sf"], [1, 1, 2], [1.0, 2.0, 3.0])),
+            ("insert_overwrite", _batch(["x", "y"], ["ny", "ny"], [1, 1], [8.0, 9.0])),
+            ("delete_partition", ["la"]),
+        ],
+    ),
+    "non-partitioned": (
+        {"partitioned": False},
+        {},
+        [
+            ("upsert", FIRST),
+            ("upsert", _batch(["a", "c", "e"], ["sf", "ny", "la"], [6, 0, 2], [10.0, 30.0, 50.0])),
+            ("delete", pa.table({"id": ["b", "zz"], "city": ["sf", "sf"]})),
+            ("insert_overwrite_table", _batch(["q", "r"], ["la", "la"], [1, 1], [1.0, 2.0])),
+        ],
+    ),
+    "global-moves": (
+        {},
+        {"index": {"type": "global-simple"}},
+        [
+            ("upsert", FIRST),
+            # a moves from sf to ny (a newer version); d is updated in place; e is new; b arrives in
+            # la with an older version, which loses the merge with the stored b, so b stays in sf.
+            ("upsert", _batch(["a", "d", "e", "b"], ["ny", "ny", "la", "la"], [9, 2, 1, 0], [1.5, 4.5, 5.5, 0.5])),
+        ],
+    ),
+    "global-keeps-partition": (
+        {},
+        {"index": {"type": "global-bloom", "options": {"update_partition_path": False}}},
+        [
+            ("upsert", FIRST),
+            ("upsert", _batch(["a", "c"], ["la", "sf"], [9, 2], [1.5, 3.5])),
+        ],
+    ),
+    "virtual-keys": (
+        {"meta": False},
+        {},
+        [
+            ("upsert", FIRST),
+            ("upsert", _batch(["a", "c", "e"], ["sf", "ny", "la"], [6, 0, 2], [10.0, 30.0, 50.0])),
+            ("delete", pa.table({"id": ["d"], "city": ["ny"]})),
+        ],
+    ),
+    "many-file-groups": (
+        {},
+        {"write": {"max_file_size_bytes": 2_000_000, "small_file_limit_bytes": 1_000_000, "record_size_estimate": 6_000}},
+        [
+            ("upsert", _random_batch(1, 6_000, 4_000)),
+            ("upsert", _random_batch(2, 6_000, 8_000)),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_engines_agree(spark: Any, tmp_path: Path, name: str) -> None:
+    table_options, overrides, steps = SCENARIOS[name]
+    settings = HudiSettings(**overrides)
+    local = WriteClient(_table(tmp_path / "local", **table_options), settings)
+    remote = SparkWriteClient(_table(tmp_path / "spark", **table_options), settings, spark)
+    for step in steps:
+        expected = _run(local, step, spark.createDataFrame)
+        got = _run(remote, step, spark.createDataFrame)
+        assert _counts(got) == _counts(expected), step[0]
+        assert str(got.instant.action) == str(expected.instant.action)
+        assert _digest(remote.table.base_uri) == _digest(local.table.base_uri), step[0]
+    base = Path(remote.table.base_uri)
+    assert not [p for p in (base / ".hoodie" / ".temp").rglob("*") if p.is_file()]  # markers are gone
+    tokens = {BaseFileName.parse(p.name).write_token for p in base.rglob("*.parquet")}
+    assert all(re.fullmatch(r"\d+-\d+-0", t) for t in tokens)  # <partition>-<stage>-<attempt>
+    if name == "partitioned":
+        assert _rows(base) == [
+            {"id": "a", "city": "sf", "ts": 6, "v": 10.0},
+            {"id": "f", "city": "sf", "ts": 1, "v": 6.0},
+            {"id": "h", "city": "sf", "ts": 2, "v": 3.0},
+            {"id": "x", "city": "ny", "ts": 1, "v": 8.0},
+            {"id": "y", "city": "ny", "ts": 1, "v": 9.0},
+        ]
+    if name == "global-moves":
+        assert {r["id"]: (r["city"], r["ts"]) for r in _rows(base)} == {
+            "a": ("ny", 9), "b": ("sf", 1), "c": ("ny", 1), "d": ("ny", 2), "e": ("la", 1)
+        }  # fmt: skip
+    if name == "many-file-groups":
+        assert len(remote.table.reload().latest_file_slices()) > 4
+
+
+def test_precombine_keeps_the_latest_version(spark: Any, tmp_path: Path) -> None:
+    client = SparkWriteClient(_table(tmp_path), None, spark)
+    # Spread the duplicates over several input partitions: arrival order must still decide ties.
+    frame = spark.createDataFrame(_batch(["a", "a", "a", "b"], ["sf"] * 4, [3, 5, 5, 1], [3.0, 5.0, 5.5, 1.0]))
+    result = client.upsert(frame.repartition(3))
+    assert result.num_inserts == 2
+    rows = {r["id"]: (r["ts"], r["v"]) for r in _rows(tmp_path)}
+    assert rows["b"] == (1, 1.0)
+    assert rows["a"][0] == 5
+
+
+def test_bad_batches_fail_typed_and_leave_the_table_unchanged(spark: Any, tmp_path: Path) -> None:
+    client = SparkWriteClient(_table(tmp_path), None, spark)
+    client.upsert(spark.createDataFrame(_batch(["a"], ["sf"], [1], [1.0])))
+    before = _files_and_timeline(tmp_path)
+    extra = _batch(["b"], ["sf"], [1], [1.0]).append_column("extra", pa.array([1]))
+    with pytest.raises(SchemaMismatchError, match="'extra'"):
+        client.upsert(spark.createDataFrame(extra))
+    # Found inside an executor: the typed error still reaches the caller.
+    bad_value = pa.table({"id": ["b"], "city": ["sf"], "ts": ["not a number"], "v": [1.0]})
+    with pytest.raises(SchemaMismatchError, match="'ts'") as caught:
+        client.upsert(spark.createDataFrame(bad_value))
+    assert caught.value.column == "ts"
+    null_key = pa.table({"id": pa.array(["c", None], pa.string()), "city": ["sf", "sf"], "ts": [1, 1], "v": [1.0, 2.0]})
+    with pytest.raises(InvalidRecordKeyError) as null_caught:
+        client.upsert(spark.createDataFrame(null_key))
+    assert null_caught.value.fields == ("id",)
+    assert _files_and_timeline(tmp_path) == before
+    assert [r["id"] for r in _rows(tmp_path)] == ["a"]
+
+
+def test_a_failing_task_rolls_the_write_back(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = SparkWriteClient(_table(tmp_path), None, spark)
+    client.insert(spark.createDataFrame(_batch(["a", "b", "c"], ["la", "ny", "zz"], [1, 1, 1], [1.0, 2.0, 3.0])))
+    # Corrupt the (small) base file in partition zz: the task merging new rows into it fails in
+    # its executor, after the tasks of la and ny wrote their files (2 cores, zz's task runs last).
+    (zz_slice,) = client.table.reload().latest_file_slices(partition="zz")
+    assert zz_slice.base_file_key is not None
+    (tmp_path / zz_slice.base_file_key).write_bytes(b"not a parquet file")
+    before = _files_and_timeline(tmp_path)
+    aborted: list[list[str]] = []
+    real_abort = WriteTransaction.abort
+
+    def recording_abort(self: WriteTransaction) -> list[str]:
+        aborted.append(real_abort(self))
+        return aborted[-1]
+
+    monkeypatch.setattr(WriteTransaction, "abort", recording_abort)
+    with pytest.raises(Exception, match="(?i)parquet"):
+        client.insert(spark.createDataFrame(_batch(["d", "e", "f"], ["la", "ny", "zz"], [2, 2, 2], [4.0, 5.0, 6.0])))
+    assert _files_and_timeline(tmp_path) == before
+    assert aborted and aborted[0], "the rollback deleted the files of the tasks that succeeded"
+
+
+def test_commit_removes_files_no_stat_reports(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    WriteClient(table).insert(_batch(["a"], ["sf"], [1], [1.0]))
+    txn = WriteTransaction(table.storage, table.config, WriteOperation.INSERT)
+    txn.start()
+    name = BaseFileName("ffffffff-0000-0000-0000-000000000000-0", "1-5-0", txn.instant_time, "parquet").name
+    create_marker(table.storage, txn.instant_time, "sf", name, IOType.CREATE)  # a failed duplicate attempt
+    table.storage.write(f"sf/{name}", b"partial")
+    txn.commit([], schema_json=None)
+    assert not (tmp_path / "sf" / name).exists()
+
+
+def test_typed_errors_survive_the_text_boundary() -> None:
+    carried = CarriedTaskError.carrying(SchemaMismatchError("ts", "type string cannot be cast to int64"))
+    spark_side = RuntimeError(f"An exception was thrown from the Python worker:\nTraceback ...\n{carried}\n")
+    recovered = recover_error(spark_side)
+    assert isinstance(recovered, SchemaMismatchError)
+    assert (recovered.column, recovered.reason) == ("ts", "type string cannot be cast to int64")
+    assert str(recovered) == "column 'ts': type string cannot be cast to int64"
+    assert recover_error(RuntimeError("no marker here")) is None
+
+
+def test_partition_slots_place_each_target_in_its_own_partition(spark: Any) -> None:
+    from pyspark.sql import functions as F  # noqa: N812
+
+    values = list(range(-3, 200))
+    hashed = spark.createDataFrame([(v,) for v in values], "v int").select(F.hash("v").alias("h")).collect()
+    assert [r.h for r in hashed] == [spark_int_hash(v) for v in values]
+    slots = partition_slots(7)
+    frame = spark.createDataFrame([(s,) for s in slots], "s int").repartition(7, "s")
+    placed = frame.select("s", F.spark_partition_id().alias("p")).collect()
+    assert sorted((slots.index(r.s), r.p) for r in placed) == [(p, p) for p in range(7)]
