@@ -1,4 +1,4 @@
-"""Arrow schemas on both sides of ``mapInArrow``, and small driver-side Spark helpers.
+"""Arrow schemas on both sides of ``mapInArrow``, and the driver-side helpers of the Spark stages.
 
 A ``mapInArrow`` function declares its output as a Spark ``StructType``; the batches it yields
 must have the Arrow types Spark derives from it (``string``, never ``large_string``; microsecond
@@ -9,7 +9,8 @@ like, so every executor function ends with :func:`to_spark_batches`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
@@ -19,9 +20,10 @@ from hudi_framework.read.schema import spark_type
 from hudi_framework.spark.task_errors import typed_task_errors
 
 if TYPE_CHECKING:
+    from pyspark import Broadcast
     from pyspark.sql import DataFrame
 
-__all__ = ["SparkSchema", "collect_arrow", "to_spark_batches"]
+__all__ = ["SparkResources", "SparkSchema", "collect_arrow", "to_spark_batches"]
 
 
 class SparkSchema:
@@ -49,9 +51,9 @@ def to_spark_batches(table: pa.Table, schema: pa.Schema) -> Iterator[pa.RecordBa
     if not table.num_rows:
         return
     columns = []
-    for field in schema:
-        column = table.column(field.name)
-        columns.append(column if column.type == field.type else column.cast(field.type))
+    for wanted in schema:
+        column = table.column(wanted.name)
+        columns.append(column if column.type == wanted.type else column.cast(wanted.type))
     yield from pa.Table.from_arrays(columns, schema=schema).to_batches()
 
 
@@ -59,3 +61,25 @@ def collect_arrow(frame: DataFrame) -> pa.Table:
     """Run ``frame`` and bring its (small) result to the driver; task errors keep their type."""
     with typed_task_errors():
         return frame.toArrow()
+
+
+@dataclass
+class SparkResources:
+    """Spark objects one write holds until it ends, however it ends (see :meth:`release`).
+
+    Attributes:
+        cached: Persisted DataFrames.
+        broadcasts: Broadcast variables.
+    """
+
+    cached: list[DataFrame] = field(default_factory=list)
+    broadcasts: list[Broadcast[Any]] = field(default_factory=list)
+
+    def release(self) -> None:
+        """Unpersist and destroy everything held."""
+        for frame in self.cached:
+            frame.unpersist()
+        for variable in self.broadcasts:
+            variable.destroy()
+        self.cached.clear()
+        self.broadcasts.clear()

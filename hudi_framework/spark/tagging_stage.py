@@ -23,9 +23,8 @@ The three steps of the index contract (:mod:`hudi_framework.contracts.index`), d
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import pyarrow as pa
 from pyspark import StorageLevel
@@ -52,7 +51,7 @@ from hudi_framework.index.tasks import (
     tasks_from_arrow,
     tasks_to_arrow,
 )
-from hudi_framework.spark.arrow_types import SparkSchema, collect_arrow, to_spark_batches
+from hudi_framework.spark.arrow_types import SparkResources, SparkSchema, collect_arrow, to_spark_batches
 from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
 from hudi_framework.write.moves import settle_partition_moves
@@ -65,34 +64,12 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.index import RecordIndex
     from hudi_framework.layout.file_group import FileSlice
 
-__all__ = ["Tagging", "tag_rows"]
+__all__ = ["tag_rows"]
 
 #: Found locations up to this many keys are broadcast to the join instead of shuffling the rows.
 BROADCAST_FOUND_ROWS: Final = 2_000_000
 _FOUND_KEY: Final = "_hudi_fw_found_key"
 _LOCATION: Final = "_hudi_fw_location"
-
-
-@dataclass
-class Tagging:
-    """Spark objects the tagging holds until the write ends (see :meth:`release`).
-
-    Attributes:
-        cached: Persisted DataFrames.
-        broadcasts: Broadcast variables.
-    """
-
-    cached: list[DataFrame] = field(default_factory=list)
-    broadcasts: list[Broadcast[Any]] = field(default_factory=list)
-
-    def release(self) -> None:
-        """Unpersist and destroy everything held."""
-        for frame in self.cached:
-            frame.unpersist()
-        for variable in self.broadcasts:
-            variable.destroy()
-        self.cached.clear()
-        self.broadcasts.clear()
 
 
 @carrying_errors
@@ -174,7 +151,7 @@ def tag_rows(
     slices: Sequence[FileSlice],
     *,
     tasks: int,
-    held: Tagging,
+    held: SparkResources,
 ) -> DataFrame:
     """``rows`` with the three location columns (null for new keys), as ``tag_locations`` defines them.
 
@@ -217,7 +194,7 @@ def tag_rows(
             F.col(RECORD_KEY).alias(_FOUND_KEY),
             *[F.col(f"{_LOCATION}.{name}").alias(name) for name in LOCATION_COLUMNS],
         )
-        .persist(StorageLevel.MEMORY_AND_DISK)
+        .persist(StorageLevel.MEMORY_AND_DISK_DESER)
     )
     held.cached.append(latest)
     with typed_task_errors():

@@ -36,9 +36,9 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
-from hudi_framework.spark.arrow_types import SparkSchema
+from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
-from hudi_framework.spark.tagging_stage import Tagging, tag_rows
+from hudi_framework.spark.tagging_stage import tag_rows
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
 from hudi_framework.write.batch import conform_batch
@@ -60,7 +60,7 @@ __all__ = ["SparkWriteClient", "WriteResult"]
 class _Staged:
     rows: DataFrame
     spec: WorkerSpec
-    held: Tagging = field(default_factory=Tagging)
+    held: SparkResources = field(default_factory=SparkResources)
 
 
 class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
@@ -114,9 +114,9 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
             operation,
             schema,
             combine=session.combines(operation),
-            by_partition=not session.index.is_global,  # as the local engine: Java dedups by HoodieKey
+            by_partition=session.combines_by_partition,
             partitions=self._parallelism(),
-        ).persist(StorageLevel.MEMORY_AND_DISK)
+        ).persist(StorageLevel.MEMORY_AND_DISK_DESER)
         staged = _Staged(rows, spec)
         staged.held.cached.append(rows)
         if operation.looks_up_existing:

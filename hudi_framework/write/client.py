@@ -42,8 +42,9 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         session = self.session
         rows = prepare_rows(operation, data, schema, session.keygen)
         if session.combines(operation):
-            by_partition = not session.index.is_global  # Java dedups by HoodieKey unless the index is global
-            rows = combine_rows(session.merger, rows, self.table.config.ordering_fields, by_partition=by_partition)
+            rows = combine_rows(
+                session.merger, rows, self.table.config.ordering_fields, by_partition=session.combines_by_partition
+            )
         if operation.looks_up_existing:
             rows = tag_for_write(
                 rows, slices, self.table.storage,

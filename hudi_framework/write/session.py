@@ -124,6 +124,11 @@ class WriteSession:
             operation, False
         )
 
+    @property
+    def combines_by_partition(self) -> bool:
+        """Pre-combine per record key *and* partition path: Java dedups by ``HoodieKey`` unless the index is global."""
+        return not self.index.is_global
+
     @staticmethod
     def data_schema(table: HudiTable, incoming: pa.Schema | None) -> pa.Schema:
         """The table's data schema; for a table without one yet, the incoming batch's (normalised).

@@ -150,7 +150,7 @@ SCENARIOS: dict[str, tuple[dict[str, bool], dict[str, Any], list[Step]]] = {
     ),
     "many-file-groups": (
         {},
-        {"write": {"max_file_size_bytes": 2_000_000, "small_file_limit_bytes": 1_000_000, "record_size_estimate": 6_000}},
+        {"write": {"max_file_size_bytes": 2 << 20, "small_file_limit_bytes": 1 << 20, "record_size_estimate": 6000}},
         [
             ("upsert", _random_batch(1, 6_000, 4_000)),
             ("upsert", _random_batch(2, 6_000, 8_000)),
@@ -239,10 +239,11 @@ def test_a_failing_task_rolls_the_write_back(spark: Any, tmp_path: Path, monkeyp
         return aborted[-1]
 
     monkeypatch.setattr(WriteTransaction, "abort", recording_abort)
-    with pytest.raises(Exception, match="(?i)parquet"):
+    with pytest.raises(Exception, match=r"(?i)parquet"):
         client.insert(spark.createDataFrame(_batch(["d", "e", "f"], ["la", "ny", "zz"], [2, 2, 2], [4.0, 5.0, 6.0])))
     assert _files_and_timeline(tmp_path) == before
-    assert aborted and aborted[0], "the rollback deleted the files of the tasks that succeeded"
+    assert len(aborted) == 1
+    assert aborted[0], "the rollback deleted the files of the tasks that succeeded"
 
 
 def test_commit_removes_files_no_stat_reports(tmp_path: Path) -> None:
