@@ -21,18 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import LogBlockEncodeError
-from hudi_framework.model.schema import AvroSchema, avro_to_arrow
+from hudi_framework.model.schema import AVRO_PRIMITIVES, AvroSchema, avro_to_arrow
 
-_PRIMITIVES: dict[str, pa.DataType] = {
-    "boolean": pa.bool_(),
-    "int": pa.int32(),
-    "long": pa.int64(),
-    "float": pa.float32(),
-    "double": pa.float64(),
-    "string": pa.string(),
-    "bytes": pa.binary(),
-    "null": pa.null(),
-}
 _DECIMAL_BYTES = 16  # decimal128
 
 
@@ -94,7 +84,7 @@ def physical_schema(schema: AvroSchema) -> pa.Schema:
 def _physical_type(walker: _Walker, t: Any) -> pa.DataType:
     d = walker.resolve(t)
     if isinstance(d, str):
-        return _PRIMITIVES[d]
+        return AVRO_PRIMITIVES[d]
     kind = d["type"]
     if kind in ("record", "error"):
         return pa.struct([pa.field(f["name"], _physical_type(walker, f["type"])) for f in d["fields"]])
@@ -106,7 +96,7 @@ def _physical_type(walker: _Walker, t: Any) -> pa.DataType:
         return pa.binary(int(d["size"]))
     if kind == "enum":
         return pa.string()
-    return _PRIMITIVES[kind]
+    return AVRO_PRIMITIVES[kind]
 
 
 # ------------------------------------------------------------------------ physical -> logical

@@ -102,9 +102,7 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
         return {"type": "array", "items": _nullable(_to_avro_type(t.value_type, field_name, parent_full))}
     if pa.types.is_map(t):
         if not (pa.types.is_string(t.key_type) or pa.types.is_large_string(t.key_type)):
-            raise SchemaConversionError(
-                f"field {field_name!r}: Avro map keys must be strings, not {t.key_type}"
-            )
+            raise SchemaConversionError(f"field {field_name!r}: Avro map keys must be strings, not {t.key_type}")
         return {"type": "map", "values": _nullable(_to_avro_type(t.item_type, field_name, parent_full))}
     raise SchemaConversionError(f"field {field_name!r}: Arrow type {t} has no Avro counterpart")
 
@@ -116,8 +114,7 @@ def _record(fields: list[pa.Field], *, name: str, namespace: str) -> AvroSchema:
         "name": name,
         "namespace": namespace,
         "fields": [
-            {"name": f.name, "type": _nullable(_to_avro_type(f.type, f.name, full)), "default": None}
-            for f in fields
+            {"name": f.name, "type": _nullable(_to_avro_type(f.type, f.name, full)), "default": None} for f in fields
         ],
     }
 
@@ -141,7 +138,8 @@ def with_meta_fields(avro: AvroSchema) -> AvroSchema:
 
 
 # ------------------------------------------------------------------------------ Avro -> Arrow
-_PRIMITIVES: dict[str, pa.DataType] = {
+#: Arrow types of Avro's primitive types.
+AVRO_PRIMITIVES: dict[str, pa.DataType] = {
     "boolean": pa.bool_(),
     "int": pa.int32(),
     "long": pa.int64(),
@@ -162,8 +160,8 @@ def _from_avro_type(t: Any, named: dict[str, Any]) -> tuple[pa.DataType, bool]:
         inner, _ = _from_avro_type(non_null[0], named)
         return inner, len(non_null) != len(t)
     if isinstance(t, str):
-        if t in _PRIMITIVES:
-            return _PRIMITIVES[t], False
+        if t in AVRO_PRIMITIVES:
+            return AVRO_PRIMITIVES[t], False
         if t in named:
             return _from_avro_type(named[t], named)
         raise SchemaConversionError(f"unknown Avro type {t!r}")
