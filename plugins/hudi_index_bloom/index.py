@@ -18,8 +18,7 @@ import pyarrow as pa
 from pydantic import Field
 from typing_extensions import override
 
-from hudi_framework.contracts.index import IndexedFile, LookupTask, RecordIndex
-from hudi_framework.index.bloom_filter import BloomFilterConfig
+from hudi_framework.contracts.index import IndexedFile, LookupTask
 from hudi_framework.index.file_lookup import (
     empty_locations,
     locations_table,
@@ -29,61 +28,30 @@ from hudi_framework.index.file_lookup import (
 )
 from hudi_framework.index.footer import read_key_footer
 from hudi_framework.index.key_arrays import in_java_range
+from hudi_framework.index.options import IndexOptions, OptionsBackedIndex
 from hudi_framework.index.planning import plan_lookups
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
 
 
-class BloomIndexOptions(BloomFilterConfig):
-    """Options of ``bloom`` / ``global-bloom``; the inherited fields size new files' filters."""
+class BloomIndexOptions(IndexOptions):
+    """Options of ``bloom`` / ``global-bloom`` (see :class:`IndexOptions`)."""
 
     prune_by_ranges: bool = Field(default=True)
     """``hoodie.bloom.index.prune.by.ranges``: skip files whose min/max keys exclude the key."""
-    update_partition_path: bool = Field(default=True)
-    """``hoodie.bloom.index.update.partition.path`` (global only): a key arriving in another
-    partition is moved there (deleted from the old one); False keeps it in its old partition."""
-
-    def filter_config(self) -> BloomFilterConfig:
-        """The bloom filter part of the options."""
-        return BloomFilterConfig.model_validate(self.model_dump(include=set(BloomFilterConfig.model_fields)))
 
 
-class BloomIndex(RecordIndex):
+class BloomIndex(OptionsBackedIndex[BloomIndexOptions]):
     """``bloom``: range pruning, then bloom filters, then an exact check, within each partition."""
 
-    def __init__(self, options: BloomIndexOptions | None = None) -> None:
-        """Keep the validated options (the only state: the index must stay picklable)."""
-        self._options = options or BloomIndexOptions()
-
-    @property
-    def options(self) -> BloomIndexOptions:
-        """The validated options."""
-        return self._options
-
-    @property
-    @override
-    def is_global(self) -> bool:
-        """False: a key is unique within its partition."""
-        return False
-
-    @property
-    @override
-    def update_partition_path(self) -> bool:
-        """See :class:`BloomIndexOptions`."""
-        return self._options.update_partition_path
+    options_type = BloomIndexOptions
 
     @property
     @override
     def wants_key_ranges(self) -> bool:
         """True when pruning by ranges: planning uses the files' min/max keys."""
         return self._options.prune_by_ranges
-
-    @property
-    @override
-    def bloom_filter_config(self) -> BloomFilterConfig:
-        """Footer bloom filter sizing from the options."""
-        return self._options.filter_config()
 
     @override
     def candidate_files(self, incoming: pa.Table, files: Sequence[IndexedFile]) -> list[LookupTask]:
@@ -108,9 +76,6 @@ class BloomIndex(RecordIndex):
                 candidates = candidates.filter(pa.array(mask))
             file_keys = read_record_keys(parquet, task.file)
         return locations_table(task.file, present_keys(candidates, file_keys))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._options!r})"
 
 
 class GlobalBloomIndex(BloomIndex):
