@@ -42,7 +42,7 @@ from hudi_framework.spark.options import SourceOptions
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.operation import WriteOperation, is_replace
 
 STAGING_ROOT = ".hoodie/.temp"
 
@@ -180,7 +180,7 @@ class HudiDataSourceWriter(DataSourceArrowWriter):
         if data is None:
             return
         operation = WriteOperation(settings.write.operation.value)
-        if self._overwrite and not operation.is_replace:
+        if self._overwrite and not is_replace(operation):
             operation = WriteOperation.INSERT_OVERWRITE_TABLE
         WriteClient(table, settings).write(data, operation)
 

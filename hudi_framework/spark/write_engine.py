@@ -42,7 +42,7 @@ from hudi_framework.spark.tagging_stage import tag_rows
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
 from hudi_framework.write.batch import conform_batch
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.operation import WriteOperation, looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         ).persist(StorageLevel.MEMORY_AND_DISK_DESER)
         staged = _Staged(rows, spec)
         staged.held.cached.append(rows)
-        if operation.looks_up_existing:
+        if looks_up_existing(operation):
             try:
                 staged.rows = tag_rows(
                     self._spark,

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.moves import tag_for_write
+from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 from hudi_framework.write.planner import TARGET, TargetPlan, apply_routing, route_rows, routing_summary, split_by_target
 from hudi_framework.write.prepare import combine_rows, prepare_rows
@@ -45,7 +46,7 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
             rows = combine_rows(
                 session.merger, rows, self.table.config.ordering_fields, by_partition=session.combines_by_partition
             )
-        if operation.looks_up_existing:
+        if looks_up_existing(operation):
             rows = tag_for_write(
                 rows, slices, self.table.storage,
                 config=self.table.config, index=session.index, merger=session.merger, keygen=session.keygen,

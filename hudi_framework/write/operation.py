@@ -1,46 +1,41 @@
-"""Write operations and the timeline action each produces."""
+"""What each write operation means for the timeline and the write path.
+
+The operation enum itself is the configuration's :class:`~hudi_framework.config.enums.WriteOperation`
+(``hoodie.datasource.write.operation``); this module adds the write-path facts about it.
+"""
 
 from __future__ import annotations
 
-import enum
-
+from hudi_framework.config.enums import WriteOperation
 from hudi_framework.table.table_config import TableType
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.metadata import WriteOperationType
 
+_REPLACING = frozenset(
+    {WriteOperation.INSERT_OVERWRITE, WriteOperation.INSERT_OVERWRITE_TABLE, WriteOperation.DELETE_PARTITION}
+)
 
-class WriteOperation(enum.StrEnum):
-    """``hoodie.datasource.write.operation`` values."""
 
-    INSERT = "insert"
-    UPSERT = "upsert"
-    BULK_INSERT = "bulk_insert"
-    DELETE = "delete"
-    INSERT_OVERWRITE = "insert_overwrite"
-    INSERT_OVERWRITE_TABLE = "insert_overwrite_table"
-    DELETE_PARTITION = "delete_partition"
+def operation_type(operation: WriteOperation) -> WriteOperationType:
+    """The ``operationType`` written to commit metadata."""
+    return WriteOperationType(operation.value.upper())
 
-    @property
-    def operation_type(self) -> WriteOperationType:
-        """The ``operationType`` written to commit metadata."""
-        return WriteOperationType(self.value.upper())
 
-    @property
-    def is_replace(self) -> bool:
-        """Whether the operation replaces file groups (a replacecommit)."""
-        return self in (
-            WriteOperation.INSERT_OVERWRITE,
-            WriteOperation.INSERT_OVERWRITE_TABLE,
-            WriteOperation.DELETE_PARTITION,
-        )
+def is_replace(operation: WriteOperation) -> bool:
+    """Whether the operation replaces file groups (a replacecommit)."""
+    return operation in _REPLACING
 
-    @property
-    def looks_up_existing(self) -> bool:
-        """Whether incoming keys must be tagged with their current file groups."""
-        return self in (WriteOperation.UPSERT, WriteOperation.DELETE)
 
-    def action(self, table_type: TableType) -> Action:
-        """The timeline action: replacecommit, else commit (COW) or deltacommit (MOR)."""
-        if self.is_replace:
-            return Action.REPLACE_COMMIT
-        return Action.DELTA_COMMIT if table_type is TableType.MERGE_ON_READ else Action.COMMIT
+def looks_up_existing(operation: WriteOperation) -> bool:
+    """Whether incoming keys must be tagged with their current file groups."""
+    return operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
+
+
+def action_of(operation: WriteOperation, table_type: TableType) -> Action:
+    """The timeline action: replacecommit, else commit (COW) or deltacommit (MOR)."""
+    if is_replace(operation):
+        return Action.REPLACE_COMMIT
+    return Action.DELTA_COMMIT if table_type is TableType.MERGE_ON_READ else Action.COMMIT
+
+
+__all__ = ["WriteOperation", "action_of", "is_replace", "looks_up_existing", "operation_type"]

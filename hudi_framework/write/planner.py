@@ -34,7 +34,7 @@ from hudi_framework.contracts.index import LOCATION_COLUMNS, LOCATION_FILE_ID, L
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.merge.flags import set_bool_column
 from hudi_framework.write.file_group_task import FileGroupWrite
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.operation import WriteOperation, is_replace
 from hudi_framework.write.prepare import IS_DELETED, PARTITION_PATH, RECORD_KEY
 from hudi_framework.write.sizing import (
     InsertBucket,
@@ -240,7 +240,7 @@ def plan_targets(
     located_targets = tuple(targets.index_of(p, f) for p, f in located)
     replaced: dict[str, set[str]] = {}
     small: dict[str, list[SmallFile]] = {}
-    if operation.is_replace:
+    if is_replace(operation):
         if operation is WriteOperation.INSERT_OVERWRITE_TABLE:
             touched = {s.partition_path for s in latest_slices}
         elif operation is WriteOperation.DELETE_PARTITION:

@@ -19,7 +19,7 @@ from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write.markers import delete_markers, marked_data_files
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.operation import WriteOperation, action_of, operation_type
 
 
 def timeline_writer(storage: StorageBackend, config: TableConfig) -> TimelineWriter:
@@ -59,7 +59,7 @@ class WriteTransaction:
     @property
     def action(self) -> Action:
         """The timeline action this operation produces."""
-        return self.operation.action(self.config.table_type)
+        return action_of(self.operation, self.config.table_type)
 
     @property
     def instant_time(self) -> str:
@@ -111,7 +111,7 @@ class WriteTransaction:
                 partition_to_write_stats=by_partition,
                 compacted=False,
                 extra_metadata=extra,
-                operation_type=self.operation.operation_type.value,
+                operation_type=operation_type(self.operation).value,
                 partition_to_replace_file_ids={p: sorted(ids) for p, ids in (replaced or {}).items()},
             )
         else:
@@ -119,7 +119,7 @@ class WriteTransaction:
                 partition_to_write_stats=by_partition,
                 compacted=False,
                 extra_metadata=extra,
-                operation_type=self.operation.operation_type.value,
+                operation_type=operation_type(self.operation).value,
             )
         done = self.writer.complete(instant, metadata)
         delete_markers(self.storage, instant.requested_time)
