@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from hudi_framework.contracts.storage import FileInfo, StorageBackend, StorageProvider, Versioned
 from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageNotFoundError
+from hudi_framework.storage.output import PublishingOutput
 from hudi_framework.storage.paths import safe_join, uri_scheme, validate_key
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ class MemoryStorageBackend(StorageBackend):
             with self.store.lock:
                 self.store.put(uri, data)
 
-        return pa.PythonFile(_CommitOnClose(commit), mode="w")
+        return PublishingOutput(_CommitOnClose(commit))
 
     def _children(self, prefix: str) -> tuple[builtins.list[FileInfo], set[str]]:
         validate_key(prefix, allow_root=True)
@@ -235,7 +236,10 @@ class _CommitOnClose(io.RawIOBase):
             finally:
                 super().close()
 
-    def __del__(self) -> None:
-        # IOBase.__del__ would close() and so publish a stream its writer abandoned.
+    def discard(self) -> None:
         if not self.closed:
             super().close()
+
+    def __del__(self) -> None:
+        # IOBase.__del__ would close() and so publish a stream its writer abandoned.
+        self.discard()

@@ -361,6 +361,21 @@ class StorageBackendContract:
         gc.collect()
         assert backend.exists("abandoned.bin") is False
 
+    def test_output_whose_block_raises_publishes_nothing(self, backend: StorageBackend) -> None:
+        backend.write("kept.bin", b"old")
+        def half_write(key: str) -> None:
+            with backend.open_output(key) as out:
+                out.write(b"half")
+                raise RuntimeError("failed half-way")
+
+        with pytest.raises(RuntimeError, match="half-way"):
+            half_write("kept.bin")
+        assert backend.read("kept.bin") == b"old"
+        with pytest.raises(RuntimeError, match="half-way"):
+            half_write("new.bin")
+        assert backend.exists("new.bin") is False
+        assert [info.key for info in backend.list("", recursive=True)] == ["kept.bin"]
+
     def test_open_input_is_random_access(self, backend: StorageBackend) -> None:
         payload = bytes(i % 251 for i in range(100_000))
         backend.write("big.bin", payload)

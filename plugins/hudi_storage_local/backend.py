@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hudi_framework.contracts.storage import FileInfo, StorageBackend, StorageProvider, Versioned
 from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageNotFoundError
+from hudi_framework.storage.output import PublishingOutput
 from hudi_framework.storage.paths import safe_join, uri_scheme, validate_key
 
 #: Names of the temporary files this backend writes before publishing (see ``_tmp_name``).
@@ -193,7 +194,7 @@ class LocalStorageBackend(StorageBackend):
         """A stream to a temporary file that replaces the target when closed."""
         target = self._file(key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        return pa.PythonFile(_PublishOnClose(target), mode="w")
+        return PublishingOutput(_PublishOnClose(target))
 
     def list(self, prefix: str = "", *, recursive: bool = False) -> builtins.list[FileInfo]:
         """List files (not directories, not in-flight temporary files) under ``prefix``."""
@@ -297,12 +298,15 @@ class _PublishOnClose(io.RawIOBase):
             self._tmp.unlink(missing_ok=True)
             super().close()
 
-    def __del__(self) -> None:
-        # IOBase.__del__ would call close() and publish a stream its writer abandoned (for example
-        # after an exception half-way through a parquet write); discard the temporary file instead.
-        fh = getattr(self, "_fh", None)  # absent if __init__ failed to open the file
-        if fh is not None and not fh.closed:
-            fh.close()
+    def discard(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
             self._tmp.unlink(missing_ok=True)
         if not self.closed:
             super().close()
+
+    def __del__(self) -> None:
+        # IOBase.__del__ would call close() and publish a stream its writer abandoned (for example
+        # after an exception half-way through a parquet write); discard the temporary file instead.
+        if getattr(self, "_fh", None) is not None:  # absent if __init__ failed to open the file
+            self.discard()

@@ -32,6 +32,7 @@ from hudi_framework.errors import (
     StorageError,
     StorageNotFoundError,
 )
+from hudi_framework.storage.output import PublishingOutput
 from hudi_framework.storage.paths import safe_join, validate_key
 from hudi_storage_s3.bucket import parse_s3_uri
 from hudi_storage_s3.client import build_s3_client
@@ -325,7 +326,7 @@ class S3StorageBackend(StorageBackend):
             else:
                 self._multipart_upload(key, object_key, stream, size)
 
-        return pa.PythonFile(UploadOnClose(upload), mode="w")
+        return PublishingOutput(UploadOnClose(upload))
 
     def _multipart_upload(self, key: str, object_key: str, stream: IO[bytes], size: int) -> None:
         # Grow parts so a huge stream stays within S3's part-count limit.

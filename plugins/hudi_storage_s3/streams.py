@@ -148,9 +148,12 @@ class UploadOnClose(io.RawIOBase):
             self._spool.close()
             super().close()
 
-    def __del__(self) -> None:
-        # IOBase.__del__ would call close() and publish a stream the caller abandoned (for
-        # example after an exception half-way through a parquet write); drop it instead.
+    def discard(self) -> None:
+        """Drop the content: nothing is uploaded."""
         if not self.closed:
             self._spool.close()
             super().close()
+
+    def __del__(self) -> None:
+        # IOBase.__del__ would call close() and publish a stream the caller abandoned.
+        self.discard()
