@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -13,7 +12,6 @@ import pyarrow.parquet as pq
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
     IncompatibleTableConfigError,
-    InvalidInstantTimeError,
     PreconditionFailedError,
     TableError,
     TableExistsError,
@@ -29,7 +27,7 @@ from hudi_framework.storage.resolve import open_storage
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
-from hudi_framework.timeline.instant_time import TimelineTimezone, format_instant_time
+from hudi_framework.timeline.instant_time import TimelineTimezone, resolve_instant_time
 from hudi_framework.timeline.timeline import Timeline
 
 #: Base file formats this project reads and writes.
@@ -220,19 +218,8 @@ class HudiTable:
         )
 
     def _resolve_as_of(self, as_of: str | None) -> str | None:
-        if as_of is None:
-            return None
-        text = as_of.strip()
-        if text.isdigit() and len(text) == 14:
-            # A second-precision time means "as of the end of that second".
-            return text + "999"
-        if text.isdigit() and len(text) == 17:
-            return text
-        try:
-            moment = dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise InvalidInstantTimeError(as_of) from None
-        return format_instant_time(moment)
+        # The readers' rule: digit strings compare as they are, date-times in the timeline time zone.
+        return resolve_instant_time(as_of, TimelineTimezone(self._config.timeline_timezone))
 
     def latest_file_slices(
         self, *, partition: str | None = None, as_of: str | None = None, check_format: bool = True

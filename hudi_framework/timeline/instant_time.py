@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
+from hudi_framework.errors import InvalidInstantTimeError
+
 #: Length of a millisecond instant time.
 INSTANT_TIME_LENGTH: Final = 17
 #: Length of a legacy second-precision instant time.
@@ -30,6 +32,12 @@ FULL_BOOTSTRAP_INSTANT_TIME: Final = "00000000000002"
 
 _INSTANT_TIME_RE: Final = re.compile(r"^\d{14}(\d{3})?$")
 _ONE_MS: Final = dt.timedelta(milliseconds=1)
+
+
+#: Java's ``IncrementalQueryAnalyzer.START_COMMIT_EARLIEST``: no lower bound.
+EARLIEST: Final = "earliest"
+
+_DIGITS: Final = re.compile(r"^\d+$")
 
 
 class TimelineTimezone(enum.StrEnum):
@@ -102,6 +110,34 @@ def successor(value: str) -> str:
     if value[:8] == "00000000":
         return f"{int(value) + 1:0{INSTANT_TIME_LENGTH}d}"
     return format_instant_time(parse_instant_time(value) + _ONE_MS)
+
+def resolve_instant_time(value: str | None, timezone: TimelineTimezone = TimelineTimezone.LOCAL) -> str | None:
+    """Turn a user-given instant bound into the string Apache Hudi compares instant times with.
+
+    * ``None``, ``""`` and ``earliest`` give None (no bound);
+    * digit strings are returned unchanged: Java compares instant times as strings, so a 14-digit
+      ``yyyyMMddHHmmss`` is the start of that second and ``000`` precedes every instant;
+    * ``yyyy-MM-dd`` is midnight of that day; ``yyyy-MM-dd HH:mm:ss[.SSS]`` and ISO 8601 strings are
+      read in the timeline time zone unless they carry an offset.
+
+    Raises:
+        InvalidInstantTimeError: Neither an instant time nor a date-time.
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    if not text or text.lower() == EARLIEST:
+        return None
+    if _DIGITS.match(text):
+        return text
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInstantTimeError(value) from None
+    if moment.tzinfo is not None:
+        return datetime_to_instant_time(moment, timezone)
+    return format_instant_time(moment)
+
 
 
 def _now(timezone: TimelineTimezone) -> dt.datetime:

@@ -14,8 +14,10 @@ from hudi_framework.errors import (
     TableNotFoundError,
     UnknownComponentError,
 )
+from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import TableType, new_table_config
+from hudi_framework.write.client import WriteClient
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("p", pa.string())])
 
@@ -66,3 +68,15 @@ def test_bad_as_of(tmp_path: Path) -> None:
     with pytest.raises(InvalidInstantTimeError):
         table.latest_file_slices(as_of="yesterday")
     assert table.latest_file_slices(as_of="2024-01-01T00:00:00") == []
+
+
+def test_as_of_a_second_precision_time_matches_the_reader(tmp_path: Path) -> None:
+    """HudiTable and the reader resolve ``as_of`` alike: a 14-digit time is the start of that second."""
+    table = HudiTable.create(str(tmp_path / "t"), new_table_config("t", record_key_fields=["id"]))
+    done = WriteClient(table).insert(pa.table({"id": ["a"], "v": [1]})).instant
+    second = done.requested_time[:14]
+    assert done.requested_time > second  # 17 digits: the write is after the start of its second
+    table = table.reload()
+    assert table.latest_file_slices(as_of=second) == []
+    assert read_table(table, as_of=second).num_rows == 0
+    assert len(table.latest_file_slices(as_of=done.requested_time)) == 1
