@@ -1,9 +1,11 @@
-"""Shared fixtures: fixture tables extracted once per session, a fresh plugin manager per test."""
+"""Shared fixtures: fixture tables extracted once per session, a fresh plugin manager per test, and one
+SparkSession for the whole test session (local[2], 2 shuffle partitions, UI off)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,6 +37,25 @@ def plugin_manager() -> HudiPluginManager:
 @pytest.fixture
 def registry(plugin_manager: HudiPluginManager) -> ComponentRegistry:
     return ComponentRegistry.from_manager(plugin_manager)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    from hudi_framework.spark.session import spark_session
+
+    session = spark_session(
+        "hudi_framework-tests",
+        master="local[2]",
+        conf={
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            # Faster JVM start-up for tests only (halves steady-state throughput: never in benchmarks).
+            "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+        },
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
 
 
 __all__ = ["all_fixture_tables"]

@@ -1,10 +1,25 @@
-"""The ``engine`` fixture: every acceptance test that takes it runs once per engine in ``ENGINES``."""
+"""The ``engine`` fixture: every acceptance test that takes it runs once per engine in ``ENGINES``.
+
+The local engine runs every case. A Spark write costs seconds of job overhead, so by default the
+Spark engine runs a *covering subset* of each test's cases: every parameter value (and every field
+of a matrix :class:`~tests.acceptance.test_matrix.Case`) appears in at least one Spark case, so
+each operation, key generator, table version, index, partition style and failure kind still runs
+on Spark. ``HUDI_TEST_SPARK=full`` runs every case on Spark too (about ten minutes more).
+"""
 
 from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
 from tests.acceptance.engines import ENGINES, WriteEngine
+
+#: Environment variable that turns the Spark subset off.
+FULL_SPARK_ENV = "HUDI_TEST_SPARK"
 
 
 @pytest.fixture(params=ENGINES)
@@ -12,3 +27,57 @@ def engine(request: pytest.FixtureRequest) -> WriteEngine:
     factory = request.param
     built: WriteEngine = factory(request)
     return built
+
+
+def _facets(params: dict[str, Any]) -> set[tuple[str, str]]:
+    """(name, value) pairs a case exercises, with dataclass parameters split into their fields."""
+    out: set[tuple[str, str]] = set()
+    for name, value in params.items():
+        if name == "engine":
+            continue
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out.update((f"{name}.{k}", repr(v)) for k, v in vars(value).items())
+        else:
+            out.add((name, repr(value)))
+    return out
+
+
+def covering_subset(cases: Iterable[tuple[Any, set[tuple[str, str]]]]) -> list[Any]:
+    """Greedy set cover: pick cases until every facet of any case is in a picked one (at least one case).
+
+    Deterministic: ties go to the earliest case in collection order.
+    """
+    remaining = list(cases)
+    if not remaining:
+        return []
+    wanted = set().union(*(facets for _, facets in remaining))
+    picked = []
+    while wanted or not picked:
+        best = max(remaining, key=lambda c: len(c[1] & wanted))
+        picked.append(best[0])
+        wanted -= best[1]
+        remaining.remove(best)
+    return picked
+
+
+def _is_spark(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "engine" in callspec.params and item.get_closest_marker("spark") is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get(FULL_SPARK_ENV, "").lower() == "full":
+        return
+    by_test: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        if _is_spark(item) and item.path.is_relative_to(os.path.dirname(__file__)):
+            by_test.setdefault(item.originalname if isinstance(item, pytest.Function) else item.name, []).append(item)
+    keep: set[int] = set()
+    for group in by_test.values():
+        cover = covering_subset((item, _facets(item.callspec.params)) for item in group)  # type: ignore[attr-defined]
+        keep.update(id(item) for item in cover)
+    dropped = [item for group in by_test.values() for item in group if id(item) not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        drop = {id(item) for item in dropped}
+        items[:] = [item for item in items if id(item) not in drop]

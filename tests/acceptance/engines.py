@@ -1,28 +1,8 @@
 """Write engines the scenarios run on: one class per engine, one entry per engine in :data:`ENGINES`.
 
 A scenario never calls a write client itself; it hands each :class:`Step` to ``engine.run``, so the
-same scenarios, checks and expected model apply to every engine.
-
-Adding the Spark engine (``hudi_framework.spark.write_engine.SparkWriteClient``) takes one line in
-:data:`ENGINES`, marked below, plus this adapter::
-
-    class SparkEngine:
-        name = "spark"
-
-        def __init__(self, spark):
-            self._spark = spark
-
-        def run(self, table, settings, step):
-            from hudi_framework.spark.write_engine import SparkWriteClient
-            client = SparkWriteClient(table, settings, self._spark)
-            if step.operation is WriteOperation.DELETE_PARTITION:
-                client.delete_partition(list(step.partitions))
-            else:
-                client.write(self._spark.createDataFrame(step.data), step.operation)  # Spark 4 takes Arrow
-
-The factory in :data:`ENGINES` receives the pytest request, so it can take the session's ``spark``
-fixture: ``lambda request: SparkEngine(request.getfixturevalue("spark"))`` (that fixture lives in
-``tests/spark/conftest.py`` today; move it to ``tests/conftest.py`` so this directory sees it).
+same scenarios, checks and expected model apply to every engine. The Spark engine takes the
+session-scoped ``spark`` fixture (``tests/conftest.py``) through the pytest request.
 """
 
 from __future__ import annotations
@@ -64,6 +44,26 @@ class WriteEngine(Protocol):
         """Write ``step`` to ``table`` with ``settings``."""
 
 
+class SparkEngine:
+    """The Spark engine: :class:`~hudi_framework.spark.write_engine.SparkWriteClient` on a DataFrame."""
+
+    name = "spark"
+
+    def __init__(self, spark: Any) -> None:
+        self._spark = spark
+
+    def run(self, table: HudiTable, settings: HudiSettings, step: Step) -> None:
+        """Write ``step`` with a fresh ``SparkWriteClient``; the batch becomes a DataFrame (from Arrow)."""
+        from hudi_framework.spark.write_engine import SparkWriteClient
+
+        client = SparkWriteClient(table, settings, self._spark)
+        if step.operation is WriteOperation.DELETE_PARTITION:
+            client.delete_partition(list(step.partitions))
+        else:
+            assert step.data is not None
+            client.write(self._spark.createDataFrame(step.data), step.operation)
+
+
 class LocalEngine:
     """The in-process engine: :class:`~hudi_framework.write.client.WriteClient`."""
 
@@ -85,7 +85,5 @@ EngineFactory = Callable[[Any], WriteEngine]
 #: the pytest request (for session fixtures such as ``spark``).
 ENGINES: list[Any] = [
     pytest.param(lambda request: LocalEngine(), id="local"),
-    # ---- Spark engine: add its one line here, e.g.
-    # pytest.param(lambda request: SparkEngine(request.getfixturevalue("spark")), id="spark",
-    #              marks=pytest.mark.spark),
+    pytest.param(lambda request: SparkEngine(request.getfixturevalue("spark")), id="spark", marks=pytest.mark.spark),
 ]
