@@ -1,0 +1,277 @@
+"""``df.write.format("hudi")``: the write side of the Spark data source.
+
+A Python data source has no say over how Spark distributes rows to its write tasks, and each task
+sees only its own partition of the DataFrame. Two strategies follow from what an operation needs:
+
+* **Direct** (``bulk_insert``, ``insert_overwrite``, ``insert_overwrite_table``): these never look
+  at stored records, so each task can do the whole job for its rows. ``writer()`` starts the instant
+  on the driver side; every task computes keys, plans new file groups for its own rows and writes
+  them (marker first) in the executor; ``commit`` completes the instant with the tasks' write stats
+  (deleting files of failed or duplicate attempts, which only markers name); ``abort`` deletes every
+  marked file and the instant. The driver handles write stats only, never rows.
+* **Staged** (``upsert``, ``insert``, ``delete``): all incoming rows of a file group must meet its
+  stored records together, which needs a shuffle the data source cannot request. Tasks stage their
+  rows (one Parquet file each under ``.hoodie/.temp/``), and ``commit`` runs the local engine over
+  them. For large upserts use :class:`~hudi_framework.spark.write_engine.SparkWriteClient`, which
+  shuffles by file group and merges in executors.
+
+Either way a failed job leaves the table as it was: staged files are never data files, and direct
+files are unreported until the commit completes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import StructType
+
+from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.errors import TableNotFoundError
+from hudi_framework.spark.options import SourceOptions
+from hudi_framework.table.from_settings import table_config_from_settings
+from hudi_framework.table.table import HudiTable
+from hudi_framework.timeline.instant import Instant
+from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.write.client import WriteClient
+from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.operation import WriteOperation, is_replace
+from hudi_framework.write.planner import (
+    SUMMARY_SCHEMA,
+    TARGET,
+    apply_routing,
+    merge_summaries,
+    plan_targets,
+    route_rows,
+    routing_summary,
+    split_by_target,
+)
+from hudi_framework.write.prepare import combine_rows, prepare_rows
+from hudi_framework.write.session import WriteSession
+from hudi_framework.write.transaction import WriteTransaction
+
+__all__ = ["DIRECT_OPERATIONS", "STAGING_ROOT", "DirectWriter", "StagedWriter", "build_writer"]
+
+STAGING_ROOT = ".hoodie/.temp"
+
+#: Operations whose tasks write their own file groups (no stored record is read).
+DIRECT_OPERATIONS = frozenset(
+    {WriteOperation.BULK_INSERT, WriteOperation.INSERT_OVERWRITE, WriteOperation.INSERT_OVERWRITE_TABLE}
+)
+
+
+def _task_identity() -> tuple[int, int, int]:
+    """(partition id, stage id, attempt number) of the running Spark task ((0, 0, 0) outside one)."""
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if ctx is None:
+        return 0, 0, 0
+    return ctx.partitionId(), ctx.stageId(), ctx.attemptNumber()
+
+
+def _open_or_create(options: SourceOptions, schema: pa.Schema | None) -> HudiTable | None:
+    """The target table; created from the options when missing and ``schema`` is given."""
+    settings = options.settings()
+    storage_options = options.storage_options(settings)
+    try:
+        return HudiTable.open(options.path, storage_options=storage_options)
+    except TableNotFoundError:
+        if schema is None:
+            return None
+        config = table_config_from_settings(settings)
+        return HudiTable.create(options.path, config, schema=schema, storage_options=storage_options)
+
+
+def _operation(options: SourceOptions, overwrite: bool) -> WriteOperation:
+    operation = WriteOperation(options.settings().write.operation.value)
+    # mode("overwrite") replaces the table unless the operation already replaces something.
+    if overwrite and not is_replace(operation):
+        return WriteOperation.INSERT_OVERWRITE_TABLE
+    return operation
+
+
+def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
+    """The writer for one ``df.write`` (runs on the driver side, before any task).
+
+    Bad options fail here, before a task runs. A direct write creates the table if needed and starts
+    its instant here.
+    """
+    options.settings()
+    operation = _operation(options, overwrite)
+    if operation in DIRECT_OPERATIONS:
+        return DirectWriter.start(options, operation, to_arrow_schema(schema, timezone="UTC"))
+    return StagedWriter(options, operation)
+
+
+# ---------------------------------------------------------------------------------------- direct
+
+
+@dataclass
+class _Written(WriterCommitMessage):
+    """What one task wrote: a write stat per file, and its routing summary (partitions it touched)."""
+
+    stats: list[WriteStat]
+    summary: pa.Table
+
+
+class DirectWriter(DataSourceArrowWriter):
+    """Each task writes new file groups for its rows; the driver side starts and completes the instant."""
+
+    def __init__(self, options: SourceOptions, operation: WriteOperation, instant: Instant, schema: pa.Schema) -> None:
+        self._options = options
+        self._operation = operation
+        self._instant = instant
+        self._schema = schema
+
+    @classmethod
+    def start(cls, options: SourceOptions, operation: WriteOperation, incoming: pa.Schema) -> DirectWriter:
+        """Create the table if needed and start the instant (requested + inflight)."""
+        table = _open_or_create(options, incoming)
+        assert table is not None
+        schema = WriteSession.data_schema(table, incoming)
+        txn = WriteTransaction(table.storage, table.config, operation)
+        return cls(options, operation, txn.start(), schema)
+
+    def _session(self) -> tuple[HudiTable, WriteSession]:
+        table = _open_or_create(self._options, None)
+        if table is None:
+            raise TableNotFoundError(self._options.path)
+        return table, WriteSession(table, self._options.settings())
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> _Written:
+        part, stage, attempt = _task_identity()
+        batches = list(iterator)
+        if not batches:
+            return _Written([], SUMMARY_SCHEMA.empty_table())
+        table, session = self._session()
+        config = table.config
+        rows = prepare_rows(self._operation, pa.Table.from_batches(batches), self._schema, session.keygen)
+        if session.combines(self._operation):
+            rows = combine_rows(
+                session.merger, rows, config.ordering_fields, by_partition=session.combines_by_partition
+            )
+        summary = routing_summary(rows)
+        # New file groups only: stored files are neither read nor rewritten by these operations.
+        plan = plan_targets(
+            self._operation, summary, [], sizing=session.sizing(), record_size=session.record_size(table)
+        )
+        routed = apply_routing(rows, route_rows(rows, plan))
+        targets = routed.column(TARGET).combine_chunks()
+        per_target = split_by_target(routed.drop_columns([TARGET]), targets, len(plan.targets))
+        ctx = session.task_context(config, self._instant.requested_time, self._schema)
+        stats = [
+            write_file_group(
+                table.storage,
+                session.merger,
+                ctx,
+                target,
+                incoming,
+                task_partition_id=part,
+                write_token=f"{part}-{stage}-{attempt}",
+                keygen=session.keygen,
+            )
+            for target, incoming in zip(plan.targets, per_target, strict=True)
+            if incoming.num_rows
+        ]
+        return _Written(stats, summary)
+
+    def _transaction(self, table: HudiTable) -> WriteTransaction:
+        return WriteTransaction(table.storage, table.config, self._operation, instant=self._instant)
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        table, session = self._session()
+        written = [m for m in messages if isinstance(m, _Written)]
+        stats = [s for m in written for s in m.stats]
+        summary = merge_summaries([m.summary for m in written]) if written else SUMMARY_SCHEMA.empty_table()
+        # File groups replaced: the live ones (as of before this instant) in the partitions written.
+        replaced = plan_targets(
+            self._operation,
+            summary,
+            table.latest_file_slices(),
+            sizing=session.sizing(),
+            record_size=session.record_size(table),
+        ).replaced
+        txn = self._transaction(table)
+        try:
+            txn.commit(stats, schema_json=session.schema_json(table.config, self._schema), replaced=replaced)
+        except BaseException:
+            txn.abort()
+            raise
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        table = _open_or_create(self._options, None)
+        if table is not None:
+            self._transaction(table).abort()
+
+
+# ---------------------------------------------------------------------------------------- staged
+
+
+@dataclass
+class _Staged(WriterCommitMessage):
+    key: str
+    rows: int
+
+
+class StagedWriter(DataSourceArrowWriter):
+    """Tasks stage their rows; ``commit`` writes one instant with the local engine."""
+
+    def __init__(self, options: SourceOptions, operation: WriteOperation) -> None:
+        self._options = options
+        self._operation = operation
+        self._staging = f"{STAGING_ROOT}/staging-{uuid.uuid4().hex}"
+
+    def _storage(self) -> StorageBackend:
+        table = _open_or_create(self._options, None)
+        if table is not None:
+            return table.storage
+        from hudi_framework.plugin.manager import build_plugin_manager
+        from hudi_framework.plugin.registry import ComponentRegistry
+        from hudi_framework.storage.resolve import open_storage
+
+        settings = self._options.settings()
+        registry = ComponentRegistry.from_manager(build_plugin_manager())
+        return open_storage(
+            registry, self._options.path, backend=settings.storage.backend,
+            options=self._options.storage_options(settings),
+        )  # fmt: skip
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> _Staged:
+        part, _stage, attempt = _task_identity()
+        batches = list(iterator)
+        if not batches:
+            return _Staged(key="", rows=0)
+        table = pa.Table.from_batches(batches)
+        key = f"{self._staging}/{part:05d}-{attempt}.parquet"
+        with self._storage().open_output(key) as sink:
+            pq.write_table(table, sink)
+        return _Staged(key=key, rows=table.num_rows)
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        storage = self._storage()
+        try:
+            keys = sorted(m.key for m in messages if isinstance(m, _Staged) and m.key)
+            parts = []
+            for key in keys:
+                with storage.open_input(key) as f:
+                    parts.append(pq.read_table(f))
+            if parts:
+                data = pa.concat_tables(parts, promote_options="default")
+                table = _open_or_create(self._options, data.schema)
+                assert table is not None
+                WriteClient(table, self._options.settings()).write(data, self._operation)
+        finally:
+            self._cleanup(storage)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        self._cleanup(self._storage())
+
+    def _cleanup(self, storage: StorageBackend) -> None:
+        for info in storage.list(self._staging, recursive=True):
+            storage.delete(info.key)
