@@ -291,6 +291,73 @@ class LockAcquisitionError(ConcurrencyError):
         super().__init__(f"could not acquire the table lock within {timeout_s:g}s")
 
 
+class LockAcquireTimeoutError(LockAcquisitionError):
+    """Every attempt to take a table's lock timed out.
+
+    Attributes:
+        table: The table (base path or name) whose lock was wanted.
+        holder: Who held the lock at the last attempt, as the provider saw it (None when unknown).
+        attempts: How many attempts were made.
+    """
+
+    def __init__(self, table: str, holder: str | None, timeout_s: float, attempts: int) -> None:
+        self.table = table
+        self.holder = holder
+        self.attempts = attempts
+        ConcurrencyError.__init__(
+            self,
+            f"could not acquire the lock of table {table!r} in {attempts} attempt(s) over {timeout_s:g}s; "
+            f"held by {holder or 'an unknown holder'}",
+        )
+        self.timeout_s = timeout_s
+
+
+class LockLostError(ConcurrencyError):
+    """A writer no longer holds the table lock it took (its lease expired or was taken over).
+
+    Raised before a commit so that a writer whose lease lapsed never completes an instant (fencing).
+
+    Attributes:
+        table: The table whose lock was lost.
+        owner: The owner id of the writer that lost it.
+        reason: What happened, as far as the provider knows.
+    """
+
+    def __init__(self, table: str, owner: str, reason: str) -> None:
+        self.table = table
+        self.owner = owner
+        self.reason = reason
+        super().__init__(f"lock of table {table!r} is no longer held by {owner}: {reason}")
+
+
+class LockProviderError(ConcurrencyError):
+    """A lock provider's backing service failed in a way retries do not fix (a missing lock table...).
+
+    Attributes:
+        provider: The provider's registered name.
+        reason: What failed.
+    """
+
+    def __init__(self, provider: str, reason: str) -> None:
+        self.provider = provider
+        self.reason = reason
+        super().__init__(f"lock provider {provider!r}: {reason}")
+
+
+class UnsafeLockConfigError(ConfigError):
+    """A combination of concurrency settings would let writers lose data; checked before a write starts.
+
+    Attributes:
+        keys: The Apache Hudi option keys that together are unsafe.
+        reason: Why the combination is unsafe and what to set instead.
+    """
+
+    def __init__(self, keys: Sequence[str], reason: str) -> None:
+        self.keys = tuple(keys)
+        self.reason = reason
+        super().__init__(f"unsafe combination of {' and '.join(self.keys)}: {reason}")
+
+
 class WriteConflictError(ConcurrencyError):
     """Two writers touched the same file groups."""
 
@@ -590,3 +657,38 @@ class JobVerificationError(JobError):
             f"read back {actual_rows} rows (checksum {actual_checksum}), expected {expected_rows} "
             f"(checksum {expected_checksum})"
         )
+
+
+# --------------------------------------------------------------------------- table services
+class TableServiceError(HudiError):
+    """A table service (compaction, cleaning, clustering) cannot plan or run as asked."""
+
+
+class CompactionPlanError(TableServiceError):
+    """A compaction cannot be scheduled, or a compaction plan is missing or invalid.
+
+    Attributes:
+        instant: The compaction instant concerned ("" when none was created).
+        reason: What is wrong.
+    """
+
+    def __init__(self, instant: str, reason: str) -> None:
+        self.instant = instant
+        self.reason = reason
+        where = f"compaction {instant}: " if instant else "compaction: "
+        super().__init__(where + reason)
+
+
+class CompactionExecutionError(TableServiceError):
+    """Executing a compaction plan failed; the files it wrote were deleted and the plan is requested again.
+
+    Attributes:
+        instant: The compaction instant.
+        file_group: ``partition/fileId`` of the operation that failed ("" if not operation-specific).
+    """
+
+    def __init__(self, instant: str, file_group: str, reason: str) -> None:
+        self.instant = instant
+        self.file_group = file_group
+        at = f" (file group {file_group})" if file_group else ""
+        super().__init__(f"compaction {instant} failed{at}: {reason}")

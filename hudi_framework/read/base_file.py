@@ -19,6 +19,7 @@ from hudi_framework.read.plan import COMMIT_TIME_COLUMN
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.read.merged_task import MergedReadTask
     from hudi_framework.read.plan import ReadTask
 
 #: Rows per batch; pyarrow's default, small enough for Spark's Arrow batches.
@@ -46,7 +47,8 @@ def _with_partition_columns(task: ReadTask, batch: pa.RecordBatch) -> pa.RecordB
     return batch
 
 
-def _filtered(task: ReadTask, batch: pa.RecordBatch) -> pa.RecordBatch:
+def filter_batch(task: ReadTask | MergedReadTask, batch: pa.RecordBatch) -> pa.RecordBatch:
+    """Rows of ``batch`` passing the task's commit-time filter and row filter."""
     if task.commit_time_filter is not None:
         batch = batch.filter(task.commit_time_filter.mask(batch.column(COMMIT_TIME_COLUMN)))
     if not task.row_filter or task.filter_schema is None or not batch.num_rows:
@@ -106,6 +108,6 @@ def read_task(
         columns = _needed_columns(task, parquet.schema_arrow)
         for raw in parquet.iter_batches(batch_size=batch_size, columns=columns, use_threads=False):
             batch = _with_partition_columns(task, raw)
-            batch = _filtered(task, batch)
+            batch = filter_batch(task, batch)
             if batch.num_rows:
                 yield conform_batch(batch, task.schema)

@@ -24,8 +24,12 @@ Apache Hudi's rules, per table version (``MergeOnReadIncrementalRelationV1``/``V
   Java's default ``hoodie.read.timeline.holes.resolution.policy=FAIL``), since requested-time windows
   would skip its records once it completes.
 
-Tables without meta fields have no ``_hoodie_commit_time`` and cannot be read incrementally; merge-on-read
-tables need merged reads (issue 5).
+Tables without meta fields have no ``_hoodie_commit_time`` and cannot be read incrementally.
+
+**Merge-on-read** (Java ``MergeOnReadIncrementalRelationV1/V2``): every file group with a base or log
+file written in the window is read as its latest merged slice as of the window's last instant, with
+only the log blocks of the window's instants (Java's ``InstantRange`` on the log scanner); the merged
+rows are then filtered by commit time as above, so each changed record comes in its latest state.
 """
 
 from __future__ import annotations
@@ -35,14 +39,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from hudi_framework.errors import (
-    IncrementalPathNotFoundError,
-    IncrementalQueryError,
-    UnsupportedQueryError,
-)
+from hudi_framework.errors import IncrementalPathNotFoundError, IncrementalQueryError
 from hudi_framework.layout.fs_view import COMPLETION_TIME_SLICING_VERSION, check_base_file_formats
 from hudi_framework.layout.naming import BaseFileName, parse_data_file_name
 from hudi_framework.read.filters import check_columns, normalize_filters
+from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
+from hudi_framework.read.merged_task import InstantValidity
 from hudi_framework.read.options import QueryType, ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import CommitTimeFilter, CommitTimeRange, ReadPlan
 from hudi_framework.read.schema import project, read_schema
@@ -174,11 +176,23 @@ def _fallback_filter(
 
 
 def _full_scan(
-    table: HudiTable, plan: ReadPlan, full_schema: pa.Schema, filters: Disjunction, commit_filter: CommitTimeFilter
+    table: HudiTable,
+    plan: ReadPlan,
+    full_schema: pa.Schema,
+    filters: Disjunction,
+    commit_filter: CommitTimeFilter,
+    options: ReadOptions,
 ) -> ReadPlan:
     """Java's fallback: the *latest* snapshot, filtered by commit time."""
     slices = table.file_system_view().latest_file_slices()
     check_base_file_formats(slices, READABLE_FORMATS)
+    if table.config.is_mor:
+        tasks = plan_slice_tasks(
+            table, slices, schema=plan.schema, full_schema=full_schema, filters=filters,
+            validity=instant_validity(table), commit_time_filter=commit_filter,
+            max_memory_bytes=options.merge_max_memory_bytes,
+        )  # fmt: skip
+        return replace(plan, tasks=tasks, full_table_scan=True)
     files = [
         FileRef(s.partition_path, s.file_id, s.base_file_key, s.base_file.instant_time, s.base_file.size)
         for s in slices
@@ -203,7 +217,7 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
 
     Raises:
         IncrementalQueryError: The table has no meta fields, or (v6) a hollow commit.
-        UnsupportedQueryError: A merge-on-read table (merged reads come with issue 5).
+        UnsupportedQueryError: A merge-on-read table without meta fields and with a composite key.
         IncrementalPathNotFoundError: A file of the window is gone and fallback is off.
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
         InvalidInstantTimeError: ``begin`` or ``end`` is not an instant time or date-time.
@@ -215,11 +229,6 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
         raise IncrementalQueryError(
             f"table {config.name!r} does not populate meta fields (hoodie.populate.meta.fields=false): "
             "without _hoodie_commit_time per record there is nothing to select changes by"
-        )
-    if config.is_mor:
-        raise UnsupportedQueryError(
-            QueryType.INCREMENTAL,
-            f"merge-on-read table {config.name!r}: incremental reads merge log files, which comes with issue 5",
         )
     table.check_base_file_format()
     timezone = TimelineTimezone(config.timeline_timezone)
@@ -246,9 +255,13 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
     archived = _reaches_archive(table, commits, begin, by_completion)
     if fallback and archived:
         scan_filter = _fallback_filter(commits, window, begin, end, by_completion=by_completion, archived=True)
-        return _full_scan(table, plan, full_schema, filters, scan_filter)
+        return _full_scan(table, plan, full_schema, filters, scan_filter, options)
     if not window:
         return plan
+    if config.is_mor:
+        return _plan_mor(
+            table, plan, window, full_schema, filters, options, by_completion=by_completion, fallback=fallback
+        )
     latest, affected = _written_files(timeline, window)
     replaced = _replaced(timeline, window, by_completion)
     selected = [ref for key, ref in latest.items() if key not in replaced]
@@ -258,9 +271,67 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
         if not fallback:
             raise IncrementalPathNotFoundError(missing[0])
         scan_filter = _fallback_filter(commits, window, begin, end, by_completion=by_completion, archived=False)
-        return _full_scan(table, plan, full_schema, filters, scan_filter)
+        return _full_scan(table, plan, full_schema, filters, scan_filter, options)
     tasks = build_tasks(
         config, selected, schema=schema, full_schema=full_schema, filters=filters,
         commit_time_filter=_window_filter(window, by_completion),
+    )  # fmt: skip
+    return replace(plan, tasks=tasks)
+
+
+def _touched_groups(timeline: Timeline, window: Sequence[Instant]) -> tuple[set[tuple[str, str]], list[str]]:
+    """File groups with a base or log file written in the window, and every file written in it."""
+    groups: set[tuple[str, str]] = set()
+    affected: list[str] = []
+    for inst in window:
+        metadata = timeline.read_commit_metadata(inst)
+        for partition, stats in (metadata.partition_to_write_stats or {}).items():
+            for stat in stats:
+                if not stat.path:
+                    continue
+                parsed = parse_data_file_name(stat.path.rsplit("/", 1)[-1])
+                file_id = stat.file_id or (parsed.file_id if parsed is not None else None)
+                if file_id is None:
+                    continue
+                groups.add((stat.partition_path if stat.partition_path is not None else partition, file_id))
+                affected.append(stat.path)
+    return groups, affected
+
+
+def _plan_mor(
+    table: HudiTable,
+    plan: ReadPlan,
+    window: Sequence[Instant],
+    full_schema: pa.Schema,
+    filters: Disjunction,
+    options: ReadOptions,
+    *,
+    by_completion: bool,
+    fallback: bool,
+) -> ReadPlan:
+    """Merged slices of the file groups the window wrote, with only the window's log blocks."""
+    timeline = table.timeline
+    groups, affected = _touched_groups(timeline, window)
+    replaced = _replaced(timeline, window, by_completion)
+    last = max(i.requested_time for i in window)
+    slices = [
+        s
+        for s in table.file_system_view().latest_file_slices(as_of=last)
+        if (s.partition_path, s.file_id) in groups and (s.partition_path, s.file_id) not in replaced
+    ]
+    check_base_file_formats(slices, READABLE_FORMATS)
+    missing = _missing(table.storage, affected)
+    if missing:
+        if not fallback:
+            raise IncrementalPathNotFoundError(missing[0])
+        commits = timeline.commits_timeline()
+        scan_filter = _fallback_filter(
+            commits, window, plan.begin, plan.end, by_completion=by_completion, archived=False
+        )
+        return _full_scan(table, plan, full_schema, filters, scan_filter, options)
+    validity = InstantValidity(frozenset(i.requested_time for i in window))
+    tasks = plan_slice_tasks(
+        table, slices, schema=plan.schema, full_schema=full_schema, filters=filters, validity=validity,
+        commit_time_filter=_window_filter(window, by_completion), max_memory_bytes=options.merge_max_memory_bytes,
     )  # fmt: skip
     return replace(plan, tasks=tasks)

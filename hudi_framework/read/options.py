@@ -11,31 +11,31 @@ keywords; both end up in one validated :class:`ReadOptions`. Option names and me
 ``hoodie.datasource.read.begin.instanttime``              incremental: exclusive lower bound
 ``hoodie.datasource.read.end.instanttime``                incremental: inclusive upper bound
 ``hoodie.datasource.read.incr.fallback.fulltablescan.enable``  incremental: full scan when files are gone
+``hoodie.memory.merge.max.size``                          merge-on-read: log record bytes per file slice
+                                                          held in memory before spilling
 ========================================================  ==============================================
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from hudi_framework.config.enums import QueryType
-from hudi_framework.errors import InvalidConfigValueError, InvalidInstantTimeError
-from hudi_framework.timeline.instant_time import TimelineTimezone, datetime_to_instant_time, format_instant_time
+from hudi_framework.errors import InvalidConfigValueError
+
+# Re-exported: the read planners resolve user-given bounds with it.
+from hudi_framework.timeline.instant_time import EARLIEST as EARLIEST
+from hudi_framework.timeline.instant_time import resolve_instant_time as resolve_instant_time
 
 QUERY_TYPE_KEY: Final = "hoodie.datasource.query.type"
 AS_OF_INSTANT_KEY: Final = "as.of.instant"
 BEGIN_INSTANT_KEY: Final = "hoodie.datasource.read.begin.instanttime"
 END_INSTANT_KEY: Final = "hoodie.datasource.read.end.instanttime"
 INCR_FALLBACK_KEY: Final = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
-#: Java's ``IncrementalQueryAnalyzer.START_COMMIT_EARLIEST``: no lower bound.
-EARLIEST: Final = "earliest"
-
-_DIGITS: Final = re.compile(r"^\d+$")
+MERGE_MAX_MEMORY_KEY: Final = "hoodie.memory.merge.max.size"
 
 
 if TYPE_CHECKING:
@@ -71,6 +71,9 @@ class ReadOptions(BaseModel):
     #: ``hoodie.datasource.read.incr.fallback.fulltablescan.enable``; None takes Apache Hudi's default
     #: for the table version (true for v8+, false for v6).
     incremental_fallback_full_scan: bool | None = None
+    #: ``hoodie.memory.merge.max.size``: merge-on-read log records of one file slice kept in memory
+    #: before spilling to local disk; None takes the default (1 GiB).
+    merge_max_memory_bytes: int | None = Field(default=None, gt=0)
 
     @field_validator("as_of", "begin", "end")
     @classmethod
@@ -105,6 +108,11 @@ class ReadOptions(BaseModel):
             if flag not in ("true", "false"):
                 raise InvalidConfigValueError(INCR_FALLBACK_KEY, "expected true or false")
             values["incremental_fallback_full_scan"] = flag == "true"
+        if MERGE_MAX_MEMORY_KEY in lowered:
+            size = lowered[MERGE_MAX_MEMORY_KEY].strip()
+            if not size.isdigit() or int(size) <= 0:
+                raise InvalidConfigValueError(MERGE_MAX_MEMORY_KEY, "expected a positive number of bytes")
+            values["merge_max_memory_bytes"] = int(size)
         values.update(overrides)
         return cls(**values)
 
@@ -134,34 +142,6 @@ def parse_query_type(value: str | QueryType) -> QueryType:
     except ValueError:
         allowed = ", ".join(q.value for q in QueryType)
         raise InvalidConfigValueError(QUERY_TYPE_KEY, f"unknown query type {value!r} (expected {allowed})") from None
-
-
-def resolve_instant_time(value: str | None, timezone: TimelineTimezone = TimelineTimezone.LOCAL) -> str | None:
-    """Turn a user-given instant bound into the string Apache Hudi compares instant times with.
-
-    * ``None``, ``""`` and ``earliest`` give None (no bound);
-    * digit strings are returned unchanged: Java compares instant times as strings, so a 14-digit
-      ``yyyyMMddHHmmss`` is the start of that second and ``000`` precedes every instant;
-    * ``yyyy-MM-dd`` is midnight of that day; ``yyyy-MM-dd HH:mm:ss[.SSS]`` and ISO 8601 strings are
-      read in the timeline time zone unless they carry an offset.
-
-    Raises:
-        InvalidInstantTimeError: Neither an instant time nor a date-time.
-    """
-    if value is None:
-        return None
-    text = value.strip()
-    if not text or text.lower() == EARLIEST:
-        return None
-    if _DIGITS.match(text):
-        return text
-    try:
-        moment = dt.datetime.fromisoformat(text)
-    except ValueError:
-        raise InvalidInstantTimeError(value) from None
-    if moment.tzinfo is not None:
-        return datetime_to_instant_time(moment, timezone)
-    return format_instant_time(moment)
 
 
 def as_columns(columns: Sequence[str] | str | None) -> tuple[str, ...] | None:

@@ -1,7 +1,8 @@
 """Read plans: what to read, as small picklable tasks an engine can ship to its workers.
 
 Planning (listing, timeline, schema resolution) happens once on the driver and produces a
-:class:`ReadPlan`. Each :class:`ReadTask` covers one base file and holds plain data only (no storage
+:class:`ReadPlan`. Each :class:`ReadTask` covers one base file (merge-on-read slices with log files
+are :class:`~hudi_framework.read.merged_task.MergedReadTask`\\ s) and holds plain data only (no storage
 client, table or manager), so Spark can pickle it into an ``InputPartition``; a worker runs it with
 :func:`hudi_framework.read.base_file.read_task` and a storage backend it builds for itself.
 """
@@ -18,6 +19,7 @@ from hudi_framework.read.options import QueryType
 
 if TYPE_CHECKING:
     from hudi_framework.read.filters import Disjunction
+    from hudi_framework.read.merged_task import MergedReadTask
 
 #: Column holding the requested time of the write that last wrote a record.
 COMMIT_TIME_COLUMN = "_hoodie_commit_time"
@@ -111,7 +113,9 @@ class ReadPlan:
     Attributes:
         query_type: The query type served.
         schema: The schema of the result (the projection applied).
-        tasks: One task per base file, sorted by partition path and file id.
+        tasks: One task per base file (:class:`ReadTask`) or, for merge-on-read snapshots and
+            incremental reads, per file slice (:class:`~hudi_framework.read.merged_task.MergedReadTask`),
+            sorted by partition path and file id.
         as_of: The resolved time-travel instant, if any.
         begin: Incremental: the resolved exclusive lower bound (None: from the start).
         end: Incremental: the resolved inclusive upper bound (None: to the latest commit).
@@ -121,7 +125,7 @@ class ReadPlan:
 
     query_type: QueryType
     schema: pa.Schema
-    tasks: tuple[ReadTask, ...] = ()
+    tasks: tuple[ReadTask | MergedReadTask, ...] = ()
     as_of: str | None = None
     begin: str | None = None
     end: str | None = None

@@ -1,9 +1,9 @@
 """The read facade: plan a query, then run its tasks one file at a time.
 
 ``read_table`` returns a ``pyarrow.Table``; ``read_batches`` yields record batches with memory bounded by
-one batch of one file; ``plan_read`` returns the :class:`~hudi_framework.read.plan.ReadPlan` an engine
-distributes (the Spark data source ships its tasks to executors and runs
-:func:`~hudi_framework.read.base_file.read_task` there).
+one batch of one file (plus, for merge-on-read slices, the log records of one slice up to the merge
+memory bound); ``plan_read`` returns the :class:`~hudi_framework.read.plan.ReadPlan` an engine
+distributes (the Spark data source ships its tasks to executors and runs :func:`run_task` there).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import pyarrow as pa
 from hudi_framework.errors import InvalidConfigValueError
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, read_task
 from hudi_framework.read.incremental import plan_incremental
+from hudi_framework.read.merged import read_merged_task
+from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.options import (
     AS_OF_INSTANT_KEY,
     BEGIN_INSTANT_KEY,
@@ -29,7 +31,8 @@ from hudi_framework.read.snapshot import plan_snapshot
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
-    from hudi_framework.read.plan import ReadPlan
+    from hudi_framework.read.log_records import CorruptBlockHandler
+    from hudi_framework.read.plan import ReadPlan, ReadTask
     from hudi_framework.table.table import HudiTable
 
 
@@ -42,6 +45,7 @@ def build_options(
     columns: Sequence[str] | str | None = None,
     filters: Sequence[Any] | None = None,
     incremental_fallback_full_scan: bool | None = None,
+    merge_max_memory_bytes: int | None = None,
     options: Mapping[str, str] | None = None,
 ) -> ReadOptions:
     """Merge keyword arguments over a Hudi option map (keywords win) and check they fit together.
@@ -58,6 +62,7 @@ def build_options(
         "columns": as_columns(columns),
         "filters": tuple(filters) if filters else None,
         "incremental_fallback_full_scan": incremental_fallback_full_scan,
+        "merge_max_memory_bytes": merge_max_memory_bytes,
     }
     result = ReadOptions.from_hoodie_options(options or {}, **{k: v for k, v in overrides.items() if v is not None})
     incremental = result.query_type is QueryType.INCREMENTAL
@@ -77,12 +82,37 @@ def plan_read(table: HudiTable, options: ReadOptions) -> ReadPlan:
     return plan_snapshot(table, options)
 
 
-def execute_plan(
-    plan: ReadPlan, storage: StorageBackend, *, batch_size: int = DEFAULT_BATCH_SIZE
+def run_task(
+    task: ReadTask | MergedReadTask,
+    storage: StorageBackend,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    on_corrupt: CorruptBlockHandler | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """Run a plan's tasks in order, one file at a time."""
-    for task in plan.tasks:
+    """Run one task of a plan: a base file read, or a merged file slice read.
+
+    Args:
+        task: The task.
+        storage: A backend rooted at the table's base path.
+        batch_size: Maximum rows per batch read.
+        on_corrupt: Merged tasks: called with each corrupt log block skipped.
+    """
+    if isinstance(task, MergedReadTask):
+        yield from read_merged_task(task, storage, batch_size=batch_size, on_corrupt=on_corrupt)
+    else:
         yield from read_task(task, storage, batch_size=batch_size)
+
+
+def execute_plan(
+    plan: ReadPlan,
+    storage: StorageBackend,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    on_corrupt: CorruptBlockHandler | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """Run a plan's tasks in order, one file (slice) at a time."""
+    for task in plan.tasks:
+        yield from run_task(task, storage, batch_size=batch_size, on_corrupt=on_corrupt)
 
 
 def read_batches(
@@ -96,15 +126,18 @@ def read_batches(
     filters: Sequence[Any] | None = None,
     options: Mapping[str, str] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    merge_max_memory_bytes: int | None = None,
+    on_corrupt: CorruptBlockHandler | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Read ``table`` as a stream of record batches (arguments as in :func:`read_table`).
 
     Planning happens on the first ``next()``; the stream may be empty.
     """
     read_options = build_options(
-        query_type=query_type, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters, options=options
-    )
-    yield from execute_plan(plan_read(table, read_options), table.storage, batch_size=batch_size)
+        query_type=query_type, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
+        merge_max_memory_bytes=merge_max_memory_bytes, options=options,
+    )  # fmt: skip
+    yield from execute_plan(plan_read(table, read_options), table.storage, batch_size=batch_size, on_corrupt=on_corrupt)
 
 
 def read_table(
@@ -118,6 +151,8 @@ def read_table(
     filters: Sequence[Any] | None = None,
     options: Mapping[str, str] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    merge_max_memory_bytes: int | None = None,
+    on_corrupt: CorruptBlockHandler | None = None,
 ) -> pa.Table:
     """Read ``table`` into a ``pyarrow.Table``.
 
@@ -133,19 +168,24 @@ def read_table(
         options: Apache Hudi read options by name (``hoodie.datasource.query.type``, ``as.of.instant``,
             ``hoodie.datasource.read.begin.instanttime``...); keyword arguments win over them.
         batch_size: Maximum rows per batch read.
+        merge_max_memory_bytes: Merge-on-read: log record bytes of one file slice held in memory
+            before spilling to local disk (``hoodie.memory.merge.max.size``; default 1 GiB).
+        on_corrupt: Merge-on-read: called with each corrupt log block skipped (each also raises a
+            :class:`~hudi_framework.read.log_records.CorruptLogBlockWarning`).
 
     Returns:
         The rows, in the plan's exact schema (meta columns first when the table has them).
 
     Raises:
-        UnsupportedQueryError: A merged merge-on-read read (snapshot with log files, incremental).
+        UnsupportedQueryError: A merged read of a table without meta fields and a composite key.
         IncrementalQueryError: Incremental read of a table without meta fields.
         TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
         InvalidConfigValueError: Options that do not fit the query type.
     """
     read_options = build_options(
-        query_type=query_type, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters, options=options
-    )
+        query_type=query_type, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
+        merge_max_memory_bytes=merge_max_memory_bytes, options=options,
+    )  # fmt: skip
     plan = plan_read(table, read_options)
-    batches = list(execute_plan(plan, table.storage, batch_size=batch_size))
+    batches = list(execute_plan(plan, table.storage, batch_size=batch_size, on_corrupt=on_corrupt))
     return pa.Table.from_batches(batches, schema=plan.schema)

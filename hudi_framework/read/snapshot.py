@@ -5,18 +5,19 @@ time travel (``as.of.instant``) does the same as of an instant, comparing *reque
 Hudi's ``getLatestMergedFileSlicesBeforeOrOn`` does, with the schema resolved as of that instant.
 
 Copy-on-write tables: a slice is its base file. Merge-on-read tables: a read-optimized query reads the
-base files only (file groups with only log files have nothing to read); a snapshot needs log files
-merged, which comes with issue 5, so it is served only while no slice has log files and raises
-:class:`~hudi_framework.errors.UnsupportedQueryError` otherwise.
+base files only (file groups with only log files have nothing to read); a snapshot (or time travel)
+merges each slice's log files into its base file (:mod:`hudi_framework.read.merged`), counting only
+blocks of instants completed at or before ``as_of``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hudi_framework.errors import TimeTravelError, UnsupportedQueryError
+from hudi_framework.errors import TimeTravelError
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.read.filters import check_columns, normalize_filters
+from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
 from hudi_framework.read.options import QueryType, ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
 from hudi_framework.read.schema import project, read_schema
@@ -71,7 +72,7 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
 
     Raises:
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
-        UnsupportedQueryError: A merge-on-read snapshot whose slices have log files.
+        UnsupportedQueryError: A merge-on-read snapshot of a table without meta fields and a composite key.
         TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
         InvalidInstantTimeError: ``as_of`` is not an instant time or date-time.
         InvalidFilterError: A malformed filter or unknown filter column.
@@ -88,12 +89,12 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
     schema = project(full_schema, options.columns)
     slices = table.file_system_view().latest_file_slices(as_of=as_of)
     check_base_file_formats(slices, READABLE_FORMATS)
-    if config.is_mor and options.query_type is QueryType.SNAPSHOT and any(s.has_log_files for s in slices):
-        raise UnsupportedQueryError(
-            QueryType.SNAPSHOT,
-            f"merge-on-read table {config.name!r} has log files; merged snapshot reads come with issue 5 "
-            "(use query_type='read_optimized' to read the base files only)",
-        )
+    if config.is_mor and options.query_type is QueryType.SNAPSHOT:
+        tasks = plan_slice_tasks(
+            table, slices, schema=schema, full_schema=full_schema, filters=filters,
+            validity=instant_validity(table, as_of=as_of), max_memory_bytes=options.merge_max_memory_bytes,
+        )  # fmt: skip
+        return ReadPlan(options.query_type, schema, tasks, as_of=as_of)
     files = [
         FileRef(s.partition_path, s.file_id, s.base_file_key, s.base_file.instant_time, s.base_file.size)
         for s in slices

@@ -99,16 +99,7 @@ def build_tasks(
         commit_time_filter: Incremental reads: commit times to keep.
     """
     refs = sorted(files, key=lambda f: (f.partition_path, f.file_id))
-    fmt = path_format(config)
-    partitions: Sequence[str] = sorted({f.partition_path for f in refs})
-    kept = set(
-        prune_partitions(
-            partitions, filters, path_format=fmt, schema=full_schema, prunable_fields=prunable_fields(config)
-        )
-    )
-    values = {p: _partition_values(config, fmt, p) for p in kept}
-    used = filter_columns(filters)
-    filter_schema = pa.schema([f for f in full_schema if f.name in used]) if used else None
+    values, filter_schema = prune(config, [f.partition_path for f in refs], full_schema=full_schema, filters=filters)
     return tuple(
         ReadTask(
             file_key=ref.key,
@@ -123,5 +114,30 @@ def build_tasks(
             filter_schema=filter_schema,
         )
         for ref in refs
-        if ref.partition_path in kept
+        if ref.partition_path in values
     )
+
+
+def prune(
+    config: TableConfig, partition_paths: Iterable[str], *, full_schema: pa.Schema, filters: Disjunction
+) -> tuple[dict[str, tuple[tuple[str, str | None], ...]], pa.Schema | None]:
+    """Partitions that may match ``filters`` with their decoded values, and the filter columns' schema.
+
+    Args:
+        config: The table config (partitioning, key generator).
+        partition_paths: Candidate partition paths (duplicates allowed).
+        full_schema: The table's whole read schema (types for partition pruning).
+        filters: Normalised read filters.
+
+    Returns:
+        ``({kept partition path: partition values}, read-schema fields of the filtered columns or None)``.
+    """
+    fmt = path_format(config)
+    partitions: Sequence[str] = sorted(set(partition_paths))
+    kept = prune_partitions(
+        partitions, filters, path_format=fmt, schema=full_schema, prunable_fields=prunable_fields(config)
+    )
+    values = {p: _partition_values(config, fmt, p) for p in kept}
+    used = filter_columns(filters)
+    filter_schema = pa.schema([f for f in full_schema if f.name in used]) if used else None
+    return values, filter_schema

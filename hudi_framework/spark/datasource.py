@@ -1,50 +1,38 @@
 """``format("hudi")``: the Spark Python data source (reads and writes).
 
-Reads: the driver plans one task per base file (the kernel's read plan); executors read their files
-with pyarrow and yield Arrow batches cast to Spark's exact schema.
+Reads: the driver plans one task per base file, or per file slice to merge for merge-on-read
+snapshots and incremental reads (the kernel's read plan); executors read (and merge) their files with
+pyarrow and yield Arrow batches cast to Spark's exact schema.
 
-Writes: Spark gives a Python data source no say over how rows are distributed, while a Hudi write
-must see every incoming row of a file group together. So write tasks *stage* their rows (each task
-one Parquet file under ``.hoodie/.temp/<staging id>/``, marker first), and ``commit`` runs the
-kernel's write pipeline over the staged rows and completes one instant. ``abort`` removes the staged
-files (found by listing, since Spark passes no messages for failed tasks). Staged files are never
-data files, so a failed job leaves the table exactly as it was.
+Writes: :mod:`hudi_framework.spark.datasource_write` (direct writes in executors for operations that
+never read stored records, staged rows merged at commit for the others).
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
     DataSourceReader,
     Filter,
     InputPartition,
-    WriterCommitMessage,
 )
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StructType
 
-from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.errors import TableNotFoundError
-from hudi_framework.read.base_file import read_task
 from hudi_framework.read.filters import Predicate
+from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.plan import ReadTask
-from hudi_framework.read.reader import build_options, plan_read
+from hudi_framework.read.reader import build_options, plan_read, run_task
 from hudi_framework.read.schema import read_schema, spark_type
+from hudi_framework.spark.datasource_write import build_writer
 from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
-from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
-from hudi_framework.write.client import WriteClient
-from hudi_framework.write.operation import WriteOperation, is_replace
-
-STAGING_ROOT = ".hoodie/.temp"
 
 
 def _open_table(options: SourceOptions) -> HudiTable:
@@ -58,11 +46,11 @@ def _spark_schema(schema: pa.Schema) -> StructType:
 
 @dataclass(frozen=True)
 class _ReadPartition(InputPartition):
-    task: ReadTask
+    task: ReadTask | MergedReadTask
 
 
 class HudiDataSourceReader(DataSourceReader):
-    """Plans on the driver, reads base files in executors."""
+    """Plans on the driver, reads base files (and merges file slices) in executors."""
 
     def __init__(self, options: SourceOptions, schema: StructType) -> None:
         self._options = options
@@ -78,7 +66,7 @@ class HudiDataSourceReader(DataSourceReader):
         if not isinstance(partition, _ReadPartition):
             return  # an empty plan: Spark still runs one default partition
         table = _open_table(self._options)
-        for batch in read_task(partition.task, table.storage):
+        for batch in run_task(partition.task, table.storage):
             yield _to_spark_batch(batch, self._arrow_schema)
 
 
@@ -104,94 +92,6 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-@dataclass
-class _Staged(WriterCommitMessage):
-    key: str
-    rows: int
-
-
-class HudiDataSourceWriter(DataSourceArrowWriter):
-    """Stages rows in tasks; commits one Hudi instant on the driver."""
-
-    def __init__(self, options: SourceOptions, overwrite: bool) -> None:
-        self._options = options
-        self._overwrite = overwrite
-        self._staging = f"{STAGING_ROOT}/staging-{uuid.uuid4().hex}"
-
-    def _storage(self) -> StorageBackend:
-        try:
-            return _open_table(self._options).storage
-        except TableNotFoundError:
-            from hudi_framework.plugin.manager import build_plugin_manager
-            from hudi_framework.plugin.registry import ComponentRegistry
-            from hudi_framework.storage.resolve import open_storage
-
-            settings = self._options.settings()
-            registry = ComponentRegistry.from_manager(build_plugin_manager())
-            return open_storage(
-                registry,
-                self._options.path,
-                backend=settings.storage.backend,
-                options=self._options.storage_options(settings),
-            )
-
-    def write(self, iterator: Iterator[pa.RecordBatch]) -> _Staged:
-        from pyspark import TaskContext
-
-        ctx = TaskContext.get()
-        part, attempt = (ctx.partitionId(), ctx.attemptNumber()) if ctx is not None else (0, 0)
-        batches = list(iterator)
-        key = f"{self._staging}/{part:05d}-{attempt}.parquet"
-        storage = self._storage()
-        if not batches:
-            return _Staged(key="", rows=0)
-        table = pa.Table.from_batches(batches)
-        with storage.open_output(key) as sink:
-            pq.write_table(table, sink)
-        return _Staged(key=key, rows=table.num_rows)
-
-    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
-        storage = self._storage()
-        try:
-            keys = sorted(m.key for m in messages if isinstance(m, _Staged) and m.key)
-            parts = []
-            for key in keys:
-                with storage.open_input(key) as f:
-                    parts.append(pq.read_table(f))
-            data = pa.concat_tables(parts, promote_options="default") if parts else None
-            self._commit_rows(data)
-        finally:
-            self._cleanup(storage)
-
-    def _commit_rows(self, data: pa.Table | None) -> None:
-        settings = self._options.settings()
-        storage_options = self._options.storage_options(settings)
-        try:
-            table = HudiTable.open(self._options.path, storage_options=storage_options)
-        except TableNotFoundError:
-            if data is None:
-                return
-            table = HudiTable.create(
-                self._options.path,
-                table_config_from_settings(settings),
-                schema=data.schema,
-                storage_options=storage_options,
-            )
-        if data is None:
-            return
-        operation = WriteOperation(settings.write.operation.value)
-        if self._overwrite and not is_replace(operation):
-            operation = WriteOperation.INSERT_OVERWRITE_TABLE
-        WriteClient(table, settings).write(data, operation)
-
-    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
-        self._cleanup(self._storage())
-
-    def _cleanup(self, storage: StorageBackend) -> None:
-        for info in storage.list(self._staging, recursive=True):
-            storage.delete(info.key)
-
-
 class HudiDataSource(DataSource):
     """``spark.read.format("hudi")`` / ``df.write.format("hudi")``."""
 
@@ -212,7 +112,5 @@ class HudiDataSource(DataSource):
         return HudiDataSourceReader(options, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
-        options = SourceOptions.parse(self.options)
-        # Bad options fail here, on the driver, before any task stages a row.
-        options.settings()
-        return HudiDataSourceWriter(options, overwrite)
+        # Bad options fail here, on the driver side, before any task runs.
+        return build_writer(SourceOptions.parse(self.options), schema, overwrite)

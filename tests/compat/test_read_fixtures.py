@@ -2,7 +2,8 @@
 
 * Snapshot of every copy-on-write table == its ``gold_data/`` (Spark's own read), row for row, meta
   columns included, with the same column names in the same order.
-* Read-optimized read of every merge-on-read table == hudi-rs's read-optimized read.
+* Read-optimized read of every merge-on-read table == hudi-rs's read-optimized read (merged MOR reads:
+  ``test_mor_fixtures.py``).
 * Time travel to every completed commit and incremental windows between consecutive commits (and
   from the start) == hudi-rs, on every copy-on-write table.
 
@@ -29,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_framework.errors import IncrementalQueryError, UnsupportedFormatError, UnsupportedQueryError
+from hudi_framework.errors import IncrementalQueryError, UnsupportedFormatError
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read import QueryType, ReadOptions, plan_read, read_table
 from hudi_framework.table.table import HudiTable
@@ -132,17 +133,6 @@ def test_read_optimized_equals_hudi_rs(fixture: FixtureTable, extract_fixture: E
     rs_options = hudi.HudiReadOptions().with_hudi_option("hoodie.read.use.read_optimized.mode", "true")
     _assert_same_rows(ours, _rs_read(_rs(base), rs_options))
     assert _spark_ready(ours.schema)
-
-
-@pytest.mark.parametrize("fixture", MOR, ids=lambda t: t.id)
-def test_mor_snapshot_needs_merging_or_reads_base_files(fixture: FixtureTable, extract_fixture: Extract) -> None:
-    table, _, _ = _open(fixture, extract_fixture)
-    if any(s.has_log_files for s in table.latest_file_slices()):
-        with pytest.raises(UnsupportedQueryError, match="issue 5") as err:
-            read_table(table)
-        assert isinstance(err.value, NotImplementedError)
-    else:
-        assert _hash(read_table(table)) == _hash(read_table(table, query_type="read_optimized"))
 
 
 @pytest.mark.parametrize("fixture", [t for t in TABLES if t.is_lance], ids=lambda t: t.id)

@@ -13,7 +13,6 @@ from hudi_framework.errors import (
     IncrementalPathNotFoundError,
     IncrementalQueryError,
     InvalidInstantTimeError,
-    UnsupportedQueryError,
 )
 from hudi_framework.read import ReadOptions, plan_read, read_table
 from hudi_framework.timeline import Action
@@ -183,13 +182,23 @@ def test_empty_window_has_the_schema(tmp_path: Path) -> None:
         read_table(b.table, query_type="incremental", begin="not a time")
 
 
-def test_refused_without_meta_fields_or_on_merge_on_read(tmp_path: Path) -> None:
+def test_refused_without_meta_fields(tmp_path: Path) -> None:
     no_meta = _three_commits(str(tmp_path / "a"), populate_meta_fields=False)
     with pytest.raises(IncrementalQueryError, match="_hoodie_commit_time"):
         read_table(no_meta.table, query_type="incremental")
-    mor = _three_commits(str(tmp_path / "b"), table_type="MERGE_ON_READ")
-    with pytest.raises(UnsupportedQueryError, match="issue 5"):
-        read_table(mor.table, query_type="incremental")
+
+
+def test_merge_on_read_without_log_files_reads_like_copy_on_write(tmp_path: Path) -> None:
+    cow = _three_commits(str(tmp_path / "cow"))
+    mor = _three_commits(str(tmp_path / "mor"), table_type="MERGE_ON_READ")
+    for begin in (None, t(1), t(2)):
+        ours = read_table(mor.table, query_type="incremental", begin=begin)
+        theirs = read_table(cow.table, query_type="incremental", begin=begin)
+        assert (
+            ours.drop_columns(["_hoodie_file_name"])
+            .sort_by("id")
+            .equals(theirs.drop_columns(["_hoodie_file_name"]).sort_by("id"))
+        )
 
 
 def test_v6_uses_requested_times_even_when_completions_cross(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_framework.errors import TimeTravelError, UnknownColumnError, UnsupportedQueryError
+from hudi_framework.errors import TimeTravelError, UnknownColumnError
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read import ReadOptions, plan_read, read_batches, read_schema, read_table, read_task
 from hudi_framework.table.table import HudiTable
@@ -112,15 +112,14 @@ def test_table_without_meta_fields(tmp_path: Path) -> None:
     assert _ids(out) == [("a", 5.0), ("b", 2.0), ("c", 3.0)]
 
 
-def test_merge_on_read_snapshot_needs_merging(tmp_path: Path) -> None:
+def test_merge_on_read_snapshot_merges_log_files(tmp_path: Path) -> None:
     b = _two_commits(str(tmp_path), table_type="MERGE_ON_READ")
     assert _ids(read_table(b.table)) == _ids(read_table(b.table, query_type="read_optimized"))
-    # A log file of a completed delta commit makes the slice need merging (issue 5).
+    # An empty log file (no blocks) makes the slice a merged one that changes nothing
+    # (tests/unit/mor_read covers log files with blocks).
     (tmp_path / "sf" / f".f1-0_{t(2)}.log.1_0-0-0").write_bytes(b"")
     b.table.reload()
-    with pytest.raises(UnsupportedQueryError, match="read_optimized") as err:
-        read_table(b.table)
-    assert isinstance(err.value, NotImplementedError)
+    assert _ids(read_table(b.table)) == [("a", 5.0), ("b", 2.0), ("c", 3.0)]
     assert _ids(read_table(b.table, query_type="read_optimized")) == [("a", 5.0), ("b", 2.0), ("c", 3.0)]
 
 

@@ -1,0 +1,159 @@
+"""Merge one file slice: base file rows, then the slice's log records, by the table's merger.
+
+The merge is the one Apache Hudi's readers and compactor run (hudi-format.md section 6): log records
+are pre-combined in arrival order (:meth:`RecordMerger.combine`, so the newest version of a key wins
+under the merger's rules and deletes keep their effect), then merged into the base file's rows with
+:func:`~hudi_framework.merge.merge_with_base`; keys only in the logs are inserted, deletes dropped.
+
+Memory: the base file is streamed one batch at a time and only the log records of *one* file slice
+are held, up to ``max_memory_bytes``. Beyond that the log records are spilled to local Arrow IPC
+files partitioned by key hash (:mod:`hudi_framework.read.spill`), the base file is partitioned the
+same way, and each partition is merged on its own, so every version of a key still meets.
+
+:func:`merge_file_slice` yields the merged live rows with every column of the merge schema (meta
+columns included): compaction writes exactly these as the new base file. :func:`read_merged_task`
+adds what a query needs on top (commit-time and row filters, projection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_framework.merge.align import merge_with_base
+from hudi_framework.merge.ordering import as_mask
+from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
+from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema
+from hudi_framework.read.plan import ReadTask
+from hudi_framework.read.spill import SpillPartitions, key_partitions
+
+if TYPE_CHECKING:
+    from hudi_framework.contracts.merger import MergeContext
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.read.log_records import CorruptBlockHandler
+    from hudi_framework.read.merged_task import MergedReadTask
+
+__all__ = ["merge_file_slice", "read_merged_task"]
+
+
+def _base_batches(storage: StorageBackend, task: MergedReadTask, batch_size: int) -> Iterator[pa.RecordBatch]:
+    """The base file's rows in the merge schema (nothing for a log-only file group)."""
+    if task.base_file_key is None:
+        return
+    base = ReadTask(
+        file_key=task.base_file_key,
+        partition_path=task.partition_path,
+        partition_values=task.partition_values,
+        schema=task.merge_schema,
+        file_id=task.file_id,
+        instant_time=task.instant_time,
+    )
+    yield from read_task(base, storage, batch_size=batch_size)
+
+
+def _merge_part(
+    base_batches: Iterable[pa.RecordBatch], logs: pa.Table, task: MergedReadTask, ctx: MergeContext, batch_size: int
+) -> Iterator[pa.RecordBatch]:
+    """Merge streamed base rows with the log rows of the same keys (one partition, or the whole slice)."""
+    if not logs.num_rows:
+        yield from base_batches
+        return
+    combined = task.merger.combine(logs, ctx)
+    keys = combined.column(ctx.record_key_field)
+    matched = np.zeros(combined.num_rows, dtype=np.bool_)
+    for batch in base_batches:
+        if not batch.num_rows:
+            continue
+        base = pa.Table.from_batches([batch])
+        at = np.flatnonzero(as_mask(pc.is_in(keys, value_set=base.column(ctx.record_key_field))))
+        if not len(at):
+            yield batch
+            continue
+        matched[at] = True
+        merged = merge_with_base(base, combined.take(pa.array(at)), task.merger, ctx)
+        yield from merged.table.to_batches(max_chunksize=batch_size)
+    rest = np.flatnonzero(~matched)
+    if len(rest):
+        # Keys only in the logs: live ones are inserts, deletes of unknown keys vanish.
+        inserts = merge_with_base(task.merge_schema.empty_table(), combined.take(pa.array(rest)), task.merger, ctx)
+        yield from inserts.table.to_batches(max_chunksize=batch_size)
+
+
+def merge_file_slice(
+    storage: StorageBackend,
+    task: MergedReadTask,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    on_corrupt: CorruptBlockHandler | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """Yield the merged live rows of one file slice, in ``task.merge_schema`` (all meta columns).
+
+    Filters, commit-time filter and projection of ``task`` are *not* applied (see
+    :func:`read_merged_task`). Row order: without spilling, base file rows in file order (merged in
+    place, deleted ones dropped) and then keys only in the logs; once spilled, the same per key-hash
+    partition.
+
+    Args:
+        storage: A backend rooted at the table's base path.
+        task: The slice (see :class:`~hudi_framework.read.merged_task.MergedReadTask`).
+        batch_size: Maximum rows per base file batch.
+        on_corrupt: Called with each corrupt log block skipped (each also raises a
+            :class:`~hudi_framework.read.log_records.CorruptLogBlockWarning`).
+
+    Raises:
+        StorageNotFoundError: A file of the slice is gone.
+        ReadError: A column cannot be converted to the merge schema.
+        MergeError: Null record keys, duplicate keys in the base file, or a merger that broke its contract.
+        UnsupportedLogBlockError: An HFILE_DATA block in a data table's log.
+    """
+    ctx = task.merge_context
+    key = ctx.record_key_field
+    label = task.file_id or "slice"
+    with LogRecordBuffer(
+        log_schema(task.merge_schema), key, max_memory_bytes=task.max_memory_bytes, label=label
+    ) as buffer:
+        collect_log_records(storage, task, buffer, on_corrupt=on_corrupt)
+        if buffer.spill is None:
+            yield from _merge_part(_base_batches(storage, task, batch_size), buffer.in_memory(), task, ctx, batch_size)
+            return
+        n = buffer.num_partitions
+        with SpillPartitions(task.merge_schema, n, prefix=f"{label}-base") as base_spill:
+            for batch in _base_batches(storage, task, batch_size):
+                table = pa.Table.from_batches([batch])
+                base_spill.write(table, key_partitions(table.column(key), n))
+            base_spill.finish()
+            for partition in range(n):
+                yield from _merge_part(
+                    base_spill.batches(partition), buffer.partition(partition), task, ctx, batch_size
+                )
+
+
+def read_merged_task(
+    task: MergedReadTask,
+    storage: StorageBackend,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    on_corrupt: CorruptBlockHandler | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """Yield a merged task's rows as record batches of exactly ``task.schema``.
+
+    The merged rows are filtered by ``task.commit_time_filter`` and ``task.row_filter`` and projected;
+    batches left empty are skipped.
+
+    Args:
+        task: What to read.
+        storage: A backend rooted at the table's base path.
+        batch_size: Maximum rows per base file batch.
+        on_corrupt: Called with each corrupt log block skipped.
+
+    Raises:
+        See :func:`merge_file_slice`.
+    """
+    for batch in merge_file_slice(storage, task, batch_size=batch_size, on_corrupt=on_corrupt):
+        kept = filter_batch(task, batch)
+        if kept.num_rows:
+            yield conform_batch(kept, task.schema)
