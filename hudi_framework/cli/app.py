@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hudi_framework.cli import render
+from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.settings import HudiSettings
@@ -26,6 +27,7 @@ from hudi_framework.table.table import HudiTable
 app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help=True, add_completion=False)
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
 app.add_typer(show, name="show")
+app.add_typer(compaction, name="compaction")
 
 PathArg = Annotated[
     str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")

@@ -34,6 +34,12 @@ class CompactionSettings(Section):
     """Which file slices a plan picks, by registered name (Apache Hudi's default picks by log file size)."""
     target_io_mb: PositiveInt = 512_000
     """IO budget of one compaction plan, in MB (bounded-IO strategies)."""
+    logfile_size_threshold_bytes: NonNegativeInt = 0
+    """File slices whose log files total fewer bytes are not compacted (``log-file-size`` strategy)."""
+    logfile_num_threshold: NonNegativeInt = 0
+    """File slices with fewer log files are not compacted (``log-file-num`` strategy)."""
+    daybased_target_partitions: PositiveInt = 10
+    """Latest date partitions one plan covers (``day-based`` strategy)."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

@@ -1,0 +1,213 @@
+"""``hudi-fw compaction schedule|run|show``: merge-on-read compaction from the shell.
+
+The commands go through the ``compaction`` table service plugin found in the registry, so they work
+with whichever implementation is installed. Settings come from an optional config file plus
+Apache Hudi options (``--option hoodie.compaction.strategy=...``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.service import TableService
+from hudi_framework.errors import ConfigError, PluginError
+from hudi_framework.plugin.manager import build_plugin_manager
+from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.services.compaction_plan import (
+    TOTAL_IO_MB,
+    TOTAL_LOG_FILES_SIZE,
+    CompactionPlan,
+    decode_compaction_plan,
+)
+from hudi_framework.services.inline import COMPACTION_SERVICE
+from hudi_framework.table.table import HudiTable
+from hudi_framework.timeline.instant import Action, Instant, State
+
+compaction = typer.Typer(help="Schedule, run and inspect merge-on-read compactions.", no_args_is_help=True)
+
+PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", exists=True, help="A TOML or YAML config file (services.compaction...).")
+]
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option", "-o", help="An Apache Hudi option key=value (repeatable), e.g. hoodie.compaction.target.io=500."
+    ),
+]
+InstantOpt = Annotated[str | None, typer.Option("--instant", help="The compaction instant time.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _console() -> Console:
+    console = Console()
+    # Logs and pipes: room for instant times and file ids instead of wrapping them.
+    return console if console.is_terminal else Console(width=160)
+
+
+def _settings(config: Path | None, options: list[str] | None) -> HudiSettings:
+    hoodie: dict[str, str] = {}
+    for item in options or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--option needs key=value, got {item!r}")
+        hoodie[key.strip()] = value.strip()
+    return HudiSettings.load(config, hoodie_options=hoodie or None)
+
+
+def _service(table: HudiTable, settings: HudiSettings) -> TableService:
+    service = table.registry.build(ComponentKind.SERVICE, COMPACTION_SERVICE, {"settings": settings})
+    if not isinstance(service, TableService):
+        raise PluginError(f"component {COMPACTION_SERVICE!r} built a {type(service).__name__}, not a TableService")
+    return service
+
+
+def _open(path: str, settings: HudiSettings) -> HudiTable:
+    pm = build_plugin_manager(load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable)
+    return HudiTable.open(path, plugin_manager=pm)
+
+
+def _compactions(table: HudiTable) -> list[Instant]:
+    # Pending compactions, and completed commits that started as compactions (requested file kept).
+    timeline = table.timeline
+    out = []
+    for inst in timeline.by_action(Action.COMMIT):
+        if inst.action is Action.COMPACTION:
+            out.append(inst)
+        elif inst.is_completed:
+            try:
+                timeline.file_key(inst, State.REQUESTED)
+            except LookupError:
+                continue
+            if timeline.read_commit_metadata(inst).compacted:
+                out.append(inst)
+    return out
+
+
+def _plan(table: HudiTable, inst: Instant) -> CompactionPlan:
+    key = table.timeline.file_key(inst, State.REQUESTED)
+    return decode_compaction_plan(table.storage.read(key), path=key)
+
+
+def _plan_rows(plan: CompactionPlan) -> list[dict[str, Any]]:
+    return [
+        {
+            "partition": op.partition_path,
+            "file_id": op.file_id,
+            "base_instant": op.base_instant_time,
+            "base_file": op.data_file_name,
+            "log_files": list(op.delta_file_names),
+            "metrics": dict(op.metrics),
+        }
+        for op in plan.operations
+    ]
+
+
+def _plan_table(inst: Instant, plan: CompactionPlan) -> Table:
+    out = Table(title=f"compaction {inst.requested_time} ({inst.state})")
+    for col in ("partition", "file id", "base instant", "base file", "log files", "log bytes", "IO MB"):
+        out.add_column(col, justify="right" if col in ("log files", "log bytes", "IO MB") else "left")
+    for op in plan.operations:
+        out.add_row(
+            op.partition_path or "(none)",
+            op.file_id,
+            op.base_instant_time,
+            op.data_file_name or "-",
+            str(len(op.delta_file_names)),
+            str(int(op.metric(TOTAL_LOG_FILES_SIZE))),
+            str(int(op.metric(TOTAL_IO_MB))),
+        )
+    return out
+
+
+@compaction.command("show")
+def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) -> None:
+    """Compactions on the timeline (pending and completed), or the plan of one with --instant."""
+    table = HudiTable.open(path)
+    instants = _compactions(table)
+    if instant is not None:
+        chosen = [i for i in instants if i.requested_time == instant]
+        if not chosen:
+            raise typer.BadParameter(f"no compaction {instant} on the timeline", param_hint="--instant")
+        plan = _plan(table, chosen[0])
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    {"instant": instant, "state": chosen[0].state.value, "operations": _plan_rows(plan)}, indent=2
+                )
+            )
+            return
+        _console().print(_plan_table(chosen[0], plan))
+        return
+    rows = []
+    for inst in instants:
+        plan = _plan(table, inst)
+        rows.append(
+            {"instant": inst.requested_time, "state": inst.state.value, "completed": inst.completion_time,
+             "operations": len(plan.operations),
+             "log_files": sum(len(op.delta_file_names) for op in plan.operations)}
+        )  # fmt: skip
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    out = Table(title=f"compactions of {table.config.name}")
+    for col in ("instant", "state", "completed", "file groups", "log files"):
+        out.add_column(col)
+    for row in rows:
+        out.add_row(
+            str(row["instant"]), str(row["state"]), str(row["completed"] or "-"), str(row["operations"]),
+            str(row["log_files"]),
+        )  # fmt: skip
+    _console().print(out)
+
+
+@compaction.command("schedule")
+def schedule(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> None:
+    """Write a compaction plan (T.compaction.requested) with the configured strategy."""
+    settings = _settings(config, option)
+    table = _open(path, settings)
+    instant = _service(table, settings).schedule(table)
+    console = _console()
+    if instant is None:
+        console.print("nothing to compact")
+        return
+    plan = _plan(table.reload(), table.timeline.get(instant, Action.COMPACTION))
+    console.print(f"[green]scheduled[/] compaction {instant}: {len(plan.operations)} file group(s)")
+    console.print(_plan_table(table.timeline.get(instant, Action.COMPACTION), plan))
+
+
+@compaction.command("run")
+def run(path: PathArg, instant: InstantOpt = None, config: ConfigOpt = None, option: OptionOpt = None) -> None:
+    """Execute a pending compaction (--instant), or every pending one, oldest first."""
+    settings = _settings(config, option)
+    table = _open(path, settings)
+    pending = [i.requested_time for i in table.timeline.pending({Action.COMPACTION})]
+    todo = [instant] if instant is not None else pending
+    console = _console()
+    if not todo:
+        console.print("no pending compaction")
+        return
+    service = _service(table, settings)
+    out = Table(title="compactions run")
+    for col in ("instant", "completed", "file groups", "rows written", "log records", "bytes written"):
+        out.add_column(col)
+    for inst in todo:
+        service.execute(table, inst)
+        done = table.reload().timeline.get(inst, Action.COMMIT)
+        stats = table.timeline.read_commit_metadata(done).write_stats()
+        out.add_row(
+            inst,
+            done.completion_time or "-",
+            str(len(stats)),
+            str(sum(s.num_writes or 0 for s in stats)),
+            str(sum(s.total_log_records or 0 for s in stats)),
+            str(sum(s.total_write_bytes or 0 for s in stats)),
+        )
+    console.print(out)

@@ -1,0 +1,37 @@
+"""Leaving Apache Hudi's metadata table (MDT) behind before we write.
+
+This project does not maintain the MDT yet. A reader that trusts a listed MDT (hudi-rs on v8+ tables
+whose ``hoodie.table.metadata.partitions`` lists ``files``; Java with ``hoodie.metadata.enable``)
+would miss every file we write, so each writer first disables it the way Apache Hudi does when a
+writer runs with ``hoodie.metadata.enable=false`` (format section 7): clear the MDT partitions from
+``hoodie.properties`` (backup protocol), then delete ``.hoodie/metadata``. A later Apache Hudi writer
+with the MDT enabled rebuilds it from a listing.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.table.properties import load_properties, update_properties
+
+__all__ = ["METADATA_PARTITION_KEYS", "METADATA_TABLE_DIR", "disable_metadata_table"]
+
+METADATA_TABLE_DIR: Final = ".hoodie/metadata"
+METADATA_PARTITION_KEYS: Final = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
+
+
+def disable_metadata_table(storage: StorageBackend) -> bool:
+    """Make the table's metadata table absent; True when there was one to remove.
+
+    Properties first: once no MDT partition is listed, every reader lists the file system, so a
+    reader between the two steps still sees the right files.
+    """
+    props = load_properties(storage, repair=True)
+    listed = [k for k in METADATA_PARTITION_KEYS if k in props]
+    if listed:
+        update_properties(storage, dict.fromkeys(listed))
+    leftovers = storage.list(METADATA_TABLE_DIR, recursive=True)
+    for info in leftovers:
+        storage.delete(info.key)
+    return bool(listed or leftovers)

@@ -1,0 +1,302 @@
+"""Executing a compaction plan: one new base file per operation, then a ``commit`` with ``compacted=true``.
+
+Order on storage: ``T.compaction.inflight``, then per operation its marker and its base file (named
+with the compaction instant ``T``), then the completed ``commit`` last. Readers ignore base files of a
+pending compaction (the file-system view drops them) and merge the old slice with the new one, so
+until the commit exists every query answers as before.
+
+A failure rolls the attempt back before the error propagates: every file the markers name is
+deleted, then the markers and the inflight file, leaving ``T.compaction.requested`` so the plan can
+run again (as Apache Hudi rolls back an inflight compaction). Executing an instant that is already
+inflight (a crashed run) does the same rollback first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.errors import CompactionExecutionError, CompactionPlanError, InstantNotFoundError
+from hudi_framework.index.footer import bloom_footer_metadata
+from hudi_framework.layout.file_group import FileSlice
+from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.read.merged import merge_file_slice
+from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
+from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
+from hudi_framework.read.schema import read_schema
+from hudi_framework.services.compaction_plan import (
+    TOTAL_LOG_FILES_SIZE,
+    CompactionOperation,
+    CompactionPlan,
+    decode_compaction_plan,
+)
+from hudi_framework.storage.paths import join_key
+from hudi_framework.table.table import HudiTable
+from hudi_framework.timeline.instant import Action, Instant, State
+from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, WriteOperationType, WriteStat
+from hudi_framework.timeline.naming import LAYOUT_V1
+from hudi_framework.write.base_file_writer import write_base_file
+from hudi_framework.write.file_group_task import WriteTaskContext
+from hudi_framework.write.markers import IOType, create_marker, delete_markers, marked_data_files
+from hudi_framework.write.session import WriteSession
+from hudi_services_compaction.log_stats import LogScanStats, scan_log_stats
+from hudi_services_compaction.scheduler import timeline_writer
+
+FILE_NAME_FIELD = META_FIELDS[4]
+
+#: Merges one file slice: ``(table, slice task) -> merged live rows`` (all meta columns).
+SliceMerge = Callable[[HudiTable, MergedReadTask], Iterable[pa.RecordBatch]]
+
+
+def merge_slice(table: HudiTable, task: MergedReadTask) -> Iterable[pa.RecordBatch]:
+    """The reader's merge of one file slice (the rows a snapshot query returns for it)."""
+    return merge_file_slice(table.storage, task)
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    """What one compaction did.
+
+    Attributes:
+        instant: The completed ``commit`` instant.
+        plan: The plan executed.
+        stats: One write stat per new base file.
+    """
+
+    instant: Instant
+    plan: CompactionPlan
+    stats: tuple[WriteStat, ...]
+
+    @property
+    def num_writes(self) -> int:
+        """Rows in the new base files."""
+        return sum(s.num_writes or 0 for s in self.stats)
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """What every operation of one compaction shares."""
+
+    table: HudiTable
+    instant: str
+    ctx: WriteTaskContext
+    validity: InstantValidity
+    merge_schema: pa.Schema
+    key_field: str
+    max_memory_bytes: int
+    merge: SliceMerge
+
+
+def pending_compaction(table: HudiTable, instant: str) -> Instant:
+    """The pending compaction ``instant``.
+
+    Raises:
+        CompactionPlanError: No such compaction, or it already completed.
+    """
+    try:
+        found = table.timeline.get(instant, Action.COMPACTION)
+    except InstantNotFoundError:
+        raise CompactionPlanError(instant, "no such compaction on the timeline") from None
+    if found.is_completed:
+        raise CompactionPlanError(instant, "already completed")
+    if found.action is not Action.COMPACTION:
+        raise CompactionPlanError(instant, f"instant is a {found.action}, not a compaction")
+    return found
+
+
+def read_plan(table: HudiTable, instant: Instant) -> CompactionPlan:
+    """Decode the plan in ``T.compaction.requested``."""
+    key = table.timeline.file_key(instant, State.REQUESTED)
+    return decode_compaction_plan(table.storage.read(key), path=key)
+
+
+def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
+    """Undo a failed or crashed attempt: delete its marked files, markers and inflight file.
+
+    The requested plan stays, so the compaction can be executed again.
+
+    Returns:
+        The data file keys deleted.
+    """
+    storage = table.storage
+    deleted = []
+    for key in marked_data_files(storage, instant):
+        if storage.exists(key):
+            storage.delete(key)
+            deleted.append(key)
+    delete_markers(storage, instant)
+    timeline = table.reload().timeline
+    try:
+        current = timeline.get(instant, Action.COMPACTION)
+        inflight_key = timeline.file_key(current, State.INFLIGHT)
+    except InstantNotFoundError:
+        return deleted
+    if not current.is_completed:
+        storage.delete(inflight_key)
+    table.reload()
+    return deleted
+
+
+def _base_keys(job: _Job, file_slice: FileSlice) -> pa.Array:
+    key = file_slice.base_file_key
+    if key is None:
+        return pa.array([], pa.string())
+    with job.table.storage.open_input(key) as f:
+        column = pq.read_table(f, columns=[job.key_field]).column(0)
+    return pc.cast(column.combine_chunks(), pa.string())
+
+
+def _slice_task(job: _Job, file_slice: FileSlice) -> MergedReadTask:
+    return MergedReadTask(
+        base_file_key=file_slice.base_file_key,
+        log_file_keys=tuple(file_slice.log_file_keys),
+        validity=job.validity,
+        merger=table_merger(job.table),
+        merge_schema=job.merge_schema,
+        schema=job.merge_schema,
+        partition_path=file_slice.partition_path,
+        file_id=file_slice.file_id,
+        instant_time=file_slice.base_instant_time,
+        ordering_fields=job.table.config.ordering_fields,
+        record_key_field=job.key_field,
+        max_memory_bytes=job.max_memory_bytes,
+    )
+
+
+def _count(values: pa.Array, among: pa.Array, *, inside: bool) -> int:
+    mask = pc.is_in(values, value_set=among)
+    return int(pc.sum(mask if inside else pc.invert(mask)).as_py() or 0)
+
+
+def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteStat:
+    """Write the new base file of one operation and return its write stat."""
+    table = job.table
+    storage = table.storage
+    file_slice = op.file_slice()
+    name = BaseFileName(op.file_id, f"{index}-0-0", job.instant, job.ctx.extension).name
+    key = join_key(op.partition_path, name)
+    create_marker(storage, job.instant, op.partition_path, name, IOType.MERGE if op.data_file_name else IOType.CREATE)
+
+    started = time.monotonic()
+    logs: LogScanStats = scan_log_stats(storage, file_slice.log_file_keys, job.validity, key_field=job.key_field)
+    scan_ms = int((time.monotonic() - started) * 1000)
+    batches = list(job.merge(table, _slice_task(job, file_slice)))
+    rows = pa.Table.from_batches(batches, schema=job.merge_schema) if batches else job.merge_schema.empty_table()
+    rows = rows.select([f.name for f in job.ctx.schema if f.name in rows.column_names])
+    keys = pc.cast(rows.column(job.key_field).combine_chunks(), pa.string())
+    footer: dict[bytes, bytes] = {}
+    if job.ctx.populate_meta_fields:
+        names = pa.array([name] * rows.num_rows, pa.string())
+        rows = rows.set_column(rows.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
+        footer = bloom_footer_metadata(keys, job.ctx.bloom)
+    size = write_base_file(storage, key, rows, footer=footer, options=job.ctx.parquet)
+    upsert_ms = int((time.monotonic() - started) * 1000)
+
+    base_keys = _base_keys(job, file_slice)
+    updated = pc.filter(keys, pc.is_in(keys, value_set=base_keys))
+    v8 = table.config.timeline_layout_version != LAYOUT_V1
+    return WriteStat(
+        file_id=op.file_id,
+        path=key,
+        prev_commit=op.base_instant_time if op.data_file_name else "null",
+        num_writes=rows.num_rows,
+        num_deletes=_count(base_keys, keys, inside=False),
+        num_update_writes=_count(updated, logs.record_keys, inside=True),
+        total_write_bytes=size,
+        total_write_errors=0,
+        partition_path=op.partition_path,
+        total_log_records=logs.total_log_records,
+        total_updated_records_compacted=logs.total_updated_records_compacted,
+        num_inserts=_count(keys, base_keys, inside=False),
+        total_log_blocks=logs.total_log_blocks,
+        total_corrupt_log_block=logs.total_corrupt_log_blocks,
+        total_rollback_blocks=logs.total_rollback_blocks,
+        file_size_in_bytes=size,
+        prev_base_file=op.data_file_name if v8 else None,
+        runtime_stats=RuntimeStats(total_scan_time=scan_ms, total_create_time=0, total_upsert_time=upsert_ms),
+        total_log_files_compacted=len(op.delta_file_names),
+        total_log_read_time_ms=scan_ms,
+        total_log_size_compacted=int(op.metric(TOTAL_LOG_FILES_SIZE)),
+        # Apache Hudi 1.x writes 0 here for compactions; v6 (0.x) has no such field.
+        num_updates=0 if v8 else None,
+    )
+
+
+def execute_compaction(
+    table: HudiTable,
+    instant: str,
+    settings: HudiSettings | None = None,
+    *,
+    merge: SliceMerge = merge_slice,
+) -> CompactionResult:
+    """Execute the pending compaction ``instant`` and complete it as a ``commit``.
+
+    Args:
+        table: The table.
+        instant: The compaction instant (requested, or inflight after a crash).
+        settings: Parquet, bloom filter and merge-memory options; defaults otherwise.
+        merge: Merges one slice (the reader's merge; tests inject failures here).
+
+    Returns:
+        The completed instant, plan and write stats.
+
+    Raises:
+        CompactionPlanError: No such pending compaction, or its plan cannot be decoded.
+        CompactionExecutionError: An operation failed; its files were deleted and the plan is requested again.
+    """
+    settings = settings or HudiSettings()
+    table.reload()
+    found = pending_compaction(table, instant)
+    if found.state is State.INFLIGHT:
+        rollback_inflight(table, instant)
+        found = pending_compaction(table, instant)
+    plan = read_plan(table, found)
+    session = WriteSession(table, settings)
+    cfg = table.config
+    writer = timeline_writer(table)
+    # Schema and validity are fixed before the instant goes inflight: the plan's slices as scheduled.
+    merge_schema = read_schema(table)
+    job = _Job(
+        table=table,
+        instant=instant,
+        ctx=session.task_context(cfg, instant, table.schema()),
+        validity=instant_validity(table),
+        merge_schema=merge_schema,
+        key_field=record_key_field(table),
+        max_memory_bytes=settings.merger.max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES,
+        merge=merge,
+    )
+    inflight = writer.transition_to_inflight(found)
+    current = ""
+    try:
+        stats = []
+        for index, op in enumerate(plan.operations):
+            current = str(op.file_group)
+            stats.append(compact_operation(job, op, index))
+        current = ""
+        by_partition: dict[str, list[WriteStat]] = {}
+        for stat in stats:
+            by_partition.setdefault(stat.partition_path or "", []).append(stat)
+        metadata = CommitMetadata(
+            partition_to_write_stats=by_partition,
+            compacted=True,
+            extra_metadata={"schema": session.schema_json(cfg, table.schema())},
+            operation_type=WriteOperationType.COMPACT.value,
+        )
+        done = writer.complete(inflight, metadata)
+    except Exception as e:
+        rollback_inflight(table, instant)
+        raise CompactionExecutionError(instant, current, f"{type(e).__name__}: {e}") from e
+    except BaseException:
+        rollback_inflight(table, instant)
+        raise
+    delete_markers(table.storage, instant)
+    table.reload()
+    return CompactionResult(done, plan, tuple(stats))
