@@ -149,6 +149,13 @@ class ParquetCodec(_HudiEnum):
     UNCOMPRESSED = "uncompressed"
 
 
+class LogBlockFormat(_HudiEnum):
+    """Format of merge-on-read log data blocks (``hoodie.logfile.data.block.format``)."""
+
+    AVRO = "avro"
+    PARQUET = "parquet"
+
+
 class QueryType(_HudiEnum):
     """Read query types (``hoodie.datasource.query.type``)."""
 

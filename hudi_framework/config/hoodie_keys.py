@@ -131,6 +131,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.record_size_estimate", "hoodie.copyonwrite.record.size.estimate"),
     _k("write.insert_split_size", "hoodie.copyonwrite.insert.split.size"),
     _k("write.log_file_max_size_bytes", "hoodie.logfile.max.size"),
+    _k("write.log_data_block_format", "hoodie.logfile.data.block.format"),
+    _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),
     _k(
@@ -222,6 +224,9 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
         render=COMPACTION_STRATEGIES.render,
     ),
     _k("services.compaction.target_io_mb", "hoodie.compaction.target.io"),
+    _k("services.compaction.logfile_size_threshold_bytes", "hoodie.compaction.logfile.size.threshold"),
+    _k("services.compaction.logfile_num_threshold", "hoodie.compaction.logfile.num.threshold"),
+    _k("services.compaction.daybased_target_partitions", "hoodie.compaction.daybased.target.partitions"),
     _k("services.clean.automatic", "hoodie.clean.automatic"),
     _k("services.clean.async_enabled", "hoodie.clean.async.enabled", "hoodie.clean.async"),
     _k("services.clean.policy", "hoodie.clean.policy", "hoodie.cleaner.policy"),

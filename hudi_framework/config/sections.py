@@ -23,6 +23,7 @@ from hudi_framework.config.enums import (
     BaseFileFormat,
     ConcurrencyMode,
     FailedWritesPolicy,
+    LogBlockFormat,
     ParquetCodec,
     QueryType,
     TableType,
@@ -132,6 +133,10 @@ class WriteSettings(Section):
     """Records per new base file before statistics exist."""
     log_file_max_size_bytes: PositiveInt = 1_073_741_824
     """Size at which a merge-on-read log file rolls over to a new version."""
+    log_data_block_format: LogBlockFormat = LogBlockFormat.AVRO
+    """Merge-on-read log data blocks: ``avro`` (AVRO_DATA) or ``parquet`` (PARQUET_DATA)."""
+    small_file_group_candidates_limit: PositiveInt = 1
+    """Merge-on-read: how many of a partition's smallest log-free file groups may take inserts."""
     parquet_compression_codec: ParquetCodec = ParquetCodec.GZIP
     """Parquet compression codec."""
     concurrency_mode: ConcurrencyMode = ConcurrencyMode.SINGLE_WRITER

@@ -14,7 +14,7 @@ replace a log file another writer created.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -98,6 +98,8 @@ def create_next_log_file(
     instant_time: str,
     write_token: str,
     blocks: Iterable[LogBlock],
+    existing: Iterable[LogFileName] | None = None,
+    before_create: Callable[[LogFileName], None] | None = None,
 ) -> WrittenLogFile:
     """Create the next free log version of (``file_id``, ``instant_time``) in a partition.
 
@@ -108,6 +110,10 @@ def create_next_log_file(
         instant_time: v6: the base instant of the file slice; v8+: the delta commit's instant.
         write_token: ``<task>-<stage>-<attempt>``.
         blocks: The blocks to write.
+        existing: Log files known to exist for the pair; None lists the partition. v8+ writers
+            pass ``()`` (a delta commit's own file starts at version 1; a clash still moves on).
+        before_create: Called with each name just before it is created (writers create their
+            marker there, so a marker always precedes its file).
 
     Returns:
         The file created; its version is one past the highest existing for the pair (1 if none).
@@ -119,14 +125,17 @@ def create_next_log_file(
     data, offsets = encode_blocks(blocks)
     if not offsets:
         raise LogBlockEncodeError("a log file needs at least one block")
-    existing = [
-        parsed for info in storage.list(partition_path) if (parsed := LogFileName.try_parse(info.name)) is not None
-    ]
+    if existing is None:
+        existing = [
+            parsed for info in storage.list(partition_path) if (parsed := LogFileName.try_parse(info.name)) is not None
+        ]
     version = next_log_version(existing, file_id, instant_time)
     last_error: PreconditionFailedError | None = None
     for attempt in range(MAX_VERSION_ATTEMPTS):
         name = LogFileName(file_id, instant_time, version + attempt, write_token)
         key = log_file_key(partition_path, name)
+        if before_create is not None:
+            before_create(name)
         try:
             storage.put_if_absent(key, data)
         except PreconditionFailedError as e:

@@ -1,4 +1,4 @@
-"""``SparkWriteClient``: the write operations of a copy-on-write table, on a Spark DataFrame.
+"""``SparkWriteClient``: the write operations of a table, on a Spark DataFrame.
 
 The same pipeline as the local ``WriteClient`` (:mod:`hudi_framework.write.pipeline`), with the
 row work in Spark executors and only planning and committing on the driver:
@@ -14,7 +14,7 @@ partition moves     ``settle_partition_moves`` (global index only)             e
 summary             ``routing_summary`` per batch + ``groupBy`` sums           executors
 plan                ``plan_targets`` (file groups, insert buckets)             driver
 start               requested + inflight instant                               driver
-routing + write     ``route_rows``; ``write_file_group`` once per file group   executors
+routing + write     ``route_rows``; ``write_target`` once per file group       executors
 commit / abort      stats collected; markers reconciled; instant completed     driver
 ==================  =========================================================  =========
 
@@ -77,14 +77,11 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         """Bind to ``table`` and the session that runs the tasks.
 
         Args:
-            table: The table (copy-on-write).
+            table: The table (copy-on-write or merge-on-read).
             settings: Write, index, merger, storage and plugin settings (defaults when None).
                 Executors rebuild plugins and storage from these, not from the driver's objects.
             spark: The session; its Python workers must import this project (see
                 :func:`hudi_framework.spark.session.spark_session`).
-
-        Raises:
-            TableError: The table is merge-on-read.
         """
         super().__init__(table, settings)
         self._spark = spark

@@ -10,9 +10,9 @@
   see the other tasks' rows), plus a delete copy of each key that moves partitions.
 * **Write** (``repartition`` by target + ``sortWithinPartitions(target, arrival)`` + one
   ``mapInArrow``): every target lands in its own partition (:mod:`~hudi_framework.spark.placement`),
-  so each task rewrites its file group once with
-  :func:`~hudi_framework.write.file_group_task.write_file_group`, the function the local engine
-  calls, reading the base file with pyarrow inside the task. Its write token is
+  so each task writes its file group once with
+  :func:`~hudi_framework.write.target_task.write_target` (a new base file, or a merge-on-read log
+  append), the function the local engine calls, reading the base file with pyarrow inside the task. Its write token is
   ``<partition id>-<stage id>-<attempt number>``, so files of duplicate attempts never collide,
   and it returns its write stat as a JSON row.
 """
@@ -37,7 +37,6 @@ from hudi_framework.spark.placement import partition_slots
 from hudi_framework.spark.task_errors import carrying_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
 from hudi_framework.timeline.metadata import WriteStat
-from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.planner import (
     IS_DELETED,
     SUMMARY_SCHEMA,
@@ -49,6 +48,7 @@ from hudi_framework.write.planner import (
     routing_summary,
 )
 from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY
+from hudi_framework.write.target_task import write_target
 
 if TYPE_CHECKING:
     from pyspark import Broadcast
@@ -120,7 +120,7 @@ def _write_task(
 
     def flush(target: int, parts: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         incoming = pa.Table.from_batches(parts).drop_columns([TARGET, _SLOT, SEQ])
-        stat = write_file_group(
+        stat = write_target(
             components.storage,
             components.write.merger,
             ctx,

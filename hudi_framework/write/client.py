@@ -1,10 +1,11 @@
-"""``WriteClient``: the write operations of a copy-on-write table, on pyarrow data (local engine).
+"""``WriteClient``: the write operations of a table, on pyarrow data (local engine).
 
 Every operation is one instant (see :mod:`hudi_framework.write.pipeline` for the steps shared
 with the Spark engine): keys are generated and validated first (nothing is written for a batch
 with a null key or an incompatible schema), duplicates are pre-combined by the table's merger,
-keys are tagged by the index, rows are routed to file groups, each file group is rewritten once by
-:func:`~hudi_framework.write.file_group_task.write_file_group`, and the commit completes last. Any
+keys are tagged by the index, rows are routed to file groups, each file group is written once by
+:func:`~hudi_framework.write.file_group_task.write_file_group` (or, for merge-on-read appends,
+:func:`~hudi_framework.write.log_task.append_file_group`), and the commit completes last. Any
 failure after the instant started deletes what the write produced (by markers) and the instant.
 """
 
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.log_task import append_file_group
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
@@ -65,16 +67,21 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         for task_id, (target, incoming) in enumerate(zip(plan.targets, per_target, strict=True)):
             if not incoming.num_rows:
                 continue
-            stats.append(
-                write_file_group(
+            token = f"{task_id}-0-0"
+            if target.append:
+                stat = append_file_group(
+                    self.table.storage, ctx, target, incoming, task_partition_id=task_id, write_token=token
+                )
+            else:
+                stat = write_file_group(
                     self.table.storage,
                     session.merger,
                     ctx,
                     target,
                     incoming,
                     task_partition_id=task_id,
-                    write_token=f"{task_id}-0-0",
+                    write_token=token,
                     keygen=session.keygen,
                 )
-            )
+            stats.append(stat)
         return stats

@@ -20,6 +20,7 @@ from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.index.bloom_filter import BloomFilterConfig
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import merge_with_base
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.storage.paths import join_key
@@ -39,12 +40,22 @@ class FileGroupWrite:
         file_id: The file group id.
         base_file_key: Key of the latest base file to merge with; None for a new file group.
         base_instant: Instant of that base file (``prevCommit``); None for a new file group.
+        append: Merge-on-read: append the rows to a log file of the latest slice instead of
+            rewriting the base file (:mod:`~hudi_framework.write.log_task`).
+        slice_instant: Base instant of the slice appended to: the base file's, or a pending
+            compaction's (v6 log files are named after it).
+        slice_base_file: Name of that slice's base file ("" when it has none yet).
+        slice_log_files: Names of that slice's log files, in order (v6 write stats list them).
     """
 
     partition: str
     file_id: str
     base_file_key: str | None = None
     base_instant: str | None = None
+    append: bool = False
+    slice_instant: str | None = None
+    slice_base_file: str = ""
+    slice_log_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +70,11 @@ class WriteTaskContext:
         parquet: Parquet writer settings.
         bloom: Bloom filter sizing for the footer (meta-field tables only).
         extension: Base file extension.
+        table_name: The table name (names the Avro record of log block schemas).
+        table_version: ``hoodie.table.version`` (log file naming differs before 8).
+        log_block_type: Data block type of log appends (AVRO_DATA or PARQUET_DATA).
+        delete_ordering: Log deletes carry the row's ordering value (soft deletes of an upsert);
+            False: ``IntWrapper(0)``, a commit-time delete (the delete operation).
     """
 
     instant: str
@@ -68,6 +84,10 @@ class WriteTaskContext:
     parquet: ParquetOptions = field(default_factory=ParquetOptions)
     bloom: BloomFilterConfig = field(default_factory=BloomFilterConfig)
     extension: str = "parquet"
+    table_name: str = "hudi_table"
+    table_version: int = 9
+    log_block_type: BlockType = BlockType.AVRO_DATA
+    delete_ordering: bool = False
 
 
 def _seqnos(instant: str, task_partition_id: int, n: int) -> pa.Array:

@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import pyarrow as pa
 
+from hudi_framework.layout.fs_view import check_base_file_formats
+from hudi_framework.services.inline import run_inline_services
+from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.session import WriteSession
@@ -72,14 +75,10 @@ class WriteResult:
 
 
 class WritePipeline(ABC, Generic[DataT, StagedT]):
-    """Write operations on one copy-on-write table; subclasses are the engines."""
+    """Write operations on one table (copy-on-write or merge-on-read); subclasses are the engines."""
 
     def __init__(self, table: HudiTable, settings: HudiSettings | None = None) -> None:
-        """Bind to ``table``; ``settings`` supply write, index and merger options (defaults otherwise).
-
-        Raises:
-            TableError: The table is merge-on-read.
-        """
+        """Bind to ``table``; ``settings`` supply write, index and merger options (defaults otherwise)."""
         self._table = table
         self._session = WriteSession(table, settings)
 
@@ -155,7 +154,8 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         cfg = table.config
         session = self._session
         schema = session.data_schema(table, self._incoming_schema(data) if data is not None else None)
-        slices = table.latest_file_slices()
+        mor = session.merge_on_read(cfg)
+        slices, writer_slices = _latest_slices(table, merge_on_read=mor)
         staged = self._stage(op, data, schema, slices) if data is not None else None
         try:
             summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
@@ -166,11 +166,13 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 sizing=session.sizing(),
                 record_size=session.record_size(table),
                 overwrite_partitions=drop_partitions,
+                merge_on_read=mor,
+                writer_slices=writer_slices,
             )
             txn = WriteTransaction(table.storage, cfg, op)
             txn.start()
             try:
-                ctx = session.task_context(cfg, txn.instant_time, schema)
+                ctx = session.task_context(cfg, txn.instant_time, schema, op)
                 stats = self._write(staged, plan, ctx) if staged is not None and plan.targets else []
                 done = txn.commit(stats, schema_json=session.schema_json(cfg, schema), replaced=plan.replaced)
             except BaseException:
@@ -180,4 +182,18 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             if staged is not None:
                 self._release(staged)
         table.reload()
+        if session.settings.services.compaction.inline or session.settings.services.compaction.schedule_inline:
+            run_inline_services(table, session.settings, table.registry)  # table services after the commit
         return WriteResult(done, op, tuple(stats))
+
+
+def _latest_slices(table: HudiTable, *, merge_on_read: bool) -> tuple[list[FileSlice], list[FileSlice] | None]:
+    """The latest slices (pending compactions folded in: what the index reads), and for
+    merge-on-read also the unfolded ones (where log appends go), from one listing."""
+    if not merge_on_read:
+        return table.latest_file_slices(), None
+    view = table.file_system_view()
+    slices = view.latest_file_slices()
+    table.check_base_file_format()
+    check_base_file_formats(slices, SUPPORTED_BASE_FORMATS)
+    return slices, view.latest_file_slices(merge_pending_compaction=False)

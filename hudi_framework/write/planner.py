@@ -189,18 +189,52 @@ class TargetPlan:
 
 
 class _Targets:
-    def __init__(self, slices: Sequence[FileSlice]) -> None:
+    """The planned file groups, created on first use.
+
+    Merge-on-read: an existing file group is appended to (log files of its latest slice, the one a
+    pending compaction opened if any) unless it is one of ``rewrite``, the small files of partitions
+    with inserts, which are rewritten like copy-on-write (Java's ``handleUpdate`` on small file ids).
+    """
+
+    def __init__(
+        self,
+        slices: Sequence[FileSlice],
+        *,
+        writer_slices: Sequence[FileSlice] | None = None,
+        merge_on_read: bool = False,
+        rewrite: frozenset[tuple[str, str]] = frozenset(),
+    ) -> None:
         self._latest = {(s.partition_path, s.file_id): s for s in slices}
+        self._writer = {(s.partition_path, s.file_id): s for s in (writer_slices or ())}
+        self._mor = merge_on_read
+        self._rewrite = rewrite
         self.items: list[FileGroupWrite] = []
         self._index: dict[tuple[str, str], int] = {}
+
+    def _target(self, partition: str, file_id: str) -> FileGroupWrite:
+        key = (partition, file_id)
+        s = self._latest.get(key)
+        base = s.base_file_key if s is not None else None
+        base_instant = s.base_instant_time if base and s else None
+        if s is None or not self._mor or key in self._rewrite:
+            return FileGroupWrite(partition, file_id, base, base_instant)
+        w = self._writer.get(key, s)
+        return FileGroupWrite(
+            partition,
+            file_id,
+            base,
+            base_instant,
+            append=True,
+            slice_instant=w.base_instant_time,
+            slice_base_file=w.base_file_name or "",
+            slice_log_files=tuple(w.log_file_names),
+        )
 
     def index_of(self, partition: str, file_id: str) -> int:
         key = (partition, file_id)
         if key not in self._index:
-            s = self._latest.get(key)
-            base = s.base_file_key if s is not None else None
             self._index[key] = len(self.items)
-            self.items.append(FileGroupWrite(partition, file_id, base, s.base_instant_time if base and s else None))
+            self.items.append(self._target(partition, file_id))
         return self._index[key]
 
 
@@ -213,6 +247,29 @@ def _small_files(slices: Sequence[FileSlice], limit: int) -> dict[str, list[Smal
     return out
 
 
+def _mor_small_files(
+    slices: Sequence[FileSlice], writer_slices: Sequence[FileSlice], limit: int, candidates: int
+) -> dict[str, list[SmallFile]]:
+    """Merge-on-read small files (Java's ``SparkUpsertDeltaCommitPartitioner``, indexes that cannot
+    index log files): slices without log files and outside pending compactions, smallest first, at
+    most ``candidates`` per partition."""
+    if limit <= 0:
+        return {}
+    pending = {
+        (w.partition_path, w.file_id)
+        for w, s in _paired(slices, writer_slices)
+        if w.base_instant_time != s.base_instant_time
+    }
+    eligible = [s for s in slices if (s.partition_path, s.file_id) not in pending]
+    out = {p: sorted(files, key=lambda f: f.size)[:candidates] for p, files in _small_files(eligible, limit).items()}
+    return out
+
+
+def _paired(slices: Sequence[FileSlice], writer_slices: Sequence[FileSlice]) -> list[tuple[FileSlice, FileSlice]]:
+    by_id = {(s.partition_path, s.file_id): s for s in slices}
+    return [(w, by_id[k]) for w in writer_slices if (k := (w.partition_path, w.file_id)) in by_id]
+
+
 def plan_targets(
     operation: WriteOperation,
     summary: pa.Table,
@@ -221,6 +278,8 @@ def plan_targets(
     sizing: SizingOptions,
     record_size: int,
     overwrite_partitions: Sequence[str] | None = None,
+    merge_on_read: bool = False,
+    writer_slices: Sequence[FileSlice] | None = None,
 ) -> TargetPlan:
     """Plan the file groups of one write from the summary of its rows (driver side, no I/O).
 
@@ -231,15 +290,28 @@ def plan_targets(
         sizing: Small-file and max-file sizes.
         record_size: Estimated bytes per record.
         overwrite_partitions: For ``delete_partition``: the partitions to drop.
+        merge_on_read: Updates and deletes of existing file groups are appended to log files
+            (except small files of partitions with inserts, which are rewritten).
+        writer_slices: Merge-on-read: the latest slices *without* folding pending compactions
+            (the slice a log append goes to); defaults to ``latest_slices``.
     """
     entries = merge_summaries([summary]).to_pylist()
     seen = {str(e["partition"]) for e in entries if e["kind"] == "P"}
     insert_counts = {str(e["partition"]): int(e["rows"]) for e in entries if e["kind"] == "I" and e["rows"]}
     located = tuple(sorted((str(e["partition"]), str(e["file_id"])) for e in entries if e["kind"] == "U"))
-    targets = _Targets(latest_slices)
+    writer = writer_slices if writer_slices is not None else latest_slices
+    small: dict[str, list[SmallFile]] = {}
+    if operation is not WriteOperation.BULK_INSERT and not is_replace(operation):
+        if merge_on_read:
+            small = _mor_small_files(
+                latest_slices, writer, sizing.small_file_limit, sizing.small_file_group_candidates_limit
+            )
+        else:
+            small = _small_files(latest_slices, sizing.small_file_limit)
+    rewrite = frozenset((p, f.file_id) for p in insert_counts for f in small.get(p, ()))
+    targets = _Targets(latest_slices, writer_slices=writer, merge_on_read=merge_on_read, rewrite=rewrite)
     located_targets = tuple(targets.index_of(p, f) for p, f in located)
     replaced: dict[str, set[str]] = {}
-    small: dict[str, list[SmallFile]] = {}
     if is_replace(operation):
         if operation is WriteOperation.INSERT_OVERWRITE_TABLE:
             touched = {s.partition_path for s in latest_slices}
@@ -251,8 +323,6 @@ def plan_targets(
         for s in latest_slices:
             if s.partition_path in touched:
                 replaced.setdefault(s.partition_path, set()).add(s.file_id)
-    elif operation is not WriteOperation.BULK_INSERT:
-        small = _small_files(latest_slices, sizing.small_file_limit)
     buckets = plan_insert_buckets(insert_counts, small, record_size, sizing) if insert_counts else []
     bucket_targets = tuple(targets.index_of(b.partition, b.file_id) for b in buckets)
     return TargetPlan(

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from hudi_framework.config.enums import LogBlockFormat
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
 from hudi_framework.errors import PluginError, TableError
+from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.choose import build_merger
 from hudi_framework.model.keys import build_key_generator, typed_partition_fields
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
@@ -77,16 +79,10 @@ def build_write_components(registry: ComponentRegistry, config: TableConfig, set
 
 
 class WriteSession:
-    """Driver-side facts and options of writes to one copy-on-write table."""
+    """Driver-side facts and options of writes to one table (copy-on-write or merge-on-read)."""
 
     def __init__(self, table: HudiTable, settings: HudiSettings | None = None) -> None:
-        """Build the components of ``table`` from its registry.
-
-        Raises:
-            TableError: The table is merge-on-read (not written yet).
-        """
-        if table.config.table_type is not TableType.COPY_ON_WRITE:
-            raise TableError(f"table {table.config.name!r} is MERGE_ON_READ; merge-on-read writes come with issue 5")
+        """Build the components of ``table`` from its registry."""
         self.settings = settings or HudiSettings()
         self.components = build_write_components(table.registry, table.config, self.settings)
 
@@ -108,7 +104,12 @@ class WriteSession:
     def sizing(self) -> SizingOptions:
         """Small-file limit, max file size and record size estimate."""
         w = self.settings.write
-        return SizingOptions(w.small_file_limit_bytes, w.max_file_size_bytes, w.record_size_estimate)
+        return SizingOptions(
+            w.small_file_limit_bytes,
+            w.max_file_size_bytes,
+            w.record_size_estimate,
+            small_file_group_candidates_limit=w.small_file_group_candidates_limit,
+        )
 
     def record_size(self, table: HudiTable) -> int:
         """Bytes per record: from the newest large enough commit's stats, else the configured estimate."""
@@ -154,13 +155,31 @@ class WriteSession:
         """The writer schema as Avro JSON (``extraMetadata.schema``)."""
         return avro_json(arrow_to_avro(schema, config.name))
 
-    def task_context(self, config: TableConfig, instant: str, schema: pa.Schema) -> WriteTaskContext:
+    def task_context(
+        self,
+        config: TableConfig,
+        instant: str,
+        schema: pa.Schema,
+        operation: WriteOperation = WriteOperation.UPSERT,
+    ) -> WriteTaskContext:
         """What every file-group task of one write shares (picklable)."""
+        w = self.settings.write
+        parquet_blocks = w.log_data_block_format is LogBlockFormat.PARQUET
         return WriteTaskContext(
             instant=instant,
             schema=self.file_schema(config, schema),
             ordering_fields=config.ordering_fields,
             populate_meta_fields=config.populate_meta_fields,
-            parquet=ParquetOptions(compression=self.settings.write.parquet_compression_codec.value.lower()),
+            parquet=ParquetOptions(compression=w.parquet_compression_codec.value.lower()),
             bloom=self.index.bloom_filter_config,  # hoodie.index.bloom.* size the footer filter
+            table_name=config.name,
+            table_version=config.version,
+            log_block_type=BlockType.PARQUET_DATA if parquet_blocks else BlockType.AVRO_DATA,
+            # The delete operation writes commit-time deletes (IntWrapper(0)), as Apache Hudi does.
+            delete_ordering=operation is not WriteOperation.DELETE,
         )
+
+    @staticmethod
+    def merge_on_read(config: TableConfig) -> bool:
+        """Whether writes append updates and deletes to log files."""
+        return config.table_type is TableType.MERGE_ON_READ

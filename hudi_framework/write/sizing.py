@@ -17,7 +17,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.layout.naming import new_file_id
+from hudi_framework.layout.naming import BaseFileName, new_file_id
 from hudi_framework.timeline.instant import Action
 
 if TYPE_CHECKING:
@@ -26,11 +26,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class SizingOptions:
-    """``hoodie.parquet.small.file.limit``, ``hoodie.parquet.max.file.size`` and the record estimate."""
+    """``hoodie.parquet.small.file.limit``, ``hoodie.parquet.max.file.size`` and the record estimate.
+
+    ``small_file_group_candidates_limit`` (``hoodie.merge.small.file.group.candidates.limit``) caps
+    the small files per partition of merge-on-read tables only, as in Apache Hudi.
+    """
 
     small_file_limit: int = 104_857_600
     max_file_size: int = 125_829_120
     record_size_estimate: int = 1024
+    small_file_group_candidates_limit: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +163,8 @@ def average_record_size(timeline: Timeline, *, estimate: int, threshold_bytes: i
     The newest completed commit or replacecommit that wrote more than ``threshold_bytes`` gives
     ``ceil(totalWriteBytes / numWrites)``; smaller commits are skipped, because a few records in a
     file are dwarfed by the file's fixed overhead (footer, bloom filter) and would make every later
-    insert bucket tiny. Without such a commit, ``estimate``.
+    insert bucket tiny. Delta commits count with their base files only (log records are no measure
+    of a base file's record size). Without such a commit, ``estimate``.
 
     Args:
         timeline: The table's active timeline.
@@ -166,9 +172,11 @@ def average_record_size(timeline: Timeline, *, estimate: int, threshold_bytes: i
         threshold_bytes: ``hoodie.record.size.estimation.threshold`` (1.0) x ``hoodie.parquet.small.file.limit``.
     """
     for instant in reversed(timeline.commits_timeline()):
-        if instant.action not in (Action.COMMIT, Action.REPLACE_COMMIT):
+        if instant.action not in (Action.COMMIT, Action.REPLACE_COMMIT, Action.DELTA_COMMIT):
             continue
         stats = timeline.read_commit_metadata(instant).write_stats()
+        if instant.action is Action.DELTA_COMMIT:
+            stats = [s for s in stats if s.path and BaseFileName.try_parse(s.path.rsplit("/", 1)[-1]) is not None]
         written = sum(s.num_writes or 0 for s in stats)
         size = sum(s.total_write_bytes or 0 for s in stats)
         if size > threshold_bytes and written > 0:

@@ -2,8 +2,9 @@
 
 Order on storage (format section 10.1): requested file, inflight file, markers and data files,
 partition metadata files, then the completed file last. ``commit`` first deletes marked data files
-that no write stat reports (files of failed or duplicate task attempts). ``abort`` deletes every data file the
-markers name and the instant's files, so a failed write leaves the table exactly as before.
+that no write stat reports (files of failed or duplicate task attempts). ``abort`` rolls the write back
+(:mod:`~hudi_framework.write.rollback`): it deletes every data file the markers name and the instant's
+files, so a failed write leaves the table as before (merge-on-read v6: rollback blocks instead).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.partition_metadata import write_partition_metadata
+from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.instant_time import TimelineTimezone
@@ -20,6 +22,7 @@ from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetada
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write.markers import delete_markers, marked_data_files
 from hudi_framework.write.operation import WriteOperation, action_of, operation_type
+from hudi_framework.write.rollback import rollback_failed_write
 
 
 def timeline_writer(storage: StorageBackend, config: TableConfig) -> TimelineWriter:
@@ -69,7 +72,11 @@ class WriteTransaction:
         return self.instant.requested_time
 
     def start(self) -> Instant:
-        """Create the requested and inflight instant files (a new, strictly later instant time)."""
+        """Create the requested and inflight instant files (a new, strictly later instant time).
+
+        An Apache Hudi metadata table is disabled first: it would not list what this write adds.
+        """
+        disable_metadata_table(self.storage)
         requested = self.writer.create_requested(self.action)
         # Java writes a skeleton commit metadata into the inflight file; an empty file is accepted
         # by every reader and tells no lies about counts we do not know yet.
@@ -148,7 +155,10 @@ class WriteTransaction:
         return deleted
 
     def abort(self) -> list[str]:
-        """Undo a write that did not complete: delete its data files (by markers) and its instant.
+        """Undo a write that did not complete: its data files (by markers) and its instant go.
+
+        Merge-on-read v6 keeps the write's log files and rolls them back with COMMAND blocks
+        instead (:func:`~hudi_framework.write.rollback.rollback_failed_write`).
 
         Returns:
             The data file keys deleted.
@@ -158,12 +168,6 @@ class WriteTransaction:
             return []
         if instant.state is State.COMPLETED:
             raise RuntimeError(f"instant {instant.requested_time} completed; it needs a rollback, not an abort")
-        deleted = []
-        for key in marked_data_files(self.storage, instant.requested_time):
-            if self.storage.exists(key):
-                self.storage.delete(key)
-                deleted.append(key)
-        delete_markers(self.storage, instant.requested_time)
-        self.writer.delete_instant(instant)
+        result = rollback_failed_write(self.storage, self.config, self.writer, instant)
         self.instant = None
-        return deleted
+        return list(result.deleted)

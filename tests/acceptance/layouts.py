@@ -108,8 +108,10 @@ class Layout:
             return {"hoodie.datasource.write.partitionpath.field": ",".join(self.partition_fields_raw)}
         return {}
 
-    def table_config(self, name: str, version: int, *, populate_meta_fields: bool = True) -> TableConfig:
-        """The config of a new table with this layout."""
+    def table_config(
+        self, name: str, version: int, *, populate_meta_fields: bool = True, table_type: str = "COPY_ON_WRITE"
+    ) -> TableConfig:
+        """The config of a new table with this layout (``table_type``: ``COPY_ON_WRITE`` or ``MERGE_ON_READ``)."""
         needs_ts = self.keygen is KeyGen.TIMESTAMP or (self.keygen is KeyGen.CUSTOM and self.partitioned)
         return new_table_config(
             name,
@@ -121,6 +123,7 @@ class Layout:
             hive_style_partitioning=self.style in (PartitionStyle.HIVE, PartitionStyle.HIVE_URL_ENCODED),
             url_encode_partitions=self.style in (PartitionStyle.URL_ENCODED, PartitionStyle.HIVE_URL_ENCODED),
             populate_meta_fields=populate_meta_fields,
+            table_type=table_type,
             extra=_TIMESTAMP_OPTIONS if needs_ts else None,
         )
 

@@ -122,12 +122,13 @@ class Checker:
         """The table, freshly opened."""
         return HudiTable.open(self.path, plugin_manager=self.plugin_manager)
 
-    def _check(self, what: str, ours: pa.Table, theirs: pa.Table, expected: pa.Table) -> None:
-        ours_rows, theirs_rows = canonical(ours), canonical(theirs)
-        assert sorted(ours.column_names) == sorted(theirs.column_names), (
-            f"{what}: columns {ours.column_names} vs hudi-rs {theirs.column_names}"
-        )
-        assert ours_rows == theirs_rows, f"{what}: ours vs hudi-rs: {_diff(ours_rows, theirs_rows)}"
+    def _check(self, what: str, ours: pa.Table, theirs: pa.Table | None, expected: pa.Table) -> None:
+        if theirs is not None:
+            ours_rows, theirs_rows = canonical(ours), canonical(theirs)
+            assert sorted(ours.column_names) == sorted(theirs.column_names), (
+                f"{what}: columns {ours.column_names} vs hudi-rs {theirs.column_names}"
+            )
+            assert ours_rows == theirs_rows, f"{what}: ours vs hudi-rs: {_diff(ours_rows, theirs_rows)}"
         mine = canonical(ours, expected.column_names)
         truth = canonical(expected)
         assert mine == truth, f"{what}: ours vs expected model: {_diff(mine, truth)}"
@@ -170,8 +171,14 @@ class Checker:
             return instant.completion_time
         return instant.requested_time
 
-    def check_incremental(self) -> None:
-        """Windows between consecutive instants, and from the start to every instant."""
+    def check_incremental(self, *, with_hudi_rs: bool = True) -> None:
+        """Windows between consecutive instants, and from the start to every instant.
+
+        ``with_hudi_rs=False`` compares our reader with the model only: hudi-rs 0.5.0 answers a
+        merge-on-read incremental query from the window's log records without merging them with
+        the base file, so an update that loses to the stored version (older ordering value) is
+        returned anyway, unlike Apache Hudi.
+        """
         table = self.table
         for step, instant in enumerate(self.instants):
             end = self._bound(table, instant)
@@ -183,16 +190,16 @@ class Checker:
                 self._check(
                     what,
                     read_table(table, query_type="incremental", begin=begin, end=end),
-                    hudi_rs_read(self.rs_path, begin=begin, end=end, incremental=True),
+                    hudi_rs_read(self.rs_path, begin=begin, end=end, incremental=True) if with_hudi_rs else None,
                     self._expected(self.model.incremental(after, step), meta=True),
                 )
 
-    def check_all(self) -> None:
+    def check_all(self, *, incremental_hudi_rs: bool = True) -> None:
         """Snapshots, time travel, and incremental windows when the table has meta fields."""
         self.check_timeline()
         self.check_snapshots()
         if self.table.config.populate_meta_fields:
-            self.check_incremental()
+            self.check_incremental(with_hudi_rs=incremental_hudi_rs)
 
     def check_timeline(self) -> None:
         """One completed write instant per step, the same as hudi-rs lists."""
@@ -203,7 +210,7 @@ class Checker:
         theirs = sorted(
             {
                 i.timestamp
-                for fn in ("get_completed_commits", "get_completed_replacecommits")
+                for fn in ("get_completed_commits", "get_completed_deltacommits", "get_completed_replacecommits")
                 for i in getattr(timeline, fn)()
             }
         )

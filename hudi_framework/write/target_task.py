@@ -1,0 +1,55 @@
+"""One write task per file group: rewrite its base file, or (merge-on-read) append to its log.
+
+The planner decides per file group (:attr:`FileGroupWrite.append`); both engines call
+:func:`write_target` for every planned file group, so they write exactly the same files.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.log_task import append_file_group
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from hudi_framework.contracts.keygen import KeyGenerator
+    from hudi_framework.contracts.merger import RecordMerger
+    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.timeline.metadata import WriteStat
+    from hudi_framework.write.file_group_task import FileGroupWrite, WriteTaskContext
+
+__all__ = ["write_target"]
+
+
+def write_target(
+    storage: StorageBackend,
+    merger: RecordMerger,
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    incoming: pa.Table,
+    *,
+    task_partition_id: int = 0,
+    write_token: str = "0-0-0",
+    keygen: KeyGenerator | None = None,
+) -> WriteStat:
+    """Write ``incoming`` to ``target``: a log append when planned so, else a new base file.
+
+    See :func:`~hudi_framework.write.file_group_task.write_file_group` and
+    :func:`~hudi_framework.write.log_task.append_file_group` for the arguments.
+    """
+    if target.append:
+        return append_file_group(
+            storage, ctx, target, incoming, task_partition_id=task_partition_id, write_token=write_token
+        )
+    return write_file_group(
+        storage,
+        merger,
+        ctx,
+        target,
+        incoming,
+        task_partition_id=task_partition_id,
+        write_token=write_token,
+        keygen=keygen,
+    )
