@@ -109,6 +109,8 @@ class ComponentVocabulary:
         if not isinstance(value, str) or not value.strip():
             raise HoodieValueError(f"expected a {self.label} name")
         text = value.strip()
+        if text in self.classes:  # a simple Java class name without its package
+            return self.classes[text]
         if "." in text:  # a Java class name; match on the simple name so shaded packages work
             simple = text.rsplit(".", 1)[-1]
             if simple in self.classes:

@@ -15,7 +15,7 @@ from hudi_framework.plugin.markers import hookspec
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import RecordIndex
     from hudi_framework.contracts.keygen import KeyGenerator
-    from hudi_framework.contracts.lock import LockProvider
+    from hudi_framework.contracts.lock import LockProviderFactory
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.service import TableService
     from hudi_framework.contracts.storage import StorageProvider
@@ -60,11 +60,14 @@ def hudi_record_mergers() -> Sequence[ComponentSpec[RecordMerger]]:
 
 
 @hookspec
-def hudi_lock_providers() -> Sequence[ComponentSpec[LockProvider]]:
+def hudi_lock_providers() -> Sequence[ComponentSpec[LockProviderFactory]]:
     """Provide table lock providers, selectable by name in ``lock.provider``.
 
     Returns:
-        Specs whose names are unique across installed plugins.
+        Specs whose names are unique across installed plugins; ``aliases`` may hold Apache Hudi's
+        class names. The built component is a
+        :class:`~hudi_framework.contracts.lock.LockProviderFactory` that opens one
+        :class:`~hudi_framework.contracts.lock.LockProvider` per writer and table.
 
     Since: 0.1.0
     """

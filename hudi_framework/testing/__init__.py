@@ -4,12 +4,15 @@
   provide a ``backend`` fixture.
 * :class:`RecordMergerContract`: the behaviour every record merger must show; subclass it and
   provide a ``merger`` fixture.
+* :class:`LockProviderContract`: the behaviour every table lock provider must show; subclass it and
+  provide an ``open_lock`` fixture.
 * :class:`MemoryStorageBackend`: an in-memory backend for fast tests.
 * :func:`moto_server`: a moto S3 server on 127.0.0.1 for tests where another process talks to S3.
 
 Importing this package needs ``pytest`` and ``hypothesis``; the moto helpers import ``moto`` only when called.
 """
 
+from hudi_framework.testing.lock_contract import LockProviderContract
 from hudi_framework.testing.memory_storage import MemoryStorageBackend, MemoryStorageProvider, MemoryStore
 from hudi_framework.testing.merger_contract import RecordMergerContract
 from hudi_framework.testing.moto_server import (
@@ -22,6 +25,7 @@ from hudi_framework.testing.storage_contract import UNSAFE_KEYS, StorageBackendC
 __all__ = [
     "DUMMY_AWS_ENV",
     "UNSAFE_KEYS",
+    "LockProviderContract",
     "MemoryStorageBackend",
     "MemoryStorageProvider",
     "MemoryStore",

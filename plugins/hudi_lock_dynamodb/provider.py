@@ -1,0 +1,217 @@
+"""The ``dynamodb`` lock: one item per Hudi table, moved by conditional writes on its record version.
+
+The item ``{key, ownerName, recordVersionNumber, leaseDuration, isReleased}`` follows the shape of
+the AWS DynamoDB lock client that Apache Hudi uses:
+
+* **Acquire.** No item: ``PutItem`` if ``attribute_not_exists(key)``. An item: a waiter remembers its
+  record version number (RVN) and when it first saw it; if the RVN is unchanged for
+  ``leaseDuration + margin`` by the waiter's own clock, the holder stopped heartbeating and the
+  waiter replaces the item with ``PutItem`` on condition ``RVN = seen``. No clocks are compared
+  across hosts.
+* **Heartbeat.** ``UpdateItem`` sets a new RVN on condition ``RVN = mine``; a failed condition means
+  the lease was taken over (fencing: ``is_held`` turns False).
+* **Release.** ``DeleteItem`` on condition ``RVN = mine``, so a writer whose lease was taken over
+  never deletes its successor's item.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from typing import TYPE_CHECKING, Final
+
+from botocore.exceptions import ClientError
+from typing_extensions import override
+
+from hudi_framework.contracts.lock import LockContext, LockProvider, LockProviderFactory
+from hudi_framework.lock.lease import LeaseKeeper
+from hudi_lock_dynamodb.client import KEY_ATTRIBUTE, build_dynamodb_client, ensure_lock_table
+from hudi_lock_dynamodb.options import DynamoDBLockOptions
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef
+
+_log = logging.getLogger(__name__)
+
+#: Attribute names of the heartbeat's condition (``#rvn = :mine AND #owner = :me``).
+_HEARTBEAT_NAMES: Final = {"#rvn": "recordVersionNumber", "#owner": "ownerName"}
+
+
+def _conditional_failed(e: ClientError) -> bool:
+    return e.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
+
+
+class DynamoDBLockProvider(LockProvider):
+    """One writer's handle on the lock item of its table."""
+
+    def __init__(self, client: DynamoDBClient, context: LockContext, options: DynamoDBLockOptions) -> None:
+        self._client = client
+        self._options = options
+        self._owner = context.owner
+        self._table = context.base_path
+        self._item_key = options.partition_key or context.table_name
+        self._keeper = LeaseKeeper(
+            lease_s=options.lease_duration_secs,
+            renew_interval_s=options.heartbeat_interval_secs,
+            margin_s=options.margin_secs,
+            name=context.owner,
+        )
+        self._mutex = threading.Lock()  # guards _rvn, shared with the heartbeat thread
+        self._rvn: str | None = None
+        self._seen_rvn: str | None = None
+        self._seen_at = 0.0
+        self._last_holder: str | None = None
+
+    @property
+    def owner(self) -> str:
+        """This writer's id (``ownerName`` of the item)."""
+        return self._owner
+
+    def _key(self) -> dict[str, AttributeValueTypeDef]:
+        return {KEY_ATTRIBUTE: {"S": self._item_key}}
+
+    def _item(self, rvn: str) -> dict[str, AttributeValueTypeDef]:
+        return {
+            KEY_ATTRIBUTE: {"S": self._item_key},
+            "ownerName": {"S": self._owner},
+            "recordVersionNumber": {"S": rvn},
+            "leaseDuration": {"N": str(int(self._options.lease_duration_secs * 1000))},
+            "isReleased": {"BOOL": False},
+        }
+
+    @override
+    def try_lock(self, timeout_s: float) -> bool:
+        if self.is_held():
+            return True
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        while True:
+            if self._attempt():
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            time.sleep(min(self._options.poll_interval_secs, remaining))
+
+    def _attempt(self) -> bool:
+        item = self._client.get_item(TableName=self._options.table, Key=self._key(), ConsistentRead=True).get("Item")
+        seen_at = time.monotonic()  # after the response: the RVN was written no later than this
+        rvn = uuid.uuid4().hex
+        if item is None:
+            condition = "attribute_not_exists(#k)"
+            values: dict[str, AttributeValueTypeDef] = {}
+            names = {"#k": KEY_ATTRIBUTE}
+        else:
+            current = item.get("recordVersionNumber", {}).get("S", "")
+            self._last_holder = item.get("ownerName", {}).get("S")
+            released = bool(item.get("isReleased", {}).get("BOOL", False))
+            lease_s = int(item.get("leaseDuration", {}).get("N", "0")) / 1000
+            if current != self._seen_rvn:
+                self._seen_rvn, self._seen_at = current, seen_at
+            stale = seen_at - self._seen_at >= lease_s + self._options.margin_secs
+            if not (released or stale):
+                return False
+            condition = "#rvn = :seen"
+            values = {":seen": {"S": current}}
+            names = {"#rvn": "recordVersionNumber"}
+        sent = time.monotonic()
+        with self._mutex:
+            try:
+                if values:
+                    self._client.put_item(
+                        TableName=self._options.table,
+                        Item=self._item(rvn),
+                        ConditionExpression=condition,
+                        ExpressionAttributeNames=names,
+                        ExpressionAttributeValues=values,
+                    )
+                else:
+                    self._client.put_item(
+                        TableName=self._options.table,
+                        Item=self._item(rvn),
+                        ConditionExpression=condition,
+                        ExpressionAttributeNames=names,
+                    )
+            except ClientError as e:
+                if _conditional_failed(e):
+                    return False
+                raise
+            self._rvn = rvn
+            self._seen_rvn = None
+        self._keeper.begin(sent, self._heartbeat)
+        return True
+
+    def _heartbeat(self) -> bool:
+        with self._mutex:
+            if self._rvn is None:
+                return False
+            new = uuid.uuid4().hex
+            try:
+                self._client.update_item(
+                    TableName=self._options.table,
+                    Key=self._key(),
+                    UpdateExpression="SET #rvn = :new",
+                    ConditionExpression="#rvn = :mine AND #owner = :me",
+                    ExpressionAttributeNames=_HEARTBEAT_NAMES,
+                    ExpressionAttributeValues={
+                        ":new": {"S": new},
+                        ":mine": {"S": self._rvn},
+                        ":me": {"S": self._owner},
+                    },
+                )
+            except ClientError as e:
+                if _conditional_failed(e):
+                    return False
+                raise
+            self._rvn = new
+            return True
+
+    @override
+    def unlock(self) -> None:
+        self._keeper.stop()
+        with self._mutex:
+            rvn, self._rvn = self._rvn, None
+            if rvn is None:
+                return
+            try:
+                self._client.delete_item(
+                    TableName=self._options.table,
+                    Key=self._key(),
+                    ConditionExpression="#rvn = :mine",
+                    ExpressionAttributeNames={"#rvn": "recordVersionNumber"},
+                    ExpressionAttributeValues={":mine": {"S": rvn}},
+                )
+            except ClientError as e:
+                if not _conditional_failed(e):  # the lease expires on its own; do not mask the caller's error
+                    _log.warning("%s: could not release the DynamoDB lock, it expires on its own: %s", self._table, e)
+            finally:
+                self._keeper.end()
+
+    @override
+    def is_held(self) -> bool:
+        with self._mutex:
+            held = self._rvn is not None
+        return held and self._keeper.is_valid()
+
+    @override
+    def last_holder(self) -> str | None:
+        return self._last_holder
+
+    def stop_heartbeat(self) -> None:
+        """Stop heartbeating without releasing, as a crashed or stalled holder would (tests, diagnostics)."""
+        self._keeper.stop()
+
+
+class DynamoDBLockFactory(LockProviderFactory):
+    """Builds a client per writer and makes sure the lock table exists before the first lock."""
+
+    def __init__(self, options: DynamoDBLockOptions) -> None:
+        self._options = options
+
+    @override
+    def open(self, context: LockContext) -> LockProvider:
+        client = build_dynamodb_client(self._options)
+        ensure_lock_table(client, self._options)
+        return DynamoDBLockProvider(client, context, self._options)
