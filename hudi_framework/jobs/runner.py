@@ -27,7 +27,7 @@ from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import TableConfig, TableType
+from hudi_framework.table.table_config import TableConfig
 from hudi_framework.write.operation import WriteOperation
 
 if TYPE_CHECKING:
@@ -97,9 +97,6 @@ def run_job(
     if not settings.table.base_path:
         raise ConfigError("no base path: set table.base_path in the config or pass --path")
     config = table_config_from_settings(settings)
-    if config.table_type is not TableType.COPY_ON_WRITE:
-        # Checked before the table is created: the write clients refuse merge-on-read tables (issue 5).
-        raise JobError(f"table {config.name!r} is {config.table_type.value}; jobs write copy-on-write tables for now")
     source = open_source(settings.job, config)
     table, created = _open_or_create(settings, config, source.schema)
     has_commits = table.latest_commit() is not None

@@ -97,6 +97,10 @@ class ExpectedTable:
             raise AssertionError(operation)
         self.states.append(state)
 
+    def carry(self) -> None:
+        """Record an instant that changes no record (a compaction)."""
+        self.states.append(self.current)
+
     def _upsert(self, state: dict[tuple[str, str], Record], records: list[Record], deleted: list[bool]) -> None:
         combined: dict[tuple[str, str], tuple[Record, bool]] = {}
         for rec, gone in zip(records, deleted, strict=True):

@@ -16,8 +16,9 @@ from typing import Any
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import build_plugin_manager
+from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
-from hudi_framework.timeline.instant import Instant
+from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.write.operation import WriteOperation
 from tests.acceptance.data import SCHEMA, RowFactory, to_table
 from tests.acceptance.engines import Step, WriteEngine
@@ -48,6 +49,7 @@ class Scenario:
         options: ``hoodie.*`` write options (index, sizing...).
         populate_meta_fields: ``hoodie.populate.meta.fields``.
         seed: Data seed.
+        table_type: ``COPY_ON_WRITE`` or ``MERGE_ON_READ``.
     """
 
     engine: WriteEngine
@@ -57,6 +59,7 @@ class Scenario:
     options: dict[str, str] = field(default_factory=dict)
     populate_meta_fields: bool = True
     seed: int = 0
+    table_type: str = "COPY_ON_WRITE"
     model: ExpectedTable = field(init=False)
     instants: list[Instant] = field(init=False, default_factory=list)
 
@@ -75,7 +78,9 @@ class Scenario:
         self.next_key = 0
         # One plugin manager per scenario (entry points are loaded once), as one session would.
         self.plugin_manager = build_plugin_manager()
-        config = self.layout.table_config("acceptance", self.version, populate_meta_fields=self.populate_meta_fields)
+        config = self.layout.table_config(
+            "acceptance", self.version, populate_meta_fields=self.populate_meta_fields, table_type=self.table_type
+        )
         HudiTable.create(str(self.path), config, schema=SCHEMA, plugin_manager=self.plugin_manager)
 
     @property
@@ -89,15 +94,39 @@ class Scenario:
 
     # ------------------------------------------------------------------ running steps
     def run(self, step: Step, rows: Sequence[dict[str, Any]] = ()) -> Instant:
-        """Run ``step``, record it in the model (from ``rows``) and return its completed instant."""
+        """Run ``step``, record it in the model (from ``rows``) and return its completed instant.
+
+        A compaction the write ran inline (a ``commit`` with ``compacted=true`` after it) is recorded
+        as a step that changes no record.
+        """
         table = self.table
         before = {i.requested_time for i in table.timeline.commits_timeline()}
         self.engine.run(table, self.settings, step)
-        new = [i for i in table.reload().timeline.commits_timeline() if i.requested_time not in before]
-        assert len(new) == 1, f"{step.operation}: expected one new completed instant, got {new}"
+        timeline = table.reload().timeline
+        new = [i for i in timeline.commits_timeline() if i.requested_time not in before]
+        compactions = [i for i in new if i.action is Action.COMMIT and timeline.read_commit_metadata(i).compacted]
+        writes = [i for i in new if i not in compactions]
+        assert len(writes) == 1, f"{step.operation}: expected one new completed write instant, got {writes}"
+        assert all(c.requested_time > writes[0].requested_time for c in compactions), new
         self.model.apply(step.operation, rows, step.partitions)
-        self.instants.append(new[0])
-        return new[0]
+        self.instants.append(writes[0])
+        for compaction in compactions:
+            self.model.carry()
+            self.instants.append(compaction)
+        return writes[0]
+
+    def compact(self) -> Instant | None:
+        """Schedule and run a compaction as a separate job would (None when no slice has log files)."""
+        table = self.table
+        service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": self.settings})
+        planned = service.schedule(table)
+        if planned is None:
+            return None
+        service.execute(table.reload(), planned)
+        done = next(i for i in table.reload().timeline.commits_timeline() if i.requested_time == planned)
+        self.model.carry()
+        self.instants.append(done)
+        return done
 
     def _new_keys(self, n: int) -> list[int]:
         keys = list(range(self.next_key, self.next_key + n))

@@ -8,10 +8,14 @@ from pathlib import Path
 
 import hudi
 import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
 
+from hudi_framework.read.reader import read_table
 from hudi_framework.table.metadata_table import METADATA_TABLE_DIR, disable_metadata_table
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table import HudiTable
+from hudi_framework.write.client import WriteClient
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 Extract = Callable[[FixtureTable], tuple[Path, Path | None]]
@@ -46,3 +50,25 @@ def test_disabling_clears_properties_then_deletes_the_directory(extract_fixture:
     assert props["hoodie.table.name"] == "v9_txns_cow_simple_meta"
     assert _hudi_rs_keys(path) == rows_before
     assert disable_metadata_table(storage) is False
+
+
+@pytest.mark.parametrize("fixture_id", ["cow/v9_txns_simple_meta", "mor/avro/v9_txns_simple_meta"])
+def test_our_write_to_a_table_with_a_metadata_table_is_visible_to_hudi_rs(
+    fixture_id: str, extract_fixture: Extract, tmp_path: Path
+) -> None:
+    path = _copy(extract_fixture, fixture_id, tmp_path)
+    table = HudiTable.open(str(path))
+    rs = hudi.HudiTableBuilder.from_base_uri(str(path)).build()
+    stored = pa.Table.from_batches(rs.read()).drop_columns([c for c in rs.read()[0].schema.names if c.startswith("_")])
+    update = stored.filter(pc.equal(stored.column("txn_id"), "TXN-011"))
+    update = update.set_column(update.schema.get_field_index("currency"), "currency", pa.array(["CHF"]))
+    update = update.set_column(update.schema.get_field_index("txn_ts"), "txn_ts", pa.array([2_000_000_000_000]))
+    done = WriteClient(table).upsert(update)
+
+    assert not [p for p in (path / METADATA_TABLE_DIR).rglob("*") if p.is_file()]
+    after = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(str(path)).build().read())
+    row = after.filter(pc.equal(after.column("txn_id"), "TXN-011")).to_pylist()
+    assert [(r["currency"], r["_hoodie_commit_time"]) for r in row] == [("CHF", done.instant.requested_time)]
+    assert after.num_rows == stored.num_rows
+    ours = read_table(table.reload())
+    assert sorted(ours.column("txn_id").to_pylist()) == sorted(after.column("txn_id").to_pylist())

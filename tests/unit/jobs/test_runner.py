@@ -184,10 +184,26 @@ def test_file_source_with_duplicate_keys(tmp_path: Path) -> None:
         run_job(_settings(tmp_path / "t", **{"job.source": "csv", "job.source_path": str(path)}))
 
 
-def test_merge_on_read_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    with pytest.raises(JobError, match="copy-on-write"):
-        run_job(_settings(tmp_path / "t", **{"table.type": "MERGE_ON_READ"}))
-    assert not (tmp_path / "t").exists()
+def test_a_merge_on_read_job_with_inline_compaction(tmp_path: Path) -> None:
+    from hudi_framework.read.reader import read_table
+    from hudi_framework.table.table import HudiTable
+
+    overrides = {
+        "table.type": "MERGE_ON_READ",
+        "services.compaction.inline": True,
+        "services.compaction.max_delta_commits": 2,
+    }
+    report = run_job(_settings(tmp_path / "t", **overrides))
+    table = HudiTable.open(str(tmp_path / "t"))
+    actions = [i.action for i in table.timeline.completed()]
+    assert Action.DELTA_COMMIT in actions
+    # Inline compaction completed as a commit (compacted=true) after the delta commits.
+    compactions = [i for i in table.timeline.completed() if i.action is Action.COMMIT]
+    assert compactions
+    assert all(table.timeline.read_commit_metadata(i).compacted for i in compactions)
+    assert report.read is not None
+    ours = read_table(table)
+    assert ours.num_rows == report.read.rows == _hudi_rs_rows(tmp_path / "t")
 
 
 def test_a_base_path_is_required() -> None:
