@@ -18,6 +18,7 @@ Each live record remembers the write (its step number) that last wrote it: that 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -97,9 +98,18 @@ class ExpectedTable:
             raise AssertionError(operation)
         self.states.append(state)
 
-    def carry(self) -> None:
-        """Record an instant that changes no record (a compaction)."""
-        self.states.append(self.current)
+    def carry(self, at: int | None = None) -> None:
+        """Record an instant that changes no record (a compaction) as step ``at`` (default: last).
+
+        A compaction completed after later writes sits in the timeline at its requested time: its
+        step holds the state before it, and later steps move up by one.
+        """
+        at = len(self.states) if at is None else at
+        moved = [
+            {k: dataclasses.replace(r, step=r.step + 1) if r.step >= at else r for k, r in state.items()}
+            for state in self.states[at:]
+        ]
+        self.states[at:] = [dict(self.states[at - 1]) if at else {}, *moved]
 
     def _upsert(self, state: dict[tuple[str, str], Record], records: list[Record], deleted: list[bool]) -> None:
         combined: dict[tuple[str, str], tuple[Record, bool]] = {}

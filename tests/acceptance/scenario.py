@@ -124,9 +124,14 @@ class Scenario:
             return None
         service.execute(table.reload(), planned)
         done = next(i for i in table.reload().timeline.commits_timeline() if i.requested_time == planned)
-        self.model.carry()
-        self.instants.append(done)
+        self.record_compaction(done)
         return done
+
+    def record_compaction(self, instant: Instant) -> None:
+        """Record a completed compaction at its place in the timeline (it changes no record)."""
+        at = sum(1 for i in self.instants if i.requested_time < instant.requested_time)
+        self.model.carry(at)
+        self.instants.insert(at, instant)
 
     def _new_keys(self, n: int) -> list[int]:
         keys = list(range(self.next_key, self.next_key + n))

@@ -90,6 +90,7 @@ def test_the_matrix_covers_every_pair() -> None:
     assert len(CASES) < 45  # a few dozen tables, not the product (thousands)
 
 
+@pytest.mark.spark_cover
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_operation(case: Case, engine: WriteEngine, tmp_path: Path) -> None:
     scenario = Scenario(
