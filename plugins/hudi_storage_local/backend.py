@@ -12,14 +12,17 @@ deleted as if it were one.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import datetime as dt
 import errno
+import fcntl
 import io
 import os
 import re
 import stat
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote
@@ -159,13 +162,13 @@ class LocalStorageBackend(StorageBackend):
     def compare_and_swap(self, key: str, data: bytes, expected_version: str) -> str:
         """Replace the file if its version is unchanged.
 
-        Within one process the check and the rename happen under a lock. Across processes the local
-        file system has no conditional rename, so a race in the few microseconds between check and
-        rename is possible; lock providers that need strict fencing across processes on local disk
-        combine this with ``put_if_absent`` leases.
+        The local file system has no conditional rename, so the check and the rename run under an
+        exclusive ``flock`` on the file's directory (other processes, through this backend) and a
+        thread lock (this process; ``flock`` is per open file, not per thread).
         """
         target = self._file(key)
-        with self._cas_lock:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with self._cas_lock, _directory_lock(target.parent):
             try:
                 current = _version(os.stat(target))
             except FileNotFoundError:
@@ -264,6 +267,17 @@ def _version(st: os.stat_result) -> str:
 
 def _info(key: str, st: os.stat_result) -> FileInfo:
     return FileInfo(key, st.st_size, dt.datetime.fromtimestamp(st.st_mtime, tz=dt.UTC))
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``directory`` shared by every process on this host."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 class _PublishOnClose(io.RawIOBase):

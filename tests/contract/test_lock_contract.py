@@ -1,9 +1,8 @@
 """Every shipped lock provider runs the one contract suite.
 
 * in-process: a private lock table per test (the process-wide one is covered in tests/unit/lock);
-* storage on local disk: every writer shares one backend object, because the local file system
-  has no conditional replace and its compare-and-swap is atomic only within one backend object
-  (see hudi_storage_local); the cross-process test is skipped there for the same reason;
+* storage on local disk: each writer (and each spawned process) with its own backend; the local
+  backend's compare-and-swap holds an exclusive ``flock`` on the directory across check and rename;
 * storage on S3: moto's server on 127.0.0.1, each writer (and each spawned process) with its own
   client and backend; moto's S3 is serialised (``atomic_moto``) because its conditional PUT checks
   then writes without a lock, so racing writers could both "win" in the fake, never on S3;
@@ -56,9 +55,17 @@ class TestStorageLockLocalDisk(LockProviderContract):
 
     @pytest.fixture
     def open_lock(self, tmp_path: Path) -> Callable[[str], LockProvider]:
-        storage = LocalStorageProvider().open(str(tmp_path / "table"))
-        factory = StorageLockFactory(_STORAGE_LOCK)
-        return lambda owner: factory.open(_context(owner, storage, storage.root_uri))
+        return functools.partial(open_local_storage_lock, str(tmp_path / "table"))
+
+    @pytest.fixture
+    def spawn_lock(self, tmp_path: Path) -> Callable[[str], LockProvider]:
+        return functools.partial(open_local_storage_lock, str(tmp_path / "table"))
+
+
+def open_local_storage_lock(table_path: str, owner: str) -> LockProvider:
+    """Open a storage lock on local disk with its own backend (module level: pickled into spawned processes)."""
+    storage = LocalStorageProvider().open(table_path)
+    return StorageLockFactory(_STORAGE_LOCK).open(_context(owner, storage, storage.root_uri))
 
 
 def _s3_options(endpoint: str) -> S3StorageOptions:
