@@ -118,6 +118,23 @@ class DuplicateComponentError(PluginError):
         super().__init__(f"{kind} {name!r} is registered twice: by {first} and by {second}")
 
 
+class MergeStrategyNotFoundError(PluginError, LookupError):
+    """No installed record merger plugin implements the table's merge strategy UUID."""
+
+    def __init__(self, strategy_id: str, installed: Sequence[str]) -> None:
+        self.strategy_id = strategy_id
+        self.installed = tuple(installed)
+        listing = ", ".join(self.installed) if self.installed else "none"
+        super().__init__(
+            f"no installed record merger implements merge strategy {strategy_id} "
+            f"(hoodie.record.merge.strategy.id); install the plugin that provides it. "
+            f"Installed strategies: {listing}"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 # --------------------------------------------------------------------------- tables
 class TableError(HudiError):
     """A table cannot be opened or created as asked."""
@@ -141,6 +158,22 @@ class TableExistsError(TableError):
 
 class IncompatibleTableConfigError(TableError):
     """A requested setting contradicts what the table persisted."""
+
+
+class MergeModeMismatchError(IncompatibleTableConfigError):
+    """A write asks for another merge mode or merge strategy than the table persisted."""
+
+    def __init__(self, key: str, table_value: str, write_value: str) -> None:
+        self.key = key
+        self.table_value = table_value
+        self.write_value = write_value
+        super().__init__(
+            f"the table persists {key}={table_value} but this write asks for {write_value}; "
+            "the merge mode and strategy of a table cannot change once it is created"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class TableVersionError(TableError):
@@ -204,6 +237,10 @@ class TimelineError(HudiError):
 
 class InstantNotFoundError(TimelineError, LookupError):
     """An instant is not on the timeline."""
+
+
+class SavepointError(TimelineError):
+    """A savepoint, restore or rollback request names an instant it cannot act on."""
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -412,6 +449,18 @@ class LogBlockDecodeError(LogFormatError, ValueError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+class HFileFormatError(LogBlockDecodeError):
+    """An HFile (metadata-table base file or HFILE_DATA block content) is damaged or not an HFile.
+
+    Attributes:
+        reason: What does not decode (the trailer magic, a block past the end, a cut-off cell...).
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"HFile does not decode: {reason}")
+        self.reason = reason
 
 
 class UnsupportedLogBlockError(LogFormatError, NotImplementedError):
@@ -692,3 +741,8 @@ class CompactionExecutionError(TableServiceError):
         self.file_group = file_group
         at = f" (file group {file_group})" if file_group else ""
         super().__init__(f"compaction {instant} failed{at}: {reason}")
+
+
+# --------------------------------------------------------------------------- warnings
+class HudiDeprecationWarning(DeprecationWarning):
+    """A deprecated Apache Hudi setting that still works (for example a legacy payload class)."""

@@ -6,7 +6,7 @@ Block kinds:
   as a :class:`pyarrow.Table` in the writer schema of the block's SCHEMA header.
 * :class:`DeleteBlock`: record keys, partition paths and ordering values to delete.
 * :class:`CommandBlock`: a rollback of the blocks of an earlier instant (v6 tables).
-* :class:`HFileBlock`: a raw HFile (metadata table), exposed undecoded.
+* :class:`HFileBlock`: a raw HFile (metadata table); ``records`` decodes it.
 * :class:`CorruptBlock`: bytes a reader could not decode; never written.
 
 Header and footer maps keep their entry order, so a decoded block re-encodes to the same bytes.
@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Final
 
 import pyarrow as pa
 
-from hudi_framework.errors import CorruptLogBlockError, LogBlockEncodeError, UnsupportedLogBlockError
+from hudi_framework.errors import CorruptLogBlockError, LogBlockEncodeError
 from hudi_framework.log.avro_records import conform_records
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, DeleteRecord, OrderingValue
+from hudi_framework.log.hfile_records import decode_hfile_records
 
 if TYPE_CHECKING:
     from hudi_framework.model.schema import AvroSchema
@@ -316,7 +317,7 @@ class CommandBlock(_Headed):
 
 @dataclass(frozen=True, slots=True)
 class HFileBlock(_Headed):
-    """An HFILE_DATA block (metadata table): the raw HFile, not decoded.
+    """An HFILE_DATA block (metadata table): the raw HFile, decoded on demand by ``records``.
 
     Attributes:
         content: The complete HFile.
@@ -341,16 +342,17 @@ class HFileBlock(_Headed):
 
     @property
     def records(self) -> pa.Table:
-        """Always raises: HFile records are not decoded yet.
+        """The HFile's records, keyed by row key (decoded on each access).
+
+        Schema: the SCHEMA header's record as Arrow, unions of several record types as
+        ``member<i>`` structs; ``_hoodie_record_key`` and ``key`` hold the HFile row key. See
+        :func:`hudi_framework.log.hfile_records.decode_hfile_records`.
 
         Raises:
-            UnsupportedLogBlockError: Always.
+            HFileFormatError: The HFile is damaged (a :class:`LogBlockDecodeError`).
+            UnsupportedLogBlockError: The HFile uses a compression codec other than NONE or GZ.
         """
-        raise UnsupportedLogBlockError(
-            BlockType.HFILE_DATA.name,
-            "HFile records are decoded together with metadata-table support, which this version "
-            "does not include; the raw HFile is available as `content`",
-        )
+        return decode_hfile_records(self.content, self.header.get(HeaderKey.SCHEMA))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ import pickle
 import pyarrow as pa
 import pytest
 
-from hudi_framework.errors import CorruptLogBlockError, LogBlockEncodeError, UnsupportedLogBlockError
+from hudi_framework.errors import CorruptLogBlockError, HFileFormatError, LogBlockEncodeError
 from hudi_framework.log import (
     COMMIT_TIME_ORDERING,
     BlockType,
@@ -100,13 +100,11 @@ def test_rollback_block() -> None:
     assert block.block_type is BlockType.COMMAND
 
 
-def test_hfile_records_are_not_decoded_yet() -> None:
+def test_hfile_block_content_that_is_no_hfile_is_a_typed_error() -> None:
     block = HFileBlock(b"raw", {HeaderKey.INSTANT_TIME: INSTANT})
     assert block.block_type is BlockType.HFILE_DATA
-    with pytest.raises(UnsupportedLogBlockError, match="metadata-table support") as info:
+    with pytest.raises(HFileFormatError, match="trailer"):
         _ = block.records
-    assert isinstance(info.value, NotImplementedError)
-    assert info.value.block_type == "HFILE_DATA"
 
 
 def test_corrupt_blocks_are_never_written() -> None:

@@ -1,0 +1,343 @@
+"""HFile (version 3) container reader: the cells of an HFile as (row key, value) pairs.
+
+Apache Hudi stores metadata-table records in HFiles, both as base files (``*.hfile``) and inside
+``HFILE_DATA`` log blocks. Hudi 1.x writes them with its own writer (hudi-io), older releases with
+HBase's; both produce this layout:
+
+* data blocks (``DATABLK*``), possibly interleaved with meta blocks (bloom filters) and, for
+  multi-level indexes, leaf index blocks;
+* the load-on-open section at ``load_on_open_data_offset``: root data index (``IDXROOT2``), meta
+  index, file info (``FILEINF2``: ``PBUF`` + a length-delimited protobuf map);
+* a fixed 4 KiB trailer: ``TRABLK"$``, a length-delimited protobuf ``TrailerProto``, zero padding,
+  and the version in the last 4 bytes (minor version byte, then the 3-byte major version).
+
+Every block starts with a 33-byte header: magic(8), onDiskSizeWithoutHeader(4),
+uncompressedSizeWithoutHeader(4), prevBlockOffset(8), checksumType(1), bytesPerChecksum(4),
+onDiskDataSizeWithHeader(4). The on-disk payload (compressed when the trailer names a codec) ends at
+onDiskDataSizeWithHeader; checksum chunks, if any, follow it.
+
+A cell is keyLength(4) valueLength(4) key value [mvcc vlong]; the key is rowLength(2) row
+familyLength(1) family qualifier timestamp(8) keyType(1). The MVCC version follows each value when
+the file info's ``KEY_VALUE_VERSION`` is 1.
+
+Data blocks are read in file order, which is key order, so :func:`read_hfile` needs no index.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Final
+
+from hudi_framework.errors import HFileFormatError, UnsupportedLogBlockError
+
+TRAILER_SIZE: Final = 4096
+TRAILER_MAGIC: Final = b'TRABLK"$'
+DATA_MAGIC: Final = b"DATABLK*"
+FILE_INFO_MAGIC: Final = b"FILEINF2"
+ROOT_INDEX_MAGIC: Final = b"IDXROOT2"
+#: Every block magic an HFile v2/v3 may hold (data, encoded data, leaf/intermediate/root index,
+#: meta, file info, bloom chunks and metadata, trailer).
+BLOCK_MAGICS: Final = frozenset(
+    {
+        DATA_MAGIC,
+        b"DATABLKE",
+        b"IDXLEAF2",
+        b"IDXINTE2",
+        ROOT_INDEX_MAGIC,
+        b"METABLKc",
+        FILE_INFO_MAGIC,
+        b"BLMFBLK2",
+        b"BLMFMET2",
+        b"DFBLMET2",
+        TRAILER_MAGIC,
+    }
+)
+_PB_MAGIC: Final = b"PBUF"
+_HEADER: Final = struct.Struct(">8siiqBii")  # 33 bytes, see the module docstring
+_CELL_LENGTHS: Final = struct.Struct(">ii")
+_ROW_LENGTH: Final = struct.Struct(">H")
+#: Bytes after the qualifier in a cell key: timestamp(8) + keyType(1).
+_KEY_TAIL: Final = 9
+
+
+class HFileCompression(IntEnum):
+    """HBase ``Compression.Algorithm``, stored by ordinal in the trailer's ``compression_codec``."""
+
+    LZO = 0
+    GZ = 1
+    NONE = 2
+    SNAPPY = 3
+    LZ4 = 4
+    BZIP2 = 5
+    ZSTD = 6
+
+
+@dataclass(frozen=True, slots=True)
+class HFileTrailer:
+    """The fields of ``TrailerProto`` a reader needs.
+
+    Attributes:
+        major_version: 2 or 3.
+        minor_version: The minor version (3 for Hudi and current HBase writers).
+        load_on_open_offset: Where the root data index, meta index and file info start.
+        entry_count: Number of cells.
+        data_index_count: Entries in the root data index.
+        num_data_index_levels: Levels of the data index (1 = the root points at data blocks).
+        first_data_block_offset: Offset of the first data block.
+        last_data_block_offset: Offset of the last data block.
+        compression: Codec of every block.
+    """
+
+    major_version: int
+    minor_version: int
+    load_on_open_offset: int
+    entry_count: int
+    data_index_count: int
+    num_data_index_levels: int
+    first_data_block_offset: int
+    last_data_block_offset: int
+    compression: HFileCompression
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    magic: bytes
+    offset: int
+    #: Offset of the next block.
+    end: int
+    payload: bytes
+
+
+def read_trailer(data: bytes) -> HFileTrailer:
+    """Decode the fixed trailer at the end of ``data``.
+
+    Raises:
+        HFileFormatError: Too short for a trailer, not version 2/3, a wrong magic, or a damaged
+            protobuf body.
+        UnsupportedLogBlockError: The trailer names a compression codec other than NONE or GZ.
+    """
+    size = len(data)
+    if size < 4:
+        raise HFileFormatError(f"{size} bytes cannot hold an HFile trailer")
+    version = int.from_bytes(data[-4:], "big")
+    major, minor = version & 0x00FFFFFF, version >> 24
+    if major not in (2, 3):
+        raise HFileFormatError(f"trailer version {major}.{minor} is not an HFile v2/v3 trailer")
+    if size < TRAILER_SIZE:
+        raise HFileFormatError(f"{size} bytes are shorter than the {TRAILER_SIZE}-byte HFile trailer")
+    start = size - TRAILER_SIZE
+    magic = data[start : start + 8]
+    if magic != TRAILER_MAGIC:
+        raise HFileFormatError(f"trailer magic is {magic!r}, expected {TRAILER_MAGIC!r}")
+    body_length, pos = _varint(data, start + 8, size - 4)
+    if pos + body_length > size - 4:
+        raise HFileFormatError(f"trailer protobuf of {body_length} bytes runs past the trailer")
+    fields = _proto_ints(data[pos : pos + body_length], "trailer")
+    codec_ordinal = fields.get(12, int(HFileCompression.NONE))
+    try:
+        codec = HFileCompression(codec_ordinal)
+    except ValueError:
+        raise HFileFormatError(f"unknown HFile compression codec ordinal {codec_ordinal}") from None
+    if codec not in (HFileCompression.NONE, HFileCompression.GZ):
+        raise UnsupportedLogBlockError(
+            "HFILE_DATA", f"HFile compression codec {codec.name} is not supported (only NONE and GZ)"
+        )
+    trailer = HFileTrailer(
+        major_version=major,
+        minor_version=minor,
+        load_on_open_offset=fields.get(2, 0),
+        entry_count=fields.get(7, 0),
+        data_index_count=fields.get(5, 0),
+        num_data_index_levels=fields.get(8, 1),
+        first_data_block_offset=_signed64(fields.get(9, 0)),
+        last_data_block_offset=_signed64(fields.get(10, 0)),
+        compression=codec,
+    )
+    # A file without cells has first data block offset -1.
+    first = trailer.first_data_block_offset if trailer.entry_count else 0
+    if not 0 <= first <= trailer.load_on_open_offset <= start:
+        raise HFileFormatError(
+            f"trailer offsets out of range: first data block {trailer.first_data_block_offset}, "
+            f"load-on-open {trailer.load_on_open_offset}, trailer {start}"
+        )
+    return trailer
+
+
+def read_file_info(data: bytes, trailer: HFileTrailer | None = None) -> dict[bytes, bytes]:
+    """The file info map (``hfile.LASTKEY``, ``KEY_VALUE_VERSION``, Hudi's ``schema``...).
+
+    Raises:
+        HFileFormatError: The load-on-open section has no file info block, or it does not decode.
+    """
+    trailer = trailer or read_trailer(data)
+    end = len(data) - TRAILER_SIZE
+    offset = trailer.load_on_open_offset
+    while offset < end:
+        block = _read_block(data, offset, end, trailer.compression)
+        if block.magic == FILE_INFO_MAGIC:
+            return _parse_file_info(block.payload)
+        offset = block.end
+    raise HFileFormatError("the load-on-open section has no FILEINF2 block")
+
+
+def read_hfile(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """Every cell of the HFile ``data`` as (row key, value), in key order.
+
+    Raises:
+        HFileFormatError: The trailer, a block header or a cell is damaged, or the number of cells
+            differs from the trailer's entry count.
+        UnsupportedLogBlockError: The blocks use a codec other than NONE or GZ.
+    """
+    trailer = read_trailer(data)
+    info = read_file_info(data, trailer)
+    with_mvcc = int.from_bytes(info.get(b"KEY_VALUE_VERSION", b"\0\0\0\0")[:4], "big") == 1
+    offset = trailer.first_data_block_offset if trailer.entry_count else trailer.load_on_open_offset
+    count = 0
+    while offset < trailer.load_on_open_offset:
+        block = _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
+        if block.magic == DATA_MAGIC:
+            for cell in _cells(block, with_mvcc):
+                count += 1
+                yield cell
+        elif block.magic == b"DATABLKE":
+            raise HFileFormatError(f"data block at {offset} uses a data block encoding, which Hudi never writes")
+        offset = block.end
+    if count != trailer.entry_count:
+        raise HFileFormatError(f"{count} cells in the data blocks, the trailer says {trailer.entry_count}")
+
+
+def _read_block(data: bytes, offset: int, end: int, compression: HFileCompression) -> _Block:
+    if offset + _HEADER.size > end:
+        raise HFileFormatError(f"block header at {offset} runs past offset {end}")
+    magic, on_disk, uncompressed, _prev, _checksum_type, _per_checksum, data_with_header = _HEADER.unpack_from(
+        data, offset
+    )
+    if magic not in BLOCK_MAGICS:
+        raise HFileFormatError(f"unknown HFile block magic {magic!r} at offset {offset}")
+    block_end = offset + _HEADER.size + on_disk
+    if on_disk < 0 or uncompressed < 0 or block_end > end:
+        raise HFileFormatError(f"{magic.decode('ascii')} block at {offset} of {on_disk} bytes runs past offset {end}")
+    if not _HEADER.size <= data_with_header <= _HEADER.size + on_disk:
+        raise HFileFormatError(
+            f"{magic.decode('ascii')} block at {offset}: onDiskDataSizeWithHeader {data_with_header} "
+            f"outside [{_HEADER.size}, {_HEADER.size + on_disk}]"
+        )
+    stored = data[offset + _HEADER.size : offset + data_with_header]
+    if compression is HFileCompression.GZ:
+        try:
+            # wbits 31: a gzip member; Hadoop's GzipCodec writes one per block.
+            payload = zlib.decompress(stored, 31)
+        except zlib.error as e:
+            raise HFileFormatError(f"{magic.decode('ascii')} block at {offset} does not gunzip: {e}") from e
+    else:
+        payload = stored
+    if len(payload) < uncompressed:
+        raise HFileFormatError(
+            f"{magic.decode('ascii')} block at {offset} holds {len(payload)} bytes, its header says {uncompressed}"
+        )
+    return _Block(magic, offset, block_end, payload[:uncompressed])
+
+
+def _cells(block: _Block, with_mvcc: bool) -> Iterator[tuple[bytes, bytes]]:
+    payload = block.payload
+    size = len(payload)
+    pos = 0
+    while pos < size:
+        if pos + _CELL_LENGTHS.size > size:
+            raise HFileFormatError(f"cell lengths at {pos} of the data block at {block.offset} are cut off")
+        key_length, value_length = _CELL_LENGTHS.unpack_from(payload, pos)
+        key_start = pos + _CELL_LENGTHS.size
+        value_start = key_start + key_length
+        value_end = value_start + value_length
+        if key_length < 2 + 1 + _KEY_TAIL or value_length < 0 or value_end > size:
+            raise HFileFormatError(
+                f"cell at {pos} of the data block at {block.offset} (key {key_length}, value {value_length} bytes) "
+                f"does not fit the block"
+            )
+        (row_length,) = _ROW_LENGTH.unpack_from(payload, key_start)
+        if 2 + row_length + 1 + _KEY_TAIL > key_length:
+            raise HFileFormatError(f"row of {row_length} bytes overflows its {key_length}-byte cell key")
+        row = payload[key_start + 2 : key_start + 2 + row_length]
+        yield row, payload[value_start:value_end]
+        pos = _skip_vlong(payload, value_end, block.offset) if with_mvcc else value_end
+
+
+def _skip_vlong(buf: bytes, pos: int, block_offset: int) -> int:
+    """Position after a Hadoop ``WritableUtils`` vlong starting at ``pos``."""
+    if pos >= len(buf):
+        raise HFileFormatError(f"MVCC version of the last cell of the data block at {block_offset} is cut off")
+    first = buf[pos] - 256 if buf[pos] > 127 else buf[pos]
+    width = 1 if first >= -112 else (-111 - first if first >= -120 else -119 - first)
+    if pos + width > len(buf):
+        raise HFileFormatError(f"MVCC version at {pos} of the data block at {block_offset} is cut off")
+    return pos + width
+
+
+def _signed64(value: int) -> int:
+    # uint64 protobuf fields that Java fills from a signed long (-1 = none).
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
+    """A protobuf base-128 varint at ``pos``: (value, position after it)."""
+    value = 0
+    shift = 0
+    while pos < end and shift < 64:
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+    raise HFileFormatError("protobuf varint is cut off or longer than 64 bits")
+
+
+def _proto_fields(message: bytes, what: str) -> Iterator[tuple[int, int | bytes]]:
+    """(field number, value) of a protobuf message; varints as int, length-delimited as bytes."""
+    pos, end = 0, len(message)
+    while pos < end:
+        tag, pos = _varint(message, pos, end)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            value, pos = _varint(message, pos, end)
+            yield number, value
+        elif wire == 2:
+            length, pos = _varint(message, pos, end)
+            if pos + length > end:
+                raise HFileFormatError(f"{what} protobuf field {number} runs past the message")
+            yield number, message[pos : pos + length]
+            pos += length
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            if pos + width > end:
+                raise HFileFormatError(f"{what} protobuf field {number} runs past the message")
+            yield number, message[pos : pos + width]
+            pos += width
+        else:
+            raise HFileFormatError(f"{what} protobuf field {number} has unsupported wire type {wire}")
+
+
+def _proto_ints(message: bytes, what: str) -> dict[int, int]:
+    return {number: value for number, value in _proto_fields(message, what) if isinstance(value, int)}
+
+
+def _parse_file_info(payload: bytes) -> dict[bytes, bytes]:
+    # InfoProto { repeated BytesBytesPair map_entry = 1 }, BytesBytesPair { bytes first = 1; bytes second = 2 }
+    if payload[:4] != _PB_MAGIC:
+        raise HFileFormatError(f"file info starts with {payload[:4]!r}, expected {_PB_MAGIC!r}")
+    length, pos = _varint(payload, 4, len(payload))
+    if pos + length > len(payload):
+        raise HFileFormatError(f"file info protobuf of {length} bytes runs past its block")
+    info: dict[bytes, bytes] = {}
+    for number, entry in _proto_fields(payload[pos : pos + length], "file info"):
+        if number != 1 or not isinstance(entry, bytes):
+            continue
+        pair: Mapping[int, int | bytes] = dict(_proto_fields(entry, "file info entry"))
+        first, second = pair.get(1, b""), pair.get(2, b"")
+        if isinstance(first, bytes) and isinstance(second, bytes):
+            info[first] = second
+    return info

@@ -1,0 +1,110 @@
+"""Records of an HFile (metadata-table base file or HFILE_DATA block) as an Arrow table.
+
+Each HFile cell is one record: the row key is the record key and the value is the schemaless Avro
+datum of the record in the writer schema (the block's SCHEMA header; for base files the caller's
+schema or the file info's ``schema`` entry). Hudi blanks the ``key`` field before writing, since the
+row key already holds it, and restores it on read; this decoder does the same and also sets
+``_hoodie_record_key`` to the row key (metadata-table writers leave the meta fields null).
+
+Unions of several record types (column-stats wrappers) become ``member<i>`` structs, see
+:mod:`hudi_framework.log.avro_unions`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Final
+
+import fastavro
+import pyarrow as pa
+
+from hudi_framework.errors import HFileFormatError, UnsupportedLogBlockError
+from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical
+from hudi_framework.log.avro_unions import rewrite_unions
+from hudi_framework.log.hfile import read_file_info, read_hfile, read_trailer
+from hudi_framework.model.schema import AvroSchema, avro_to_arrow
+
+#: The Avro field Hudi stores the record key in and blanks inside HFile values.
+KEY_FIELD: Final = "key"
+RECORD_KEY_COLUMN: Final = "_hoodie_record_key"
+#: File info entry in which HBase-era Hudi writers stored the writer schema.
+SCHEMA_INFO_KEY: Final = b"schema"
+
+
+def decode_hfile_records(content: bytes, schema: AvroSchema | str | None = None) -> pa.Table:
+    """Decode every record of the HFile ``content``.
+
+    Args:
+        content: A complete HFile.
+        schema: The writer schema (Avro JSON or parsed); None to use the file info's ``schema``.
+
+    Returns:
+        One row per cell in key order, schema ``avro_to_arrow(schema)`` with multi-record unions as
+        ``member<i>`` structs; ``key`` and ``_hoodie_record_key`` hold the row key (a
+        ``_hoodie_record_key`` column is put first if the schema has none).
+
+    Raises:
+        HFileFormatError: The HFile is damaged, a value does not decode, or no schema is known.
+        UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ, or the schema has a
+            union of several non-record types.
+    """
+    parsed = _schema(content, schema)
+    arrow_schema, converter = rewrite_unions(parsed)
+    try:
+        reader_schema = fastavro.parse_schema(strip_logical_types(parsed))
+        target = physical_schema(arrow_schema)
+    except UnsupportedLogBlockError:
+        raise
+    except Exception as e:  # a broken schema fails in many ways
+        raise HFileFormatError(f"schema is not a usable Avro record schema: {e}") from e
+    keys: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for row_key, value in read_hfile(content):
+        try:
+            key = row_key.decode("utf-8")
+            record: Any = fastavro.schemaless_reader(
+                io.BytesIO(value), reader_schema, None, return_named_type=True, return_named_type_override=True
+            )
+        except Exception as e:  # fastavro raises many types on damaged bytes
+            raise HFileFormatError(f"value of row {row_key!r} does not decode: {type(e).__name__}: {e}") from e
+        keys.append(key)
+        rows.append(record if converter is None else converter(record))
+    try:
+        table = to_logical(pa.Table.from_pylist(rows, schema=target), arrow_schema)
+    except Exception as e:
+        raise HFileFormatError(f"records do not convert to Arrow: {type(e).__name__}: {e}") from e
+    key_column = pa.array(keys, pa.string())
+    names = table.column_names
+    if KEY_FIELD in names:
+        i = names.index(KEY_FIELD)
+        table = table.set_column(i, table.schema.field(i), key_column.cast(table.schema.field(i).type))
+    if RECORD_KEY_COLUMN in names:
+        i = names.index(RECORD_KEY_COLUMN)
+        return table.set_column(i, table.schema.field(i), key_column)
+    return table.add_column(0, pa.field(RECORD_KEY_COLUMN, pa.string(), nullable=False), key_column)
+
+
+def hfile_records_schema(schema: AvroSchema | str) -> pa.Schema:
+    """The Arrow schema :func:`decode_hfile_records` gives for records of ``schema``."""
+    parsed: AvroSchema = json.loads(schema) if isinstance(schema, str) else schema
+    rewritten, _ = rewrite_unions(parsed)
+    arrow = avro_to_arrow(rewritten)
+    if RECORD_KEY_COLUMN in arrow.names:
+        return arrow
+    return arrow.insert(0, pa.field(RECORD_KEY_COLUMN, pa.string(), nullable=False))
+
+
+def _schema(content: bytes, schema: AvroSchema | str | None) -> AvroSchema:
+    if schema is None:
+        text = read_file_info(content, read_trailer(content)).get(SCHEMA_INFO_KEY)
+        if text is None:
+            raise HFileFormatError("no schema given and the HFile's file info has no 'schema' entry")
+        schema = text.decode("utf-8")
+    try:
+        parsed: AvroSchema = json.loads(schema) if isinstance(schema, str) else schema
+    except json.JSONDecodeError as e:
+        raise HFileFormatError(f"schema is not JSON: {e}") from e
+    if not isinstance(parsed, dict) or parsed.get("type") != "record":
+        raise HFileFormatError("schema is not an Avro record schema")
+    return parsed
