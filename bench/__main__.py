@@ -1,0 +1,68 @@
+"""``python -m bench run --rows 2000000 [--quick] [--sizes 500000,2000000,8000000]``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import tempfile
+from pathlib import Path
+
+from bench.dataset import generate
+from bench.registry import all_steps
+from bench.report import markdown, plot, ratios_table, results_table
+from bench.runner import Result, run_all
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="measure every step and compare")
+    run.add_argument("--rows", type=int, default=2_000_000, help="table rows (one size)")
+    run.add_argument("--sizes", type=str, default=None, help="comma-separated sizes (overrides --rows)")
+    run.add_argument("--repeat", type=int, default=3, help="runs per step (median taken)")
+    run.add_argument("--quick", action="store_true", help="20,000 rows, one run each: a smoke test")
+    run.add_argument("--only", type=str, default=None, help="comma-separated step keys or system names")
+    run.add_argument("--workdir", type=Path, default=None, help="scratch directory (default: a temp dir)")
+    run.add_argument("--out", type=Path, default=None, help="write the report here (e.g. docs/benchmarks.md)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    sizes = [20_000] if args.quick else [int(s) for s in (args.sizes or str(args.rows)).split(",")]
+    repeat = 1 if args.quick else max(3, args.repeat)
+    steps, skipped = all_steps()
+    if args.only:
+        wanted = set(args.only.split(","))
+        steps = {k: s for k, s in steps.items() if k in wanted or s.system in wanted or s.name in wanted}
+    scratch = args.workdir or Path(tempfile.mkdtemp(prefix="hudi-bench-"))
+    results: list[Result] = []
+    try:
+        for rows in sizes:
+            print(f"== {rows:,} rows")
+            inputs = generate(scratch / f"inputs-{rows}", rows)
+            results += run_all(list(steps.values()), inputs, scratch / f"work-{rows}", rows, repeat)
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    print()
+    print(results_table(results))
+    print()
+    print(ratios_table(results))
+    if args.out is not None:
+        plot_name = "benchmarks.png"
+        plotted = plot(results, args.out.parent / plot_name)
+        machine = f"{os.cpu_count()} cores, {platform.system()} {platform.machine()}, Python {platform.python_version()}"
+        command = "python -m bench run " + (f"--sizes {','.join(map(str, sizes))}" if len(sizes) > 1 else f"--rows {sizes[0]}")
+        args.out.write_text(markdown(results, machine=machine, command=command, skipped=skipped,
+                                     plot_file=plot_name if plotted else None), encoding="utf-8")
+        print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

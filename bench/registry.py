@@ -1,0 +1,24 @@
+"""Every step of every system, by key (``system:name``)."""
+
+from __future__ import annotations
+
+import importlib
+
+from bench.step import Step
+
+#: Modules under ``bench.systems``, in report order; a system whose package is missing is skipped.
+SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs")
+
+
+def all_steps() -> tuple[dict[str, Step], list[str]]:
+    """(steps by key, systems skipped because their package is not installed)."""
+    steps: dict[str, Step] = {}
+    missing = []
+    for name in SYSTEMS:
+        try:
+            module = importlib.import_module(f"bench.systems.{name}")
+        except ModuleNotFoundError as e:
+            missing.append(f"{name} ({e.name} not installed)")
+            continue
+        steps.update({s.key: s for s in module.STEPS})
+    return steps, missing

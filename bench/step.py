@@ -1,0 +1,46 @@
+"""A benchmark step: an optional unmeasured ``prepare`` (state on disk) and the measured ``run``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.dataset import Inputs
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """What a step works with: the inputs and its own fresh working directory."""
+
+    inputs: Inputs
+    work: Path
+
+
+Prepare = Callable[[StepContext], None]
+Run = Callable[[StepContext], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One measured operation of one system.
+
+    Attributes:
+        system: Who runs it ("ours", "pyarrow", "deltalake", "pyiceberg", "hudi-rs").
+        name: What it does ("cow_upsert", ...), shared by the systems doing the same thing.
+        run: The measured work; returns counters for the report (rows, files).
+        prepare: Builds the state ``run`` starts from (copied afresh for every repetition).
+        relocatable: Whether a prepared state still works when copied elsewhere (an Iceberg catalog
+            records absolute paths: its state is prepared again for every repetition instead).
+    """
+
+    system: str
+    name: str
+    run: Run
+    prepare: Prepare | None = None
+    relocatable: bool = True
+
+    @property
+    def key(self) -> str:
+        return f"{self.system}:{self.name}"

@@ -1,0 +1,1 @@
+"""One module per system measured; each exposes ``STEPS``: step name -> :class:`~bench.step.Step`."""

@@ -1,0 +1,122 @@
+"""hudi_framework on the local engine (one process, pyarrow)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from bench.dataset import EVENT_TIME, KEY, PARTITION
+from bench.step import Step, StepContext
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.read.reader import read_table
+from hudi_framework.table.table import HudiTable
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.write.client import WriteClient
+from hudi_framework.write.moves import tag_for_write
+from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.prepare import prepare_rows
+from hudi_framework.write.session import WriteSession
+
+SETTINGS = {"hoodie.index.type": "BLOOM", "hoodie.parquet.compression.codec": "snappy"}
+
+
+def _settings() -> HudiSettings:
+    return HudiSettings.from_hoodie_options(SETTINGS, env=False)
+
+
+def _path(ctx: StepContext) -> str:
+    return str(ctx.work / "table")
+
+
+def _create(ctx: StepContext, table_type: str, schema: pa.Schema) -> HudiTable:
+    config = new_table_config(
+        "bench", table_type=table_type, record_key_fields=[KEY], partition_fields=[PARTITION],
+        ordering_fields=[EVENT_TIME],
+    )  # fmt: skip
+    return HudiTable.create(_path(ctx), config, schema=schema)
+
+
+def _load(table_type: str) -> Any:
+    def prepare(ctx: StepContext) -> None:
+        base = ctx.inputs.read_base()
+        WriteClient(_create(ctx, table_type, base.schema), _settings()).bulk_insert(base)
+
+    return prepare
+
+
+def _load_and_upsert(table_type: str) -> Any:
+    def prepare(ctx: StepContext) -> None:
+        _load(table_type)(ctx)
+        WriteClient(HudiTable.open(_path(ctx)), _settings()).upsert(ctx.inputs.read_changes())
+
+    return prepare
+
+
+#: Prepares a copy-on-write table holding the base data (shared with the hudi-rs read).
+load_cow = _load("COPY_ON_WRITE")
+
+
+def bulk_insert(ctx: StepContext) -> dict[str, Any]:
+    base = ctx.inputs.read_base()
+    result = WriteClient(_create(ctx, "COPY_ON_WRITE", base.schema), _settings()).bulk_insert(base)
+    return {"rows": result.num_writes, "files": len(result.stats)}
+
+
+def upsert(ctx: StepContext) -> dict[str, Any]:
+    """Updates, inserts and deletes (``_hoodie_is_deleted`` rows) in one commit."""
+    result = WriteClient(HudiTable.open(_path(ctx)), _settings()).upsert(ctx.inputs.read_changes())
+    return {"rows": result.num_writes, "files": len(result.stats), "deletes": result.num_deletes}
+
+
+def small_upsert(ctx: StepContext) -> dict[str, Any]:
+    """A 1% batch of updates."""
+    result = WriteClient(HudiTable.open(_path(ctx)), _settings()).upsert(ctx.inputs.read_small_changes())
+    return {"rows": result.num_writes, "files": len(result.stats)}
+
+
+def compaction(ctx: StepContext) -> dict[str, Any]:
+    table = HudiTable.open(_path(ctx))
+    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": _settings()})
+    instant = service.schedule(table)
+    if instant is not None:
+        service.execute(table.reload(), instant)
+    return {"instant": instant}
+
+
+def snapshot_read(ctx: StepContext) -> dict[str, Any]:
+    return {"rows": read_table(HudiTable.open(_path(ctx))).num_rows}
+
+
+def incremental_read(ctx: StepContext) -> dict[str, Any]:
+    table = HudiTable.open(_path(ctx))
+    commits = table.timeline.commits_timeline()
+    begin = commits[-2].completion_time if table.config.version >= 8 else commits[-2].requested_time
+    return {"rows": read_table(table, query_type="incremental", begin=begin).num_rows}
+
+
+def bloom_tagging(ctx: StepContext) -> dict[str, Any]:
+    """The index step of an upsert alone: keys of the batch located in the table's base files."""
+    table = HudiTable.open(_path(ctx))
+    session = WriteSession(table, _settings())
+    rows = prepare_rows(WriteOperation.UPSERT, ctx.inputs.read_changes(), table.schema(), session.keygen)
+    tagged = tag_for_write(
+        rows, table.latest_file_slices(), table.storage,
+        config=table.config, index=session.index, merger=session.merger, keygen=session.keygen,
+    )  # fmt: skip
+    return {"rows": tagged.num_rows}
+
+
+STEPS = [
+    Step("ours", "bulk_insert", bulk_insert),
+    Step("ours", "cow_upsert", upsert, load_cow),
+    Step("ours", "mor_upsert", upsert, _load("MERGE_ON_READ")),
+    Step("ours", "cow_upsert_1pct", small_upsert, load_cow),
+    Step("ours", "mor_upsert_1pct", small_upsert, _load("MERGE_ON_READ")),
+    Step("ours", "mor_compaction", compaction, _load_and_upsert("MERGE_ON_READ")),
+    Step("ours", "cow_read", snapshot_read, load_cow),
+    Step("ours", "mor_read", snapshot_read, _load_and_upsert("MERGE_ON_READ")),
+    Step("ours", "incremental_read", incremental_read, _load_and_upsert("COPY_ON_WRITE")),
+    Step("ours", "bloom_tagging", bloom_tagging, load_cow),
+]
