@@ -56,10 +56,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is not None:
         plot_name = "benchmarks.png"
         plotted = plot(results, args.out.parent / plot_name)
-        machine = f"{os.cpu_count()} cores, {platform.system()} {platform.machine()}, Python {platform.python_version()}"
-        command = "python -m bench run " + (f"--sizes {','.join(map(str, sizes))}" if len(sizes) > 1 else f"--rows {sizes[0]}")
-        args.out.write_text(markdown(results, machine=machine, command=command, skipped=skipped,
-                                     plot_file=plot_name if plotted else None), encoding="utf-8")
+        machine = (
+            f"{os.cpu_count()} cores, {platform.system()} {platform.machine()}, Python {platform.python_version()}"
+        )
+        command = "python -m bench run " + (
+            f"--sizes {','.join(map(str, sizes))}" if len(sizes) > 1 else f"--rows {sizes[0]}"
+        )
+        args.out.write_text(
+            markdown(
+                results, machine=machine, command=command, skipped=skipped, plot_file=plot_name if plotted else None
+            ),
+            encoding="utf-8",
+        )
         print(f"\nwrote {args.out}")
     return 0
 

@@ -90,13 +90,19 @@ def generate(root: Path, rows: int, *, seed: int = 7) -> Inputs:
     upserts = upserts.append_column(DELETED, pa.array(np.zeros(len(upserts), dtype=bool)))
     gone = pc.is_in(base.column(KEY), value_set=pa.array([f"key-{i:010d}" for i in deleted.tolist()]))
     deletes = base.filter(gone)
-    deletes = deletes.set_column(deletes.schema.get_field_index(EVENT_TIME), EVENT_TIME,
-                                 pa.array(np.full(len(deletes), 1_700_200_000_001, dtype=np.int64)))
+    deletes = deletes.set_column(
+        deletes.schema.get_field_index(EVENT_TIME),
+        EVENT_TIME,
+        pa.array(np.full(len(deletes), 1_700_200_000_001, dtype=np.int64)),
+    )
     deletes = deletes.append_column(DELETED, pa.array(np.ones(len(deletes), dtype=bool)))
     changes = pa.concat_tables([upserts, deletes])
     changes = changes.take(rng.permutation(len(changes)))
-    small = _rows(rng, ids[rng.choice(rows, max(1, rows // 100), replace=False)],
-                  rng.integers(1_700_100_000_000, 1_700_200_000_000, max(1, rows // 100)))
+    small = _rows(
+        rng,
+        ids[rng.choice(rows, max(1, rows // 100), replace=False)],
+        rng.integers(1_700_100_000_000, 1_700_200_000_000, max(1, rows // 100)),
+    )
     pq.write_table(base, inputs.base)
     pq.write_table(changes, inputs.changes)
     pq.write_table(small, inputs.small_changes)

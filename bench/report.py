@@ -97,7 +97,9 @@ def plot(results: Sequence[Result], path: Path) -> bool:
     return True
 
 
-def markdown(results: Sequence[Result], *, machine: str, command: str, skipped: Sequence[str], plot_file: str | None) -> str:
+def markdown(
+    results: Sequence[Result], *, machine: str, command: str, skipped: Sequence[str], plot_file: str | None
+) -> str:
     parts = [
         "# Benchmarks",
         "",

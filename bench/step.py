@@ -18,7 +18,7 @@ class StepContext:
     work: Path
 
 
-Prepare = Callable[[StepContext], None]
+Prepare = Callable[[StepContext], object]
 Run = Callable[[StepContext], dict[str, Any]]
 
 

@@ -37,9 +37,10 @@ def append(ctx: StepContext) -> dict[str, Any]:
 def upsert(ctx: StepContext) -> dict[str, Any]:
     upserts, deletes = split_changes(ctx.inputs.read_changes())
     table = _table(ctx)
-    result = table.upsert(upserts.cast(pa.schema([table.schema().as_arrow().field(n) for n in upserts.column_names])),
-                          join_cols=[KEY])
-    table.delete(In(KEY, deletes.column(KEY).to_pylist()))
+    result = table.upsert(
+        upserts.cast(pa.schema([table.schema().as_arrow().field(n) for n in upserts.column_names])), join_cols=[KEY]
+    )
+    table.delete(In(term=KEY, literals=deletes.column(KEY).to_pylist()))
     return {"rows": result.rows_updated + result.rows_inserted}
 
 
