@@ -74,8 +74,14 @@ def measure(
 def run_all(
     steps: Sequence[Step], inputs: Inputs, scratch: Path, rows: int, repeat: int, log: Callable[[str], None] = print
 ) -> list[Result]:
-    """Every step at one size; the prepared states are removed afterwards."""
+    """Every step at one size (a failing step is reported and skipped); prepared states are removed."""
+    results = []
     try:
-        return [measure(step, inputs, scratch, rows, repeat, log) for step in steps]
+        for step in steps:
+            try:
+                results.append(measure(step, inputs, scratch, rows, repeat, log))
+            except RuntimeError as e:
+                log(f"  {step.key:<28} FAILED: {str(e).splitlines()[-1]}")
+        return results
     finally:
         shutil.rmtree(scratch / "prepared", ignore_errors=True)

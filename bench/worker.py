@@ -7,6 +7,7 @@ process's high-water mark, so it covers the step and its inputs, nothing measure
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -36,4 +37,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    # Skip interpreter teardown: some native libraries (deltalake's runtime) abort while shutting down,
+    # after the measurement is complete.
+    os._exit(code)
