@@ -170,6 +170,22 @@ class RecordMerger(ABC):
             The merged rows, deletes included.
         """
 
+    def mark_deletes(self, rows: pa.Table, ctx: MergeContext) -> pa.Table:
+        """Mark rows that this merger's semantics call deletes (``ctx.is_deleted_field`` true).
+
+        The kernel calls it on incoming rows before pre-combining and before merging them with stored
+        rows, so that a merger may recognise deletes by its own marker (a CDC ``Op`` column, say). The
+        default marks nothing and returns ``rows`` unchanged.
+
+        Args:
+            rows: Incoming rows.
+            ctx: The table's merge context.
+
+        Returns:
+            The rows, with the is-deleted column set where needed.
+        """
+        return rows
+
     def combine(self, batch: pa.Table, ctx: MergeContext) -> pa.Table:
         """Pre-combine a batch: one row per record key (Apache Hudi's ``preCombine``/deduplication).
 

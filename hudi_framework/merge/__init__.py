@@ -4,7 +4,7 @@ Engine-neutral (pyarrow and numpy only); the Spark adapter calls the same functi
 """
 
 from hudi_framework.merge.align import MergedRows, merge_with_base, project_to_schema
-from hudi_framework.merge.choose import build_merger
+from hudi_framework.merge.choose import build_merger, find_strategy, merger_for_table, merger_for_write
 from hudi_framework.merge.flags import (
     commit_time_deletes,
     delete_mask,
@@ -29,10 +29,13 @@ __all__ = [
     "compare_ordering_values",
     "delete_mask",
     "drop_flags",
+    "find_strategy",
     "has_duplicate_keys",
     "key_codes",
     "merge_per_record",
     "merge_with_base",
+    "merger_for_table",
+    "merger_for_write",
     "newer_wins",
     "no_ordering_mask",
     "project_to_schema",

@@ -112,6 +112,7 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     # of the incoming rows (``commit_time_deletes`` adds it): the table schema says, else the base's.
     schema = ctx.schema if ctx.schema is not None else base.schema if base.num_columns else incoming.schema
     keep_is_deleted = schema.get_field_index(ctx.is_deleted_field) >= 0
+    incoming = merger.mark_deletes(incoming, ctx)
     num_base = base.num_rows
     codes = _joint_key_codes(base, incoming, ctx)
     if np.bincount(codes[num_base:]).max(initial=0) > 1:

@@ -97,7 +97,7 @@ def reduce_by_key(merger: RecordMerger, batch: pa.Table, ctx: MergeContext) -> p
     Raises:
         MergeError: Null keys, or a merger that broke its contract (row count or keys changed).
     """
-    flagged = with_flags(batch, ctx)
+    flagged = with_flags(merger.mark_deletes(batch, ctx), ctx)
     if flagged.num_rows == 0:
         return flagged
     codes, num_keys = key_codes(flagged, ctx)

@@ -66,7 +66,9 @@ def table_config_from_settings(settings: HudiSettings) -> TableConfig:
         hive_style_partitioning=t.hive_style_partitioning,
         url_encode_partitions=t.url_encode_partitions,
         populate_meta_fields=t.populate_meta_fields,
-        merge_mode=settings.merger.mode.value if settings.merger.mode is not None else None,
+        merge_mode=settings.merger.effective_mode(t.ordering_fields).value,
+        merge_strategy_id=str(settings.merger.strategy_id) if settings.merger.strategy_id is not None else None,
+        payload_class=settings.merger.payload_class,
         timeline_timezone=t.timeline_timezone.value,
         extra=extra,
     )

@@ -18,6 +18,9 @@ DEFAULT_VERSION = 9
 EVENT_TIME_STRATEGY = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
 COMMIT_TIME_STRATEGY = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
 CUSTOM_STRATEGY = "1897ef5f-18bc-4557-939c-9d6a8afd1519"
+PAYLOAD_BASED_STRATEGY = "00000000-0000-0000-0000-000000000000"
+#: Hudi 1.1 (v9) keeps a legacy payload class under this key instead of ``hoodie.compaction.payload.class``.
+_LEGACY_PAYLOAD_KEY = "hoodie.table.legacy.payload.class"
 _PAYLOAD_PKG = "org.apache.hudi.common.model."
 _KEYGEN_PKG = "org.apache.hudi.keygen."
 
@@ -91,7 +94,7 @@ _MODELLED = frozenset(
         "hoodie.table.base.file.format", "hoodie.table.log.file.format", "hoodie.record.merge.mode",
         "hoodie.record.merge.strategy.id", "hoodie.compaction.record.merger.strategy",
         "hoodie.compaction.payload.class", "hoodie.table.metadata.partitions", "hoodie.table.timeline.timezone",
-        "hoodie.table.format", "hoodie.table.checksum",
+        "hoodie.table.format", "hoodie.table.checksum", _LEGACY_PAYLOAD_KEY,
     }
 )  # fmt: skip
 
@@ -161,6 +164,9 @@ class TableConfig:
             return MergeMode.EVENT_TIME_ORDERING
         if self.merge_strategy_id == COMMIT_TIME_STRATEGY:
             return MergeMode.COMMIT_TIME_ORDERING
+        if self.merge_strategy_id and self.merge_strategy_id not in (EVENT_TIME_STRATEGY, PAYLOAD_BASED_STRATEGY):
+            # A custom merger's UUID (persisted by every version, 0.x's merger.strategy key included).
+            return MergeMode.CUSTOM
         if self.version < 8:
             # 0.x tables without payload class default to OverwriteWithLatestAvroPayload semantics.
             return MergeMode.COMMIT_TIME_ORDERING
@@ -227,7 +233,7 @@ class TableConfig:
             merge_mode=MergeMode(mode.upper()) if mode else None,
             merge_strategy_id=props.get("hoodie.record.merge.strategy.id")
             or props.get("hoodie.compaction.record.merger.strategy"),
-            payload_class=props.get("hoodie.compaction.payload.class"),
+            payload_class=props.get("hoodie.compaction.payload.class") or props.get(_LEGACY_PAYLOAD_KEY),
             metadata_partitions=_split_list(props.get("hoodie.table.metadata.partitions")),
             timeline_timezone=props.get("hoodie.table.timeline.timezone", "LOCAL").upper(),
             table_format=props.get("hoodie.table.format"),
@@ -283,7 +289,9 @@ class TableConfig:
             if v == 8:
                 if ordering:
                     p["hoodie.table.precombine.field"] = ordering
-                p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or _default_strategy(mode)
+                p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or _default_strategy(
+                    mode, payload_based=bool(self.payload_class)
+                )
                 payload = self.payload_class or _default_payload(mode)
                 if payload:
                     p["hoodie.compaction.payload.class"] = payload
@@ -292,6 +300,8 @@ class TableConfig:
                     p["hoodie.table.ordering.fields"] = ordering
                 if mode is MergeMode.CUSTOM and self.merge_strategy_id:
                     p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id
+                if mode is MergeMode.CUSTOM and self.payload_class:
+                    p[_LEGACY_PAYLOAD_KEY] = self.payload_class
                 p["hoodie.table.format"] = self.table_format or "native"
         return p
 
@@ -308,7 +318,9 @@ def _default_payload(mode: MergeMode) -> str | None:
     return None
 
 
-def _default_strategy(mode: MergeMode) -> str:
+def _default_strategy(mode: MergeMode, *, payload_based: bool = False) -> str:
+    if mode is MergeMode.CUSTOM and payload_based:
+        return PAYLOAD_BASED_STRATEGY
     return {
         MergeMode.EVENT_TIME_ORDERING: EVENT_TIME_STRATEGY,
         MergeMode.COMMIT_TIME_ORDERING: COMMIT_TIME_STRATEGY,
@@ -330,11 +342,17 @@ def new_table_config(
     populate_meta_fields: bool = True,
     create_schema: str | None = None,
     merge_mode: MergeMode | str | None = None,
+    merge_strategy_id: str | None = None,
+    payload_class: str | None = None,
     database: str = "default",
     timeline_timezone: str = "LOCAL",
     extra: Mapping[str, str] | None = None,
 ) -> TableConfig:
     """Config of a new table, with Apache Hudi's inference for the key generator and merge mode.
+
+    The merge mode, when not given, comes from the strategy id or payload class, else from whether
+    there are ordering fields (hudi-format.md section 6.1). ``merge_strategy_id`` is persisted for
+    ``CUSTOM`` tables (a built-in mode's own UUID is implied); ``payload_class`` is the legacy one.
 
     Raises:
         TableVersionError: ``version`` is not one we write.
@@ -355,10 +373,17 @@ def new_table_config(
         else:
             keygen = "SIMPLE"
     mode: MergeMode
-    if merge_mode is None:
-        mode = MergeMode.EVENT_TIME_ORDERING if ordering_fields else MergeMode.COMMIT_TIME_ORDERING
-    else:
+    if merge_mode is not None:
         mode = MergeMode(str(merge_mode).upper())
+    else:
+        probe = TableConfig(
+            name=name, version=max(version, 8), ordering_fields=tuple(ordering_fields),
+            merge_strategy_id=merge_strategy_id, payload_class=payload_class,
+        )  # fmt: skip
+        mode = probe.effective_merge_mode
+    strategy = merge_strategy_id.lower() if merge_strategy_id else None
+    if mode is not MergeMode.CUSTOM and strategy in (EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY):
+        strategy = None  # implied by the mode, and persisted by the version's own rules
     return TableConfig(
         name=name,
         table_type=table_type,
@@ -375,6 +400,8 @@ def new_table_config(
         url_encode_partitions=url_encode_partitions,
         populate_meta_fields=populate_meta_fields,
         merge_mode=mode,
+        merge_strategy_id=strategy,
+        payload_class=payload_class,
         timeline_timezone=timeline_timezone.upper(),
         table_format="native" if version >= 9 else None,
         extra=dict(extra or {}),

@@ -6,12 +6,13 @@
   ordering value wins, the later write on ties.
 
 Both are also registered under their strategy UUIDs and mode names, so tables that persist either
-resolve to them.
+resolve to them. The deprecated payload classes that are neither map onto the mergers of
+:mod:`hudi_merger_builtin.payloads`, registered under the Java class names (simple and qualified).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.plugin import ComponentSpec, NoOptions, hookimpl
@@ -21,20 +22,90 @@ from hudi_merger_builtin.mergers import (
     CommitTimeOrderingMerger,
     EventTimeOrderingMerger,
 )
+from hudi_merger_builtin.payloads import (
+    PAYLOAD_BASED_STRATEGY_ID,
+    DeleteMarkerMerger,
+    DeleteMarkerOptions,
+    OverwriteNonDefaultsMerger,
+    PartialUpdateMerger,
+)
 
 __all__ = [
     "COMMIT_TIME_STRATEGY_ID",
     "EVENT_TIME_STRATEGY_ID",
+    "PAYLOAD_BASED_STRATEGY_ID",
     "CommitTimeOrderingMerger",
+    "DeleteMarkerMerger",
+    "DeleteMarkerOptions",
     "EventTimeOrderingMerger",
+    "OverwriteNonDefaultsMerger",
+    "PartialUpdateMerger",
     "hudi_record_mergers",
 ]
 
 
 @hookimpl
 def hudi_record_mergers() -> Sequence[ComponentSpec[RecordMerger]]:
-    """Register ``commit-time-ordering`` and ``event-time-ordering``."""
-    return [
+    """Register ``commit-time-ordering``, ``event-time-ordering`` and the legacy payload mergers."""
+    return [*_MODE_SPECS, *_PAYLOAD_SPECS]
+
+
+def _payload_aliases(simple: str) -> tuple[str, ...]:
+    return (simple, _PAYLOAD_PKG + simple)
+
+
+def _marker_factory(field: str, marker: str, *, event_time: bool) -> Callable[[NoOptions], RecordMerger]:
+    def build(_options: NoOptions) -> RecordMerger:
+        return DeleteMarkerMerger(DeleteMarkerOptions(delete_field=field, delete_marker=marker, event_time=event_time))
+
+    return build
+
+
+_PAYLOAD_PKG = "org.apache.hudi.common.model."
+_PAYLOAD_SPECS: tuple[ComponentSpec[RecordMerger], ...] = (
+    ComponentSpec(
+        "overwrite-non-defaults",
+        factory=OverwriteNonDefaultsMerger,
+        options_model=NoOptions,
+        description="The later write wins, except for its null columns (OverwriteNonDefaultsWithLatestAvroPayload)",
+        aliases=_payload_aliases("OverwriteNonDefaultsWithLatestAvroPayload"),
+    ),
+    ComponentSpec(
+        "partial-update",
+        factory=PartialUpdateMerger,
+        options_model=NoOptions,
+        description="Event-time winner, its null columns filled from the other version (PartialUpdateAvroPayload)",
+        aliases=_payload_aliases("PartialUpdateAvroPayload"),
+    ),
+    ComponentSpec(
+        "delete-marker",
+        factory=DeleteMarkerMerger,
+        options_model=DeleteMarkerOptions,
+        description="Rows whose delete field holds a marker value are deletes (CDC payloads)",
+    ),
+    ComponentSpec(
+        "aws-dms",
+        factory=_marker_factory("Op", "D", event_time=False),
+        options_model=NoOptions,
+        description="Commit-time ordering, Op = D deletes (AWSDmsAvroPayload)",
+        aliases=("AWSDmsAvroPayload", _PAYLOAD_PKG + "AWSDmsAvroPayload"),
+    ),
+    ComponentSpec(
+        "mysql-debezium",
+        factory=_marker_factory("_change_operation_type", "d", event_time=True),
+        options_model=NoOptions,
+        description="Event-time ordering, _change_operation_type = d deletes (MySqlDebeziumAvroPayload)",
+        aliases=("MySqlDebeziumAvroPayload", "org.apache.hudi.common.model.debezium.MySqlDebeziumAvroPayload"),
+    ),
+    ComponentSpec(
+        "postgres-debezium",
+        factory=_marker_factory("_change_operation_type", "d", event_time=True),
+        options_model=NoOptions,
+        description="Event-time ordering, _change_operation_type = d deletes (PostgresDebeziumAvroPayload)",
+        aliases=("PostgresDebeziumAvroPayload", "org.apache.hudi.common.model.debezium.PostgresDebeziumAvroPayload"),
+    ),
+)
+_MODE_SPECS: tuple[ComponentSpec[RecordMerger], ...] = (
         ComponentSpec(
             "commit-time-ordering",
             factory=CommitTimeOrderingMerger,
@@ -49,4 +120,4 @@ def hudi_record_mergers() -> Sequence[ComponentSpec[RecordMerger]]:
             description="The larger ordering value wins, the later write on ties (EVENT_TIME_ORDERING)",
             aliases=(EVENT_TIME_STRATEGY_ID, "EVENT_TIME_ORDERING"),
         ),
-    ]
+)
