@@ -31,6 +31,7 @@ from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from hudi_framework.config.enums import ConcurrencyMode
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
 from hudi_framework.spark.options import SourceOptions
@@ -39,6 +40,7 @@ from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.operation import WriteOperation, is_replace
 from hudi_framework.write.planner import (
@@ -102,9 +104,11 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
     Bad options fail here, before a task runs. A direct write creates the table if needed and starts
     its instant here.
     """
-    options.settings()
+    settings = options.settings()
     operation = _operation(options, overwrite)
-    if operation in DIRECT_OPERATIONS:
+    # Direct writes have no process that lives from start to commit to keep a heartbeat or hold a
+    # lock, so under optimistic concurrency they go through the staged path (one process commits).
+    if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:
         return DirectWriter.start(options, operation, to_arrow_schema(schema, timezone="UTC"))
     return StagedWriter(options, operation)
 
@@ -135,6 +139,9 @@ class DirectWriter(DataSourceArrowWriter):
         table = _open_or_create(options, incoming)
         assert table is not None
         schema = WriteSession.data_schema(table, incoming)
+        # Single writer: failed writes of earlier jobs are rolled back first (EAGER), as every writer does.
+        concurrency = WriteConcurrency.from_settings(options.settings(), table)
+        WriteTransaction(table.storage, table.config, operation, concurrency=concurrency).rollback_failed_writes()
         txn = WriteTransaction(table.storage, table.config, operation)
         return cls(options, operation, txn.start(), schema)
 

@@ -146,3 +146,30 @@ def test_upserts_through_the_staged_path(spark: Any, tmp_path: Path) -> None:
     assert rows["k0050"] == ("k0050", "la", 5, -2.0)
     assert len(rows) == 11
     assert not list((path / ".hoodie" / ".temp").rglob("*.parquet"))
+
+
+def test_a_direct_write_rolls_back_a_crashed_earlier_write_first(spark: Any, tmp_path: Path) -> None:
+    """Single writer, EAGER: an instant left inflight by a job that died (with a marked data file) is
+    rolled back before the next direct write starts."""
+    from hudi_framework.write.markers import IOType, create_marker
+    from hudi_framework.write.operation import WriteOperation
+    from hudi_framework.write.transaction import WriteTransaction
+
+    path = tmp_path / "t"
+    spark.createDataFrame(_rows(10, ["sf", "ny"])).write.format("hudi").options(**_opts("bulk_insert")).mode(
+        "append"
+    ).save(str(path))
+    table = HudiTable.open(str(path))
+    crashed = WriteTransaction(table.storage, table.config, WriteOperation.BULK_INSERT)
+    instant = crashed.start()
+    orphan = f"sf/{BaseFileName('dead-0', '0-0-0', instant.requested_time, 'parquet').name}"
+    create_marker(table.storage, instant.requested_time, "sf", orphan.split("/")[1], IOType.CREATE)
+    table.storage.write(orphan, b"half a parquet file")
+
+    spark.createDataFrame(_rows(5, ["la"], start=100)).write.format("hudi").options(**_opts("bulk_insert")).mode(
+        "append"
+    ).save(str(path))
+    table = table.reload()
+    assert not (path / orphan).exists()
+    assert instant.requested_time not in {i.requested_time for i in table.timeline.pending()}
+    assert len(_hudi_rs(path)) == 15
