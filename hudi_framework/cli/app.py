@@ -13,6 +13,7 @@ from rich.table import Table
 
 from hudi_framework.cli import render
 from hudi_framework.cli.compaction import compaction
+from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.settings import HudiSettings
@@ -28,6 +29,9 @@ app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
 app.add_typer(show, name="show")
 app.add_typer(compaction, name="compaction")
+app.add_typer(savepoint, name="savepoint")
+app.command("restore")(restore)
+app.command("rollback")(rollback)
 
 PathArg = Annotated[
     str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")

@@ -140,6 +140,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
         "hoodie.clean.failed.writes.policy",
         "hoodie.cleaner.policy.failed.writes",
     ),
+    _k("write.heartbeat_interval_ms", "hoodie.client.heartbeat.interval_in_ms"),
+    _k("write.heartbeat_tolerable_misses", "hoodie.client.heartbeat.tolerable.misses"),
     _k("write.combine_before_insert", "hoodie.combine.before.insert"),
     _k("write.combine_before_upsert", "hoodie.combine.before.upsert"),
     _k("write.combine_before_delete", "hoodie.combine.before.delete"),

@@ -144,6 +144,10 @@ class WriteSettings(Section):
     failed_writes_policy: FailedWritesPolicy | None = None
     """When failed writes are rolled back: ``EAGER`` (next write) or ``LAZY`` (by the cleaner, after their
     heartbeat expires). ``None`` means ``LAZY`` under optimistic concurrency and ``EAGER`` otherwise."""
+    heartbeat_interval_ms: PositiveInt = 60_000
+    """How often a running write refreshes its heartbeat file ``.hoodie/.heartbeat/<instant>``."""
+    heartbeat_tolerable_misses: PositiveInt = 2
+    """Missed heartbeat intervals after which an unfinished write counts as failed (LAZY rollback)."""
     combine_before_insert: bool = False
     """De-duplicate incoming records by key (keeping the largest ordering value) on insert."""
     combine_before_upsert: bool = True

@@ -150,6 +150,24 @@ class TimelineWriter:
             )
         return self._create_first(action, State.INFLIGHT, instant_time, content or b"")
 
+    def create_savepoint_inflight(self, instant_time: str, content: bytes = b"") -> Instant:
+        """Create ``<T>.savepoint.inflight`` for the completed commit at ``T``.
+
+        A savepoint takes the time of the instant it keeps, which is older than the timeline's
+        newest instant, so the newness rule of :meth:`create_inflight` does not apply; the
+        file is still created exactly once.
+
+        Raises:
+            IllegalTransitionError: A savepoint of ``T`` exists already.
+        """
+        instant = Instant(instant_time, Action.SAVEPOINT, State.INFLIGHT)
+        key = self._key(instant)
+        try:
+            self._storage.put_if_absent(key, content)
+        except PreconditionFailedError:
+            raise IllegalTransitionError(instant_time, _ABSENT, State.INFLIGHT, f"{key} already exists") from None
+        return instant
+
     def _create_first(self, action: Action, state: State, instant_time: str | None, data: bytes) -> Instant:
         if instant_time is not None and not is_valid_instant_time(instant_time):
             raise ValueError(f"not an instant time: {instant_time!r}")

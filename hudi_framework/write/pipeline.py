@@ -24,6 +24,8 @@ import pyarrow as pa
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.services.inline import run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
+from hudi_framework.write.concurrency import WriteConcurrency
+from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.session import WriteSession
@@ -153,6 +155,12 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         table = self._table.reload()
         cfg = table.config
         session = self._session
+        concurrency = WriteConcurrency.from_settings(session.settings, table)
+        txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency)
+        if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
+            table = table.reload()
+        if concurrency.optimistic:
+            txn.baseline = WriteBaseline.of(table.timeline)  # what conflict checks compare against
         schema = session.data_schema(table, self._incoming_schema(data) if data is not None else None)
         mor = session.merge_on_read(cfg)
         slices, writer_slices = _latest_slices(table, merge_on_read=mor)
@@ -169,7 +177,6 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 merge_on_read=mor,
                 writer_slices=writer_slices,
             )
-            txn = WriteTransaction(table.storage, cfg, op)
             txn.start()
             try:
                 ctx = session.task_context(cfg, txn.instant_time, schema, op)

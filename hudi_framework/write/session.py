@@ -17,8 +17,9 @@ from hudi_framework.config.enums import LogBlockFormat
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
 from hudi_framework.errors import PluginError, TableError
+from hudi_framework.lock import WriterTopology, check_lock_safety
 from hudi_framework.log.blocks import BlockType
-from hudi_framework.merge.choose import build_merger
+from hudi_framework.merge.choose import merger_for_write
 from hudi_framework.model.keys import build_key_generator, typed_partition_fields
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
 from hudi_framework.plugin.registry import ComponentKind
@@ -66,11 +67,13 @@ def build_write_components(registry: ComponentRegistry, config: TableConfig, set
         UnknownComponentError: A configured component is not installed.
         PluginConfigError: A component rejects its options.
         PluginError: A component is not of the expected kind.
+        MergeModeMismatchError: The settings ask for another merge mode or strategy than the table persists.
+        MergeStrategyNotFoundError: The table's custom merge strategy is not installed.
     """
     keygen = build_key_generator(
         registry, config, partition_fields=typed_partition_fields(config, settings.table.partition_fields)
     )
-    merger = build_merger(registry, settings.merger, config.ordering_fields)
+    merger = merger_for_write(registry, config, settings.merger)
     ref = settings.index.component
     index = registry.build(ComponentKind.INDEX, ref.name, ref.options, field_path="index")
     if not isinstance(index, RecordIndex):
@@ -81,9 +84,21 @@ def build_write_components(registry: ComponentRegistry, config: TableConfig, set
 class WriteSession:
     """Driver-side facts and options of writes to one table (copy-on-write or merge-on-read)."""
 
-    def __init__(self, table: HudiTable, settings: HudiSettings | None = None) -> None:
-        """Build the components of ``table`` from its registry."""
+    def __init__(
+        self,
+        table: HudiTable,
+        settings: HudiSettings | None = None,
+        *,
+        topology: WriterTopology = WriterTopology.SINGLE_PROCESS,
+    ) -> None:
+        """Build the components of ``table`` from its registry.
+
+        Raises:
+            UnsafeLockConfigError: The concurrency settings are unsafe for ``topology`` (where the
+                table's writers run; a Spark client passes ``topology_of_spark_master``).
+        """
         self.settings = settings or HudiSettings()
+        check_lock_safety(self.settings, topology)
         self.components = build_write_components(table.registry, table.config, self.settings)
 
     @property

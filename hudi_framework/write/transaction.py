@@ -5,6 +5,12 @@ partition metadata files, then the completed file last. ``commit`` first deletes
 that no write stat reports (files of failed or duplicate task attempts). ``abort`` rolls the write back
 (:mod:`~hudi_framework.write.rollback`): it deletes every data file the markers name and the instant's
 files, so a failed write leaves the table as before (merge-on-read v6: rollback blocks instead).
+
+With a :class:`~hudi_framework.write.concurrency.WriteConcurrency`, ``start`` first rolls back other
+writers' failed writes (EAGER: every unfinished write; LAZY: those whose heartbeat expired) and then
+keeps a heartbeat for its own instant until ``commit``/``abort``; under optimistic concurrency
+control ``commit`` checks for conflicting writes and completes the instant while holding the table
+lock, and a write that lost is rolled back and raises :class:`~hudi_framework.errors.WriteConflictError`.
 """
 
 from __future__ import annotations
@@ -13,16 +19,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.errors import WriteConflictError
 from hudi_framework.layout.partition_metadata import write_partition_metadata
+from hudi_framework.lock import table_lock
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
 from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.write.concurrency import WriteConcurrency
+from hudi_framework.write.conflicts import WriteBaseline, check_write_conflicts, file_groups_of_write
+from hudi_framework.write.failed_writes import rollback_failed_writes
+from hudi_framework.write.heartbeat import Heartbeat, heartbeat_key
 from hudi_framework.write.markers import delete_markers, marked_data_files
 from hudi_framework.write.operation import WriteOperation, action_of, operation_type
-from hudi_framework.write.rollback import rollback_failed_write
+from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
 
 
 def timeline_writer(storage: StorageBackend, config: TableConfig) -> TimelineWriter:
@@ -44,13 +56,21 @@ class WriteTransaction:
         config: The table config.
         operation: The write operation.
         instant: The inflight instant once :meth:`start` ran.
+        concurrency: Failed-write policy, heartbeat and lock; None: a bare single writer (no
+            heartbeat, no rollback of other instants), as a write resumed from another process.
+        baseline: The timeline the write planned against (conflict checks); by default the
+            instants completed before :meth:`start`.
     """
 
     storage: StorageBackend
     config: TableConfig
     operation: WriteOperation
     instant: Instant | None = None
+    concurrency: WriteConcurrency | None = None
+    baseline: WriteBaseline | None = None
     _writer: TimelineWriter | None = field(default=None, repr=False)
+    _heartbeat: Heartbeat | None = field(default=None, repr=False)
+    _failed_writes_done: bool = field(default=False, repr=False)
 
     @property
     def writer(self) -> TimelineWriter:
@@ -77,11 +97,46 @@ class WriteTransaction:
         An Apache Hudi metadata table is disabled first: it would not list what this write adds.
         """
         disable_metadata_table(self.storage)
+        cc = self.concurrency
+        if not self._failed_writes_done:
+            self.rollback_failed_writes()
+        if cc is not None and cc.optimistic and self.baseline is None:
+            self.baseline = WriteBaseline.of(self.writer.timeline())
         requested = self.writer.create_requested(self.action)
+        if cc is not None:
+            self._heartbeat = Heartbeat(self.storage, requested.requested_time, cc.heartbeat).start()
         # Java writes a skeleton commit metadata into the inflight file; an empty file is accepted
         # by every reader and tells no lies about counts we do not know yet.
-        self.instant = self.writer.transition_to_inflight(requested)
+        try:
+            self.instant = self.writer.transition_to_inflight(requested)
+        except BaseException:
+            self._stop_heartbeat(requested.requested_time)
+            raise
         return self.instant
+
+    def rollback_failed_writes(self) -> list[RollbackResult]:
+        """Roll back other writers' failed writes by the policy in force (once; ``start`` runs it too).
+
+        Returns:
+            One result per instant rolled back (none without a :class:`WriteConcurrency`).
+        """
+        self._failed_writes_done = True
+        cc = self.concurrency
+        if cc is None:
+            return []
+        return rollback_failed_writes(
+            self.storage, self.config, self.writer, cc.failed_writes, cc.heartbeat, exclude=self._own_times()
+        )
+
+    def _own_times(self) -> tuple[str, ...]:
+        return () if self.instant is None else (self.instant.requested_time,)
+
+    def _stop_heartbeat(self, instant: str) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+        elif self.concurrency is not None:
+            self.storage.delete(heartbeat_key(instant), missing_ok=True)
 
     def commit(
         self,
@@ -128,10 +183,30 @@ class WriteTransaction:
                 extra_metadata=extra,
                 operation_type=operation_type(self.operation).value,
             )
-        done = self.writer.complete(instant, metadata)
+        cc = self.concurrency
+        if cc is not None and cc.optimistic:
+            done = self._complete_under_lock(cc, instant, metadata, file_groups_of_write(stats, replaced))
+        else:
+            done = self.writer.complete(instant, metadata)
         delete_markers(self.storage, instant.requested_time)
+        self._stop_heartbeat(instant.requested_time)
         self.instant = done
         return done
+
+    def _complete_under_lock(
+        self, cc: WriteConcurrency, instant: Instant, metadata: CommitMetadata, groups: set[tuple[str, str]]
+    ) -> Instant:
+        """Conflict check and completion, both while holding the table lock (fenced)."""
+        if cc.open_lock is None:
+            raise RuntimeError("optimistic concurrency control needs a lock provider")
+        with table_lock(cc.open_lock(), table=cc.table, policy=cc.lock_policy) as held:
+            try:
+                check_write_conflicts(self.writer.timeline(), instant.requested_time, groups, self.baseline)
+            except WriteConflictError:
+                self.abort()  # the loser's files go before the lock is released
+                raise
+            held.ensure_held()
+            return self.writer.complete(instant, metadata)
 
     def remove_unreported_files(self, stats: Iterable[WriteStat]) -> list[str]:
         """Delete every marked data file that no write stat reports (before completing the instant).
@@ -169,5 +244,6 @@ class WriteTransaction:
         if instant.state is State.COMPLETED:
             raise RuntimeError(f"instant {instant.requested_time} completed; it needs a rollback, not an abort")
         result = rollback_failed_write(self.storage, self.config, self.writer, instant)
+        self._stop_heartbeat(instant.requested_time)
         self.instant = None
         return list(result.deleted)

@@ -1,0 +1,22 @@
+"""Fault-injection scenarios: the suite reports how many ran and passed."""
+
+from __future__ import annotations
+
+import pytest
+
+_FAULTS = "tests/faults/"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the number of fault scenarios run and passed."""
+    stats = terminalreporter.stats
+    ran = [r for key in ("passed", "failed", "error") for r in stats.get(key, []) if _is_fault(r)]
+    passed = [r for r in stats.get("passed", []) if _is_fault(r)]
+    if ran:
+        terminalreporter.write_line(f"fault scenarios: {len(ran)} ran, {len(passed)} passed")
+
+
+def _is_fault(report: object) -> bool:
+    nodeid = getattr(report, "nodeid", "")
+    when = getattr(report, "when", "call")
+    return isinstance(nodeid, str) and nodeid.startswith(_FAULTS) and when == "call"
