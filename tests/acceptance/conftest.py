@@ -23,7 +23,7 @@ from tests.acceptance.engines import ENGINES, WriteEngine
 #: Environment variable that turns the Spark subset off.
 FULL_SPARK_ENV = "HUDI_TEST_SPARK"
 #: Spark cases per test not marked ``spark_cover``.
-SPARK_CASES_PER_TEST = 2
+SPARK_CASES_PER_TEST = 1
 
 
 @pytest.fixture(params=ENGINES)
