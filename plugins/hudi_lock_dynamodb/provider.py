@@ -17,7 +17,6 @@ the AWS DynamoDB lock client that Apache Hudi uses:
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from typing import TYPE_CHECKING, Final
@@ -27,6 +26,7 @@ from typing_extensions import override
 
 from hudi_framework.contracts.lock import LockContext, LockProvider, LockProviderFactory
 from hudi_framework.lock.lease import LeaseKeeper
+from hudi_framework.lock.leased_provider import LeasedLockProvider
 from hudi_lock_dynamodb.client import KEY_ATTRIBUTE, build_dynamodb_client, ensure_lock_table
 from hudi_lock_dynamodb.options import DynamoDBLockOptions
 
@@ -44,31 +44,28 @@ def _conditional_failed(e: ClientError) -> bool:
     return e.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
 
 
-class DynamoDBLockProvider(LockProvider):
+class DynamoDBLockProvider(LeasedLockProvider):
     """One writer's handle on the lock item of its table."""
 
     def __init__(self, client: DynamoDBClient, context: LockContext, options: DynamoDBLockOptions) -> None:
-        self._client = client
-        self._options = options
-        self._owner = context.owner
-        self._table = context.base_path
-        self._item_key = options.partition_key or context.table_name
-        self._keeper = LeaseKeeper(
+        keeper = LeaseKeeper(
             lease_s=options.lease_duration_secs,
             renew_interval_s=options.heartbeat_interval_secs,
             margin_s=options.margin_secs,
             name=context.owner,
         )
-        self._mutex = threading.Lock()  # guards _rvn, shared with the heartbeat thread
-        self._rvn: str | None = None
+        super().__init__(owner=context.owner, keeper=keeper, poll_interval_s=options.poll_interval_secs)
+        self._client = client
+        self._options = options
+        self._table = context.base_path
+        self._item_key = options.partition_key or context.table_name
+        self._rvn: str | None = None  # the lease token (``ownerName`` of the item is our owner id)
         self._seen_rvn: str | None = None
         self._seen_at = 0.0
-        self._last_holder: str | None = None
 
-    @property
-    def owner(self) -> str:
-        """This writer's id (``ownerName`` of the item)."""
-        return self._owner
+    @override
+    def _has_token(self) -> bool:
+        return self._rvn is not None
 
     def _key(self) -> dict[str, AttributeValueTypeDef]:
         return {KEY_ATTRIBUTE: {"S": self._item_key}}
@@ -83,18 +80,6 @@ class DynamoDBLockProvider(LockProvider):
         }
 
     @override
-    def try_lock(self, timeout_s: float) -> bool:
-        if self.is_held():
-            return True
-        deadline = time.monotonic() + max(0.0, timeout_s)
-        while True:
-            if self._attempt():
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            time.sleep(min(self._options.poll_interval_secs, remaining))
-
     def _attempt(self) -> bool:
         item = self._client.get_item(TableName=self._options.table, Key=self._key(), ConsistentRead=True).get("Item")
         seen_at = time.monotonic()  # after the response: the RVN was written no later than this
@@ -188,20 +173,6 @@ class DynamoDBLockProvider(LockProvider):
                     _log.warning("%s: could not release the DynamoDB lock, it expires on its own: %s", self._table, e)
             finally:
                 self._keeper.end()
-
-    @override
-    def is_held(self) -> bool:
-        with self._mutex:
-            held = self._rvn is not None
-        return held and self._keeper.is_valid()
-
-    @override
-    def last_holder(self) -> str | None:
-        return self._last_holder
-
-    def stop_heartbeat(self) -> None:
-        """Stop heartbeating without releasing, as a crashed or stalled holder would (tests, diagnostics)."""
-        self._keeper.stop()
 
 
 class DynamoDBLockFactory(LockProviderFactory):

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 
 from typing_extensions import override
@@ -26,6 +25,7 @@ from hudi_framework.contracts.lock import LockContext, LockProvider, LockProvide
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import PreconditionFailedError, StorageNotFoundError
 from hudi_framework.lock.lease import LeaseKeeper
+from hudi_framework.lock.leased_provider import LeasedLockProvider
 from hudi_lock_storage.lease_record import LEASE_KEY, LeaseRecord
 from hudi_lock_storage.options import StorageLockOptions
 
@@ -36,49 +36,33 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class StorageLockProvider(LockProvider):
+class StorageLockProvider(LeasedLockProvider):
     """One writer's handle on the lease object of its table."""
 
     def __init__(self, storage: StorageBackend, context: LockContext, options: StorageLockOptions) -> None:
-        self._storage = storage
-        self._table = context.base_path
-        self._owner = context.owner
-        self._options = options
-        self._margin_ms = int(options.clock_drift_margin_secs * 1000)
-        self._keeper = LeaseKeeper(
+        keeper = LeaseKeeper(
             lease_s=options.validity_timeout_secs,
             renew_interval_s=options.renew_interval_secs,
             margin_s=options.clock_drift_margin_secs,
             name=context.owner,
         )
-        # Guards the version token shared with the heartbeat thread.
-        self._mutex = threading.Lock()
+        super().__init__(owner=context.owner, keeper=keeper, poll_interval_s=options.poll_interval_secs)
+        self._storage = storage
+        self._table = context.base_path
+        self._options = options
+        self._margin_ms = int(options.clock_drift_margin_secs * 1000)
         self._version: str | None = None
         self._generation = 0
-        self._last_holder: str | None = None
 
-    @property
-    def owner(self) -> str:
-        """This writer's id (written into the lease)."""
-        return self._owner
+    @override
+    def _has_token(self) -> bool:
+        return self._version is not None
 
     def _record(self, *, expired: bool = False) -> bytes:
         expiration = _now_ms() + (0 if expired else int(self._options.validity_timeout_secs * 1000))
         return LeaseRecord(self._owner, expiration, expired, self._generation, self._table).encode()
 
     @override
-    def try_lock(self, timeout_s: float) -> bool:
-        if self.is_held():
-            return True
-        deadline = time.monotonic() + max(0.0, timeout_s)
-        while True:
-            if self._attempt():
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            time.sleep(min(self._options.poll_interval_secs, remaining))
-
     def _attempt(self) -> bool:
         sent = time.monotonic()
         try:
@@ -143,20 +127,6 @@ class StorageLockProvider(LockProvider):
                 _log.warning("%s: could not release the table lock, it expires on its own: %s", self._table, e)
             finally:
                 self._keeper.end()
-
-    @override
-    def is_held(self) -> bool:
-        with self._mutex:
-            held = self._version is not None
-        return held and self._keeper.is_valid()
-
-    @override
-    def last_holder(self) -> str | None:
-        return self._last_holder
-
-    def stop_heartbeat(self) -> None:
-        """Stop renewing without releasing, as a crashed or stalled holder would (tests, diagnostics)."""
-        self._keeper.stop()
 
 
 class StorageLockFactory(LockProviderFactory):
