@@ -58,4 +58,18 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    """A moto S3 server on 127.0.0.1 per test module, with dummy credentials and serialised requests
+    (moto's conditional PUT checks then writes without a lock)."""
+    from hudi_framework.testing import DUMMY_AWS_ENV, moto_server, serialized_moto_s3
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in DUMMY_AWS_ENV.items():
+            mp.setenv(name, value)
+        with moto_server() as url, serialized_moto_s3():
+            yield url
+
+
 __all__ = ["all_fixture_tables"]

@@ -7,10 +7,7 @@ real S3 conditional write guarantees.
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import Iterator
-from typing import Any
 
 import boto3
 import pyarrow as pa
@@ -21,30 +18,20 @@ from hudi_framework.errors import WriteConflictError
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.testing import DUMMY_AWS_ENV, moto_server, serialized_moto_s3
+from hudi_framework.testing import DUMMY_AWS_ENV
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.transitions import TimelineWriter
-from hudi_framework.write import client as client_module
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.heartbeat import Heartbeat
 from hudi_framework.write.pipeline import WriteResult
 from hudi_framework.write.transaction import WriteTransaction
+from tests.concurrent_writers import race_upserts
 
 pytestmark = pytest.mark.s3
 
 
 class _CrashError(Exception):
     """Stands in for the writer dying right before its completed instant."""
-
-
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in DUMMY_AWS_ENV.items():
-            mp.setenv(name, value)
-        with moto_server() as url, serialized_moto_s3():
-            yield url
 
 
 @pytest.fixture
@@ -115,27 +102,7 @@ def test_occ_with_the_storage_lock_on_s3(uri: str, endpoint: str, monkeypatch: p
         (WriteClient(_open(uri, endpoint), settings), _batch(["b"], "sf", 3)),
         (WriteClient(_open(uri, endpoint), settings), _batch(["n"], "ny", 4)),  # a new partition
     ]
-    barrier = threading.Barrier(len(jobs), timeout=60)
-
-    def synchronised(*args: Any, **kwargs: Any) -> Any:
-        barrier.wait()
-        return write_file_group(*args, **kwargs)
-
-    monkeypatch.setattr(client_module, "write_file_group", synchronised)
-    results: list[object] = [None] * len(jobs)
-
-    def run(i: int, client: WriteClient, data: pa.Table) -> None:
-        try:
-            results[i] = client.upsert(data)
-        except Exception as exc:  # the test inspects what each writer got
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i, c, d)) for i, (c, d) in enumerate(jobs)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(180)
-    monkeypatch.undo()
+    results = race_upserts(monkeypatch, jobs, timeout_s=180)
     assert isinstance(results[2], WriteResult), results
     sf = results[:2]
     assert sorted(type(r).__name__ for r in sf) == ["WriteConflictError", "WriteResult"], results

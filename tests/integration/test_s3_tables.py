@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import boto3
@@ -15,19 +15,10 @@ import pytest
 
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.testing import DUMMY_AWS_ENV, moto_server, serialized_moto_s3
+from hudi_framework.testing import DUMMY_AWS_ENV
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 pytestmark = pytest.mark.s3
-
-
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in DUMMY_AWS_ENV.items():
-            mp.setenv(name, value)
-        with moto_server() as url, serialized_moto_s3():
-            yield url
 
 
 @pytest.fixture

@@ -6,9 +6,7 @@ the same timeline before any of them commits.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import Any
 
 import hudi
 import pyarrow as pa
@@ -24,15 +22,14 @@ from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import Action
-from hudi_framework.write import client as client_module
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline, find_write_conflict
-from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.pipeline import WriteResult
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.transaction import WriteTransaction, timeline_writer
+from tests.concurrent_writers import race_upserts
 
 OCC = HudiSettings(write={"concurrency_mode": "optimistic_concurrency_control"})
 
@@ -57,38 +54,13 @@ def _rows(path: Path) -> list[tuple[str, str, int]]:
     return result
 
 
-def _race(monkeypatch: pytest.MonkeyPatch, jobs: list[tuple[WriteClient, pa.Table]]) -> list[WriteResult | Exception]:
-    barrier = threading.Barrier(len(jobs), timeout=60)
-
-    def synchronised(*args: Any, **kwargs: Any) -> Any:
-        barrier.wait()  # every writer has started and planned; now all write and commit at once
-        return write_file_group(*args, **kwargs)
-
-    monkeypatch.setattr(client_module, "write_file_group", synchronised)
-    results: list[WriteResult | Exception] = [RuntimeError("not run")] * len(jobs)
-
-    def run(i: int, client: WriteClient, data: pa.Table) -> None:
-        try:
-            results[i] = client.upsert(data)
-        except Exception as exc:  # the test inspects what each writer got
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i, c, d)) for i, (c, d) in enumerate(jobs)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    monkeypatch.undo()
-    return results
-
-
 def test_overlapping_writers_one_commits_and_the_loser_retries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     table = _create(tmp_path)
     WriteClient(table, OCC).insert(_batch(["a", "b"], "sf", 1))
     (group,) = {s.file_id for s in table.reload().latest_file_slices()}
     files_before = {p for p in tmp_path.rglob("*.parquet")}
     one, two = WriteClient(HudiTable.open(str(tmp_path)), OCC), WriteClient(HudiTable.open(str(tmp_path)), OCC)
-    results = _race(monkeypatch, [(one, _batch(["a"], "sf", 2)), (two, _batch(["b"], "sf", 3))])
+    results = race_upserts(monkeypatch, [(one, _batch(["a"], "sf", 2)), (two, _batch(["b"], "sf", 3))])
     wins = [r for r in results if isinstance(r, WriteResult)]
     losses = [r for r in results if isinstance(r, WriteConflictError)]
     assert (len(wins), len(losses)) == (1, 1), results
@@ -115,7 +87,7 @@ def test_writers_on_disjoint_partitions_all_commit(tmp_path: Path, monkeypatch: 
         (WriteClient(HudiTable.open(str(tmp_path)), OCC), _batch([f"k{i}a", f"k{i}b"], city, i))
         for i, city in enumerate(cities, start=1)
     ]
-    results = _race(monkeypatch, jobs)
+    results = race_upserts(monkeypatch, jobs)
     assert all(isinstance(r, WriteResult) for r in results), results
     assert len(table.reload().timeline.commits_timeline()) == 6
     expected = [("seed", "p0", 0)] + [(f"k{i}{s}", c, i) for i, c in enumerate(cities, start=1) for s in "ab"]
