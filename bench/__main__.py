@@ -1,4 +1,4 @@
-"""``python -m bench run --rows 2000000 [--quick] [--sizes 500000,2000000,8000000]``."""
+"""``python -m bench run [--sizes 500000,2000000,8000000 | --rows N] [--quick] [--only ...] [--out ...]``."""
 
 from __future__ import annotations
 
@@ -7,22 +7,32 @@ import os
 import platform
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from bench.dataset import generate
 from bench.registry import all_steps
-from bench.report import markdown, plot, ratios_table, results_table
+from bench.report import harness_table, markdown, plot, ratios_table, results_table
 from bench.runner import Result, run_all
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
+#: What fits the issue's ~15-minute budget on 2 cores with every system and 3 runs per step: one size.
+#: The harness spent ~35 min on 500,000 rows on a loaded machine (walls ~2x CPU; docs/benchmarks.md,
+#: "Method"), and most of it grows with rows, so 2M and 8M are for runs with a larger budget.
+DEFAULT_SIZES = (500_000,)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="measure every step and compare")
-    run.add_argument("--rows", type=int, default=2_000_000, help="table rows (one size)")
-    run.add_argument("--sizes", type=str, default=None, help="comma-separated sizes (overrides --rows)")
+    run.add_argument("--rows", type=int, default=None, help="table rows (one size)")
+    run.add_argument(
+        "--sizes",
+        type=str,
+        default=None,
+        help=f"comma-separated sizes (overrides --rows; default {','.join(map(str, DEFAULT_SIZES))})",
+    )
     run.add_argument("--repeat", type=int, default=3, help="runs per step (median taken)")
     run.add_argument("--quick", action="store_true", help="20,000 rows, one run each: a smoke test")
     run.add_argument("--only", type=str, default=None, help="comma-separated step keys or system names")
@@ -31,9 +41,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _sizes(args: argparse.Namespace) -> list[int]:
+    if args.quick:
+        return [20_000]
+    if args.sizes:
+        return [int(s) for s in args.sizes.split(",")]
+    return [args.rows] if args.rows else list(DEFAULT_SIZES)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    sizes = [20_000] if args.quick else [int(s) for s in (args.sizes or str(args.rows)).split(",")]
+    sizes = _sizes(args)
     repeat = 1 if args.quick else max(3, args.repeat)
     steps, skipped = all_steps()
     if args.only:
@@ -44,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for rows in sizes:
             print(f"== {rows:,} rows")
+            began = time.perf_counter()
             inputs = generate(scratch / f"inputs-{rows}", rows)
+            print(f"  inputs generated in {time.perf_counter() - began:.0f} s")
             results += run_all(list(steps.values()), inputs, scratch / f"work-{rows}", rows, repeat)
     finally:
         if args.workdir is None:
@@ -53,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     print(results_table(results))
     print()
     print(ratios_table(results))
+    print()
+    print(harness_table(results))
     if args.out is not None:
         plot_name = "benchmarks.png"
         plotted = plot(results, args.out.parent / plot_name)

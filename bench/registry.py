@@ -7,7 +7,7 @@ import importlib
 from bench.step import Step
 
 #: Modules under ``bench.systems``, in report order; a system whose package is missing is skipped.
-SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs")
+SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs", "spark")
 
 
 def all_steps() -> tuple[dict[str, Step], list[str]]:
@@ -22,3 +22,15 @@ def all_steps() -> tuple[dict[str, Step], list[str]]:
             continue
         steps.update({s.key: s for s in module.STEPS})
     return steps, missing
+
+
+def find_step(key: str) -> Step:
+    """The step ``key``, importing only the system modules up to the one defining it (a worker's
+    memory and start-up then carry no other system's imports, pyspark's included)."""
+    for name in SYSTEMS:
+        module = importlib.import_module(f"bench.systems.{name}")
+        steps: list[Step] = module.STEPS
+        found = next((s for s in steps if s.key == key), None)
+        if found is not None:
+            return found
+    raise KeyError(f"no benchmark step {key!r}")

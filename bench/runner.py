@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bench.dataset import Inputs
 from bench.step import Step
@@ -17,7 +20,14 @@ from bench.step import Step
 
 @dataclass(frozen=True)
 class Result:
-    """Medians of one step at one size, over ``runs`` repetitions."""
+    """Medians of one step at one size, over ``runs`` repetitions.
+
+    ``startup_s``, ``warmup_s`` and ``jvm_peak_rss_mb`` are set for Spark steps only: the session's
+    start-up and first Python-worker job (not part of ``wall_s``), and the peak RSS of the driver
+    JVM with the Python workers it forked (``peak_rss_mb`` is always the measuring Python process).
+    ``harness_s`` is everything the harness spent on the step: its share of preparing, copying
+    states, process start-ups and all runs (what decides whether a set of sizes fits a time budget).
+    """
 
     key: str
     rows: int
@@ -26,26 +36,82 @@ class Result:
     peak_rss_mb: float
     runs: int
     samples: tuple[float, ...] = field(default=())
+    startup_s: float | None = None
+    warmup_s: float | None = None
+    jvm_peak_rss_mb: float | None = None
+    harness_s: float = 0.0
+
+    @property
+    def system(self) -> str:
+        return self.key.split(":", 1)[0]
 
 
-def _phase(key: str, phase: str, inputs: Inputs, work: Path) -> dict[str, object]:
+def _worker_env(inputs: Inputs) -> dict[str, str]:
+    """The worker's environment, with the bytecode cache on.
+
+    Some environments set PYTHONDONTWRITEBYTECODE; then every fresh worker recompiles ~470 of our modules
+    (0.3-0.4 s CPU) while the baselines' site-packages are compiled already. A user's Python caches
+    bytecode, so workers do too, in a cache beside the inputs (the preparation runs fill it).
+    """
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("PYTHONPYCACHEPREFIX", str(inputs.root / ".pycache"))
+    return env
+
+
+def _phase(key: str, phase: str, inputs: Inputs, work: Path) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "bench.worker", key, phase, str(inputs.root), str(work)],
-        capture_output=True, text=True, check=False,
+        capture_output=True, text=True, check=False, env=_worker_env(inputs),
     )  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"{key} {phase} failed:\n{done.stderr[-4000:]}")
-    parsed: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    parsed: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return parsed
 
 
+def _median(samples: Sequence[dict[str, Any]], name: str) -> float | None:
+    values = [float(s[name]) for s in samples if s.get(name) is not None]
+    return statistics.median(values) if values else None
+
+
+def summarize(key: str, rows: int, samples: Sequence[dict[str, Any]], harness_s: float = 0.0) -> Result:
+    """The medians of the workers' measurements of one step."""
+    walls = [float(s["wall_s"]) for s in samples]
+    return Result(
+        key=key,
+        rows=rows,
+        wall_s=statistics.median(walls),
+        cpu_s=statistics.median(float(s["cpu_s"]) for s in samples),
+        peak_rss_mb=statistics.median(float(s["peak_rss_mb"]) for s in samples),
+        runs=len(samples),
+        samples=tuple(walls),
+        startup_s=_median(samples, "startup_s"),
+        warmup_s=_median(samples, "warmup_s"),
+        jvm_peak_rss_mb=_median(samples, "jvm_peak_rss_mb"),
+        harness_s=harness_s,
+    )
+
+
 def measure(
-    step: Step, inputs: Inputs, scratch: Path, rows: int, repeat: int, log: Callable[[str], None] = print
+    step: Step,
+    inputs: Inputs,
+    scratch: Path,
+    rows: int,
+    repeat: int,
+    log: Callable[[str], None] = print,
+    *,
+    state: str | None = None,
 ) -> Result:
-    """Median wall, CPU and peak RSS of ``repeat`` runs of ``step``, each on a fresh state."""
-    prepared = scratch / "prepared" / step.key.replace(":", "-")
+    """Median wall, CPU and peak RSS of ``repeat`` runs of ``step``, each on a fresh state.
+
+    ``state`` names the prepared state to start from (the key of the first step with the same
+    ``prepare``; default: this step's own), prepared once and copied for every run.
+    """
+    began = time.perf_counter()
+    prepared = scratch / "prepared" / (state or step.key).replace(":", "-")
     if step.prepare is not None and step.relocatable and not prepared.exists():
-        _phase(step.key, "prepare", inputs, prepared)
+        _phase(state or step.key, "prepare", inputs, prepared)
     samples = []
     for i in range(repeat):
         work = scratch / "runs" / f"{step.key.replace(':', '-')}-{i}"
@@ -57,18 +123,24 @@ def measure(
                 _phase(step.key, "prepare", inputs, work)
         samples.append(_phase(step.key, "run", inputs, work))
         shutil.rmtree(work, ignore_errors=True)
-    walls = [float(s["wall_s"]) for s in samples]  # type: ignore[arg-type]
-    result = Result(
-        key=step.key,
-        rows=rows,
-        wall_s=statistics.median(walls),
-        cpu_s=statistics.median(float(s["cpu_s"]) for s in samples),  # type: ignore[arg-type]
-        peak_rss_mb=statistics.median(float(s["peak_rss_mb"]) for s in samples),  # type: ignore[arg-type]
-        runs=repeat,
-        samples=tuple(walls),
-    )
-    log(f"  {step.key:<28} {result.wall_s:8.2f} s  cpu {result.cpu_s:8.2f} s  rss {result.peak_rss_mb:7.0f} MB")
+    result = summarize(step.key, rows, samples, time.perf_counter() - began)
+    line = f"  {step.key:<28} {result.wall_s:8.2f} s  cpu {result.cpu_s:8.2f} s  rss {result.peak_rss_mb:7.0f} MB"
+    if result.startup_s is not None:
+        jvm, warmup = result.jvm_peak_rss_mb or 0.0, result.warmup_s or 0.0
+        line += f"  jvm {jvm:7.0f} MB  start-up {result.startup_s:.1f}+{warmup:.1f} s"
+    log(f"{line}  (harness {result.harness_s:.0f} s)")
     return result
+
+
+def shared_states(steps: Sequence[Step]) -> dict[str, str]:
+    """For every step with a relocatable prepared state, the key of the first step preparing it the
+    same way (the same ``prepare`` object): that state is prepared once and copied for each."""
+    owners: dict[int, str] = {}
+    states = {}
+    for step in steps:
+        if step.prepare is not None and step.relocatable:
+            states[step.key] = owners.setdefault(id(step.prepare), step.key)
+    return states
 
 
 def run_all(
@@ -76,10 +148,11 @@ def run_all(
 ) -> list[Result]:
     """Every step at one size (a failing step is reported and skipped); prepared states are removed."""
     results = []
+    states = shared_states(steps)
     try:
         for step in steps:
             try:
-                results.append(measure(step, inputs, scratch, rows, repeat, log))
+                results.append(measure(step, inputs, scratch, rows, repeat, log, state=states.get(step.key)))
             except RuntimeError as e:
                 log(f"  {step.key:<28} FAILED: {str(e).splitlines()[-1]}")
         return results

@@ -16,6 +16,7 @@ class StepContext:
 
     inputs: Inputs
     work: Path
+    spark: Any = None  #: the SparkSession, for steps on the Spark engine (run phase only)
 
 
 Prepare = Callable[[StepContext], object]
@@ -27,12 +28,15 @@ class Step:
     """One measured operation of one system.
 
     Attributes:
-        system: Who runs it ("ours", "pyarrow", "deltalake", "pyiceberg", "hudi-rs").
+        system: Who runs it ("ours", "ours-spark", "pyarrow", "deltalake", "pyiceberg", "hudi-rs",
+            "spark-naive").
         name: What it does ("cow_upsert", ...), shared by the systems doing the same thing.
         run: The measured work; returns counters for the report (rows, files).
         prepare: Builds the state ``run`` starts from (copied afresh for every repetition).
         relocatable: Whether a prepared state still works when copied elsewhere (an Iceberg catalog
             records absolute paths: its state is prepared again for every repetition instead).
+        engine: "spark" when ``run`` needs a SparkSession (``ctx.spark``); the worker starts one
+            before the measured run and reports its start-up apart. ``prepare`` never gets one.
     """
 
     system: str
@@ -40,6 +44,7 @@ class Step:
     run: Run
     prepare: Prepare | None = None
     relocatable: bool = True
+    engine: str = "local"
 
     @property
     def key(self) -> str:

@@ -1,26 +1,66 @@
 """Runs one phase of one step in this (fresh) process and prints its measurement as JSON.
 
 ``python -m bench.worker <step key> <prepare|run> <inputs dir> <work dir>``. Peak RSS is this
-process's high-water mark, so it covers the step and its inputs, nothing measured before it.
+process's high-water mark (``VmHWM``), so it covers the step and its inputs (and the imports of
+every system), nothing measured before it.
+
+A Spark step's run first starts its session (:mod:`bench.spark_session`, timed apart as
+``startup_s`` and ``warmup_s``). Its CPU time then includes the JVM and the Python workers (the
+descendants of this process), and ``jvm_peak_rss_mb`` is the peak sum of their RSS, sampled every
+200 ms while the step runs; ``java_peak_rss_mb`` is the JVM alone.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bench.dataset import Inputs
-from bench.registry import all_steps
-from bench.step import StepContext
+from bench.proctree import TreeSampler, descendants_cpu_s, own_peak_rss_bytes
+from bench.registry import find_step
+from bench.step import Step, StepContext
+
+MB = 1024 * 1024
+
+
+def _timed(step: Step, ctx: StepContext) -> dict[str, Any]:
+    wall0, cpu0, tree0 = time.perf_counter(), time.process_time(), descendants_cpu_s()
+    counters = step.run(ctx)
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    return {"wall_s": wall, "cpu_s": cpu + descendants_cpu_s() - tree0, "counters": counters}
+
+
+def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
+    """The step's run, measured (a Spark step in a session of its own, stopped afterwards)."""
+    if step.engine != "spark":
+        out = _timed(step, ctx)
+    else:
+        from bench import spark_session
+
+        with TreeSampler() as sampler:
+            started = spark_session.start()
+            sampler.reset()
+            out = _timed(step, replace(ctx, spark=started.spark))
+        out |= {
+            "startup_s": started.startup_s,
+            "warmup_s": started.warmup_s,
+            "jvm_peak_rss_mb": sampler.peak.total / MB,
+            "java_peak_rss_mb": sampler.peak.jvm / MB,
+            "rss_samples": sampler.samples,
+        }
+        spark_session.stop(started.spark)
+    out["peak_rss_mb"] = own_peak_rss_bytes() / MB
+    return out
 
 
 def main(argv: list[str]) -> int:
     key, phase, inputs, work = argv
-    step = all_steps()[0][key]
+    step = find_step(key)
     ctx = StepContext(Inputs(Path(inputs)), Path(work))
     ctx.work.mkdir(parents=True, exist_ok=True)
     if phase == "prepare":
@@ -28,11 +68,7 @@ def main(argv: list[str]) -> int:
         step.prepare(ctx)
         print(json.dumps({"prepared": key}))
         return 0
-    wall0, cpu0 = time.perf_counter(), time.process_time()
-    counters = step.run(ctx)
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"wall_s": wall, "cpu_s": cpu, "peak_rss_mb": peak_kib / 1024, "counters": counters}, default=str))
+    print(json.dumps(measure(step, ctx), default=str))
     return 0
 
 

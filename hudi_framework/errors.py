@@ -198,6 +198,10 @@ class SchemaMismatchError(TableError, ValueError):
         super().__init__(f"column {column!r}: {reason}")
 
 
+class PartialUpdateError(SchemaMismatchError):
+    """A partial update (a batch lacking table columns) that cannot be applied; names the column or setting."""
+
+
 class UnsupportedFormatError(TableError):
     """A file format the project does not read (for example Lance base files)."""
 
@@ -741,6 +745,21 @@ class CompactionExecutionError(TableServiceError):
         self.file_group = file_group
         at = f" (file group {file_group})" if file_group else ""
         super().__init__(f"compaction {instant} failed{at}: {reason}")
+
+
+class CleanError(TableServiceError):
+    """A clean cannot be scheduled or executed as asked (no such pending clean, or it completed).
+
+    Attributes:
+        instant: The clean instant concerned ("" when none was created).
+        reason: What is wrong.
+    """
+
+    def __init__(self, instant: str, reason: str) -> None:
+        self.instant = instant
+        self.reason = reason
+        where = f"clean {instant}: " if instant else "clean: "
+        super().__init__(where + reason)
 
 
 # --------------------------------------------------------------------------- warnings

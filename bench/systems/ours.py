@@ -22,7 +22,8 @@ from hudi_framework.write.session import WriteSession
 SETTINGS = {"hoodie.index.type": "BLOOM", "hoodie.parquet.compression.codec": "snappy"}
 
 
-def _settings() -> HudiSettings:
+def settings() -> HudiSettings:
+    """The write settings of every step of ours (the Spark engine's too)."""
     return HudiSettings.from_hoodie_options(SETTINGS, env=False)
 
 
@@ -41,7 +42,7 @@ def _create(ctx: StepContext, table_type: str, schema: pa.Schema) -> HudiTable:
 def _load(table_type: str) -> Any:
     def prepare(ctx: StepContext) -> None:
         base = ctx.inputs.read_base()
-        WriteClient(_create(ctx, table_type, base.schema), _settings()).bulk_insert(base)
+        WriteClient(_create(ctx, table_type, base.schema), settings()).bulk_insert(base)
 
     return prepare
 
@@ -49,36 +50,39 @@ def _load(table_type: str) -> Any:
 def _load_and_upsert(table_type: str) -> Any:
     def prepare(ctx: StepContext) -> None:
         _load(table_type)(ctx)
-        WriteClient(HudiTable.open(_path(ctx)), _settings()).upsert(ctx.inputs.read_changes())
+        WriteClient(HudiTable.open(_path(ctx)), settings()).upsert(ctx.inputs.read_changes())
 
     return prepare
 
 
-#: Prepares a copy-on-write table holding the base data (shared with the hudi-rs read).
+#: Prepare a table holding the base data (load_cow is shared with the hudi-rs read and the Spark
+#: upsert). One object per state, so the runner prepares each state once per size.
 load_cow = _load("COPY_ON_WRITE")
+load_mor = _load("MERGE_ON_READ")
+upserted_mor = _load_and_upsert("MERGE_ON_READ")
 
 
 def bulk_insert(ctx: StepContext) -> dict[str, Any]:
     base = ctx.inputs.read_base()
-    result = WriteClient(_create(ctx, "COPY_ON_WRITE", base.schema), _settings()).bulk_insert(base)
+    result = WriteClient(_create(ctx, "COPY_ON_WRITE", base.schema), settings()).bulk_insert(base)
     return {"rows": result.num_writes, "files": len(result.stats)}
 
 
 def upsert(ctx: StepContext) -> dict[str, Any]:
     """Updates, inserts and deletes (``_hoodie_is_deleted`` rows) in one commit."""
-    result = WriteClient(HudiTable.open(_path(ctx)), _settings()).upsert(ctx.inputs.read_changes())
+    result = WriteClient(HudiTable.open(_path(ctx)), settings()).upsert(ctx.inputs.read_changes())
     return {"rows": result.num_writes, "files": len(result.stats), "deletes": result.num_deletes}
 
 
 def small_upsert(ctx: StepContext) -> dict[str, Any]:
     """A 1% batch of updates."""
-    result = WriteClient(HudiTable.open(_path(ctx)), _settings()).upsert(ctx.inputs.read_small_changes())
+    result = WriteClient(HudiTable.open(_path(ctx)), settings()).upsert(ctx.inputs.read_small_changes())
     return {"rows": result.num_writes, "files": len(result.stats)}
 
 
 def compaction(ctx: StepContext) -> dict[str, Any]:
     table = HudiTable.open(_path(ctx))
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": _settings()})
+    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings()})
     instant = service.schedule(table)
     if instant is not None:
         service.execute(table.reload(), instant)
@@ -99,7 +103,7 @@ def incremental_read(ctx: StepContext) -> dict[str, Any]:
 def bloom_tagging(ctx: StepContext) -> dict[str, Any]:
     """The index step of an upsert alone: keys of the batch located in the table's base files."""
     table = HudiTable.open(_path(ctx))
-    session = WriteSession(table, _settings())
+    session = WriteSession(table, settings())
     rows = prepare_rows(WriteOperation.UPSERT, ctx.inputs.read_changes(), table.schema(), session.keygen)
     tagged = tag_for_write(
         rows, table.latest_file_slices(), table.storage,
@@ -111,12 +115,12 @@ def bloom_tagging(ctx: StepContext) -> dict[str, Any]:
 STEPS = [
     Step("ours", "bulk_insert", bulk_insert),
     Step("ours", "cow_upsert", upsert, load_cow),
-    Step("ours", "mor_upsert", upsert, _load("MERGE_ON_READ")),
+    Step("ours", "mor_upsert", upsert, load_mor),
     Step("ours", "cow_upsert_1pct", small_upsert, load_cow),
-    Step("ours", "mor_upsert_1pct", small_upsert, _load("MERGE_ON_READ")),
-    Step("ours", "mor_compaction", compaction, _load_and_upsert("MERGE_ON_READ")),
+    Step("ours", "mor_upsert_1pct", small_upsert, load_mor),
+    Step("ours", "mor_compaction", compaction, upserted_mor),
     Step("ours", "cow_read", snapshot_read, load_cow),
-    Step("ours", "mor_read", snapshot_read, _load_and_upsert("MERGE_ON_READ")),
+    Step("ours", "mor_read", snapshot_read, upserted_mor),
     Step("ours", "incremental_read", incremental_read, _load_and_upsert("COPY_ON_WRITE")),
     Step("ours", "bloom_tagging", bloom_tagging, load_cow),
 ]

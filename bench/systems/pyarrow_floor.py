@@ -16,7 +16,8 @@ from bench.dataset import KEY, PARTITION, split_changes
 from bench.step import Step, StepContext
 
 
-def _root(ctx: StepContext) -> str:
+def root(ctx: StepContext) -> str:
+    """The hive-partitioned parquet files (``region=.../``), shared with the naive Spark upsert."""
     return str(ctx.work / "files")
 
 
@@ -26,30 +27,30 @@ def _write(table: pa.Table, root: str) -> None:
 
 def write(ctx: StepContext) -> dict[str, Any]:
     base = ctx.inputs.read_base()
-    _write(base, _root(ctx))
+    _write(base, root(ctx))
     return {"rows": base.num_rows}
 
 
 def read(ctx: StepContext) -> dict[str, Any]:
-    return {"rows": pq.read_table(_root(ctx)).num_rows}
+    return {"rows": pq.read_table(root(ctx)).num_rows}
 
 
 def rewrite(ctx: StepContext) -> dict[str, Any]:
-    stored = pq.read_table(_root(ctx))
+    stored = pq.read_table(root(ctx))
     upserts, deletes = split_changes(ctx.inputs.read_changes())
     touched = pa.concat_arrays([upserts.column(KEY).combine_chunks(), deletes.column(KEY).combine_chunks()])
     kept = stored.filter(pc.invert(pc.is_in(stored.column(KEY), value_set=touched)))
     merged = pa.concat_tables([kept, upserts.select(kept.column_names).cast(kept.schema)])
-    _write(merged, _root(ctx))
+    _write(merged, root(ctx))
     return {"rows": merged.num_rows}
 
 
-def _prepare(ctx: StepContext) -> None:
-    _write(ctx.inputs.read_base(), _root(ctx))
+def prepare(ctx: StepContext) -> None:
+    _write(ctx.inputs.read_base(), root(ctx))
 
 
 STEPS = [
     Step("pyarrow", "bulk_insert", write),
-    Step("pyarrow", "cow_read", read, _prepare),
-    Step("pyarrow", "cow_upsert", rewrite, _prepare),
+    Step("pyarrow", "cow_read", read, prepare),
+    Step("pyarrow", "cow_upsert", rewrite, prepare),
 ]

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hudi_framework.cli import render
+from hudi_framework.cli.clean import clean
 from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
@@ -29,6 +30,7 @@ app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
 app.add_typer(show, name="show")
 app.add_typer(compaction, name="compaction")
+app.add_typer(clean, name="clean")
 app.add_typer(savepoint, name="savepoint")
 app.command("restore")(restore)
 app.command("rollback")(rollback)

@@ -132,6 +132,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.insert_split_size", "hoodie.copyonwrite.insert.split.size"),
     _k("write.log_file_max_size_bytes", "hoodie.logfile.max.size"),
     _k("write.log_data_block_format", "hoodie.logfile.data.block.format"),
+    _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),
@@ -240,6 +241,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     ),
     _k("services.clean.hours_retained", "hoodie.clean.hours.retained", "hoodie.cleaner.hours.retained"),
     _k("services.clean.max_commits", "hoodie.clean.max.commits"),
+    _k("services.clean.incremental", "hoodie.clean.incremental.enabled", "hoodie.cleaner.incremental.mode"),
     _k("services.archive.automatic", "hoodie.archive.automatic"),
     _k("services.archive.async_enabled", "hoodie.archive.async"),
     _k("services.archive.min_commits", "hoodie.keep.min.commits"),
@@ -269,6 +271,7 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
         "hoodie.bulkinsert.shuffle.parallelism": _PARALLELISM,
         "hoodie.delete.shuffle.parallelism": _PARALLELISM,
         "hoodie.cleaner.parallelism": _PARALLELISM,
+        "hoodie.clean.trigger.strategy": "NUM_COMMITS (hoodie.clean.max.commits) is the only clean trigger",
         "hoodie.embed.timeline.server": "there is no timeline server; executors read the timeline directly",
         "hoodie.write.markers.type": "markers are always written directly to storage",
         "hoodie.datasource.compaction.async.enable": (

@@ -156,6 +156,9 @@ class WriteSettings(Section):
     """De-duplicate incoming deletes by key."""
     insert_drop_duplicates: bool = False
     """On insert, drop incoming records whose key already exists in the table."""
+    set_null_for_missing_columns: bool = False
+    """An upsert batch lacking some table columns writes them as null instead of as a partial update
+    that keeps their stored values (``hoodie.write.set.null.for.missing.columns``; docs/mergers.md)."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

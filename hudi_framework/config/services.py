@@ -68,6 +68,8 @@ class CleanSettings(Section):
     """Hours of history kept (``KEEP_LATEST_BY_HOURS``)."""
     max_commits: PositiveInt = 1
     """Commits since the last clean that trigger the next one."""
+    incremental: bool = True
+    """Plan from the partitions written since the last clean's retained commit instead of listing every partition."""
 
 
 class ArchiveSettings(Section):

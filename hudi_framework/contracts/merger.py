@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "IS_DELETED_FIELD",
     "OPERATION_FIELD",
+    "PRESENT_COLUMNS_FIELD",
     "RECORD_KEY_FIELD",
     "SUPERSEDES_OLDER_FIELD",
     "MergeContext",
@@ -57,6 +58,10 @@ IS_DELETED_FIELD: Final = "_hoodie_is_deleted"
 OPERATION_FIELD: Final = "_hoodie_operation"
 #: Kernel bookkeeping column (never written to a file): see "supersedes-older flag" above.
 SUPERSEDES_OLDER_FIELD: Final = "_hudi_fw_supersedes_older"
+#: Kernel bookkeeping column (never written to a file): the columns a *partial* row carries, as
+#: ``"|a|b|"``; null for a full row. A column a partial row lacks keeps the other version's value
+#: (docs/mergers.md, "Partial updates").
+PRESENT_COLUMNS_FIELD: Final = "_hudi_fw_present_columns"
 
 #: One record as a Python mapping from column name to value (``pa.Table.to_pylist`` rows).
 RecordRow = dict[str, Any]
@@ -80,6 +85,10 @@ class MergeContext:
             commit-time deletes explicitly, mergers output it as a non-null boolean.
         schema: The table (writer) schema, without the bookkeeping column. When set,
             :func:`~hudi_framework.merge.merge_with_base` returns rows of exactly this schema.
+        partial_columns: Non-empty when the incoming rows of
+            :func:`~hudi_framework.merge.merge_with_base` are partial updates carrying only these
+            columns (their other columns are placeholders that keep the stored values).
+        present_columns_field: The bookkeeping column that marks partial rows (see above).
     """
 
     ordering_fields: tuple[str, ...] = ()
@@ -88,6 +97,8 @@ class MergeContext:
     operation_field: str = OPERATION_FIELD
     supersedes_older_field: str = SUPERSEDES_OLDER_FIELD
     schema: pa.Schema | None = None
+    partial_columns: tuple[str, ...] = ()
+    present_columns_field: str = PRESENT_COLUMNS_FIELD
 
     @property
     def flag_fields(self) -> tuple[str, str]:
@@ -169,6 +180,33 @@ class RecordMerger(ABC):
         Returns:
             The merged rows, deletes included.
         """
+
+    def partial_merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+        """Merge versions of which some are *partial* rows (Apache Hudi's ``partialMerge``).
+
+        The kernel calls it instead of :meth:`merge` when either side holds partial rows: rows whose
+        ``ctx.present_columns_field`` names the columns they carry (see
+        :mod:`hudi_framework.merge.partial`); their other columns are placeholders. Same pre- and
+        post-conditions as :meth:`merge`, plus: the result carries ``ctx.present_columns_field``,
+        the columns each merged row carries (null for a full row).
+
+        The default fills each live version's missing columns from the other version, then calls
+        :meth:`merge` (commit time: the newer version's columns win; event time: the winner's
+        columns win and the loser fills the rest; a delete fills nothing). Override it for other
+        column-wise semantics.
+
+        Args:
+            older: The earlier versions.
+            newer: The later versions, aligned with ``older``.
+            ctx: The table's merge context.
+
+        Returns:
+            The merged rows, deletes included, with the presence column.
+        """
+        # Imported here for the same reason as in ``combine``.
+        from hudi_framework.merge.partial import fill_then_merge
+
+        return fill_then_merge(self, older, newer, ctx)
 
     def mark_deletes(self, rows: pa.Table, ctx: MergeContext) -> pa.Table:
         """Mark rows that this merger's semantics call deletes (``ctx.is_deleted_field`` true).

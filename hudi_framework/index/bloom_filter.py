@@ -235,8 +235,9 @@ class BloomFilter:
         if not len(arr):
             return
         rows = self._row_assignment(len(arr))
-        # Setting bits is cheapest on unpacked booleans (ufunc.at on packed bytes is far slower).
-        unpacked = np.unpackbits(self._rows, axis=1, bitorder="little").astype(np.bool_)
+        # Setting bits is cheapest on unpacked booleans (ufunc.at on packed bytes is far slower); the
+        # 0/1 bytes are viewed as booleans, not copied (a copy costs as much as hashing 10k keys).
+        unpacked = np.unpackbits(self._rows, axis=1, bitorder="little").view(np.bool_)
         flat = unpacked.reshape(-1)
         row_bits = unpacked.shape[1]
         for start in range(0, len(arr), _CHUNK):

@@ -81,7 +81,12 @@ def present_keys(candidates: pa.LargeStringArray | None, file_keys: pa.LargeStri
     """The candidates that are in ``file_keys`` (all file keys when ``candidates`` is None)."""
     if candidates is None:
         return as_key_array(pc.drop_null(file_keys))
-    mask = pc.is_in(candidates, value_set=file_keys, skip_nulls=True)
+    value_set = file_keys
+    if len(candidates) < len(file_keys):
+        # Hashing the smaller side is several times faster: narrow the file's keys to the
+        # candidates first, then answer in candidate order as before.
+        value_set = file_keys.filter(pc.is_in(file_keys, value_set=candidates, skip_nulls=True))
+    mask = pc.is_in(candidates, value_set=value_set, skip_nulls=True)
     return as_key_array(candidates.filter(mask))
 
 

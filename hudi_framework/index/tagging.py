@@ -20,7 +20,9 @@ insert into ``_hoodie_partition_path``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -36,6 +38,7 @@ from hudi_framework.contracts.index import (
     PARTITION_PATH,
     RECORD_KEY,
     IndexedFile,
+    LookupTask,
     RecordIndex,
 )
 from hudi_framework.index.file_lookup import empty_locations, read_key_range, virtual_key_lookup
@@ -92,10 +95,18 @@ def tag_locations(
     if index.wants_key_ranges:
         relevant = [f if f.has_key_range else read_key_range(f, storage) for f in relevant]
     tasks = index.candidate_files(incoming, relevant)
-    if keygen is None:
-        located = found_locations([index.lookup(task, storage) for task in tasks])
+
+    def lookup(task: LookupTask) -> pa.Table:
+        return index.lookup(task, storage) if keygen is None else virtual_key_lookup(keygen, task, storage)
+
+    # Lookups are independent reads (a distributed engine runs them on executors); threads overlap
+    # their Parquet reads and hashing, which release the GIL. Results keep task order.
+    workers = min(len(tasks), os.cpu_count() or 1)
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            located = found_locations(list(pool.map(lookup, tasks)))
     else:
-        located = found_locations([virtual_key_lookup(keygen, task, storage) for task in tasks])
+        located = found_locations([lookup(task) for task in tasks])
     return apply_locations(
         incoming, located, is_global=index.is_global, update_partition_path=index.update_partition_path
     )

@@ -11,8 +11,12 @@ is canonical, so re-encoding decoded records gives the same bytes.
 Records are exchanged as a :class:`pyarrow.Table` whose schema is
 :func:`~hudi_framework.model.schema.avro_to_arrow` of the writer schema: decimals are
 ``decimal128`` (Avro ``fixed``), timestamps microsecond (or millisecond) timestamps, dates
-``date32``. fastavro handles the datums (one C call per record); type conversion is columnar
-(:mod:`hudi_framework.log.avro_arrow`).
+``date32``. Type conversion is columnar (:mod:`hudi_framework.log.avro_arrow`). Flat schemas
+(nullable primitives, ``fixed`` and logical types over them: what writers produce for ordinary
+tables) are encoded and decoded a column at a time with numpy
+(:mod:`~hudi_framework.log.avro_vector_encode`, :mod:`~hudi_framework.log.avro_vector_decode`);
+nested schemas, and content the vectorised walk finds damaged, go through fastavro one record at a
+time, which also names the damage.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ import pyarrow as pa
 
 from hudi_framework.errors import LogBlockDecodeError, LogBlockEncodeError
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical, to_physical
+from hudi_framework.log.avro_flat_schema import flat_fields
+from hudi_framework.log.avro_vector_decode import decode_flat_records
+from hudi_framework.log.avro_vector_encode import encode_flat_records
 from hudi_framework.model.schema import AvroSchema, SchemaConversionError, avro_to_arrow
 
 #: The AVRO_DATA content version written and read.
@@ -70,6 +77,14 @@ def encode_avro_records(records: pa.Table, schema: AvroSchema) -> bytes:
     """
     conformed = conform_records(records, schema)
     physical = to_physical(conformed, schema)
+    fields = flat_fields(schema)
+    if fields is not None:
+        return _HEAD.pack(AVRO_CONTENT_VERSION, physical.num_rows) + encode_flat_records(physical, fields)
+    return _encode_per_record(physical, schema)
+
+
+def _encode_per_record(physical: pa.Table, schema: AvroSchema) -> bytes:
+    """The reference encoder, one fastavro call per record: nested schemas (records, lists, maps, enums)."""
     parsed = fastavro.parse_schema(strip_logical_types(schema))
     names = physical.column_names
     # Column by column: Table.to_pylist (and maps_as_pydicts) builds one scalar object per value.
@@ -140,6 +155,15 @@ def decode_avro_records(content: bytes, schema: AvroSchema) -> pa.Table:
         target = physical_schema(schema)
     except Exception as e:  # a damaged SCHEMA header can fail in many ways
         raise LogBlockDecodeError(f"SCHEMA header is not a usable Avro record schema: {e}") from e
+    fields = flat_fields(schema)
+    if fields is not None:
+        physical = decode_flat_records(content, _HEAD.size, count, fields, target)
+        if physical is not None:
+            try:
+                return to_logical(physical, schema)
+            except Exception as e:
+                raise LogBlockDecodeError(f"records do not convert to Arrow: {type(e).__name__}: {e}") from e
+    # Nested schemas, and damaged content (the reference decoder names the damage).
     rows = _read_rows(content, count, parsed)
     try:
         return to_logical(pa.Table.from_pylist(rows, schema=target), schema)

@@ -165,6 +165,12 @@ class DataBlock(_Headed):
             raise LogBlockEncodeError("data block has no SCHEMA header") from None
 
     @property
+    def is_partial(self) -> bool:
+        """IS_PARTIAL header is ``true`` (case-insensitive, as Java parses it): the records carry only
+        the columns of the SCHEMA header, a partial schema; the others keep their earlier values."""
+        return self.header.get(HeaderKey.IS_PARTIAL, "").strip().lower() == "true"
+
+    @property
     def avro_schema(self) -> AvroSchema:
         """The SCHEMA header, parsed."""
         parsed: AvroSchema = json.loads(self.schema_json)

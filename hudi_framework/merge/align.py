@@ -19,6 +19,7 @@ from hudi_framework.errors import DuplicateRecordKeyError, MergeError
 from hudi_framework.merge.flags import delete_mask, drop_flags
 from hudi_framework.merge.ordering import BoolMask
 from hudi_framework.merge.pair import unify_tables
+from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.merge.precombine import key_codes
 
 if TYPE_CHECKING:
@@ -91,13 +92,28 @@ def _joint_key_codes(base: pa.Table, incoming: pa.Table, ctx: MergeContext) -> n
     return key_codes(pa.concat_tables(parts), ctx)[0]
 
 
+def _pick_rows(rows: pa.Table, indices: npt.NDArray[np.int64]) -> pa.Table:
+    """``rows.take(indices)``, as a zero-copy slice when the indices are 0, 1, 2, ...
+
+    They are whenever no stored row is replaced or dropped and no incoming row is dropped: a new
+    file group (bulk insert, inserts routed to new files) or inserts appended to a base file. Then
+    the output is a prefix of base rows + inserts and the full-table gather would be a plain copy.
+    """
+    n = len(indices)
+    if n == 0 or (indices[0] == 0 and indices[-1] == n - 1 and bool((np.diff(indices) == 1).all())):
+        return rows.slice(0, n)
+    return rows.take(pa.array(indices, type=pa.int64()))
+
+
 def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ctx: MergeContext) -> MergedRows:
     """Merge ``incoming`` into a base file's rows with ``merger``.
 
     Args:
         base: The stored rows, one per key (a base file, or an empty table for a new file group).
         incoming: Later records in arrival order (an upsert batch, or a file slice's log records in
-            commit order). Duplicate keys are pre-combined with ``merger.combine`` first.
+            commit order). Duplicate keys are pre-combined with ``merger.combine`` first. Partial
+            rows (``ctx.partial_columns``, or the bookkeeping column) merge column-wise
+            (:mod:`hudi_framework.merge.partial`); inserted partial rows keep nulls where they lack columns.
         merger: The table's merger.
         ctx: The merge context; with ``ctx.schema`` the output has exactly that schema.
 
@@ -113,6 +129,8 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     schema = ctx.schema if ctx.schema is not None else base.schema if base.num_columns else incoming.schema
     keep_is_deleted = schema.get_field_index(ctx.is_deleted_field) >= 0
     incoming = merger.mark_deletes(incoming, ctx)
+    if ctx.partial_columns:
+        incoming = mark_partial(incoming, ctx.partial_columns, ctx)
     num_base = base.num_rows
     codes = _joint_key_codes(base, incoming, ctx)
     if np.bincount(codes[num_base:]).max(initial=0) > 1:
@@ -130,7 +148,7 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     incoming_at = np.flatnonzero(matched)
     base_at = incoming_codes[matched]
 
-    merged = merger.merge(base.take(pa.array(base_at)), incoming.take(pa.array(incoming_at)), ctx)
+    merged = merge_pairs(merger, base.take(pa.array(base_at)), incoming.take(pa.array(incoming_at)), ctx)
     if merged.num_rows != len(base_at):
         raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
     merged_deleted = delete_mask(merged, ctx)
@@ -146,7 +164,7 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     indices = np.concatenate([from_base, inserts])
     touched = np.concatenate([~untouched[live], np.ones(len(inserts), dtype=np.bool_)])
 
-    rows = unify_tables([base, merged, incoming]).take(pa.array(indices, type=pa.int64()))
+    rows = _pick_rows(unify_tables([base, merged, incoming]), indices)
     if ctx.schema is not None:
         rows = project_to_schema(rows, ctx.schema)
     else:

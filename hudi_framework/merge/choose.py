@@ -36,6 +36,7 @@ from hudi_framework.errors import (
     PluginError,
 )
 from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.table.table_config import MergeMode, deprecated_payload_mode
 
 if TYPE_CHECKING:
     from hudi_framework.plugin.registry import ComponentRegistry, RegisteredComponent
@@ -111,9 +112,18 @@ def find_strategy(registry: ComponentRegistry, strategy_id: str, implementation_
     return candidates[0].spec.name
 
 
+def _payload_component(registry: ComponentRegistry, payload_class: str) -> str | None:
+    """The registered merger that implements a payload class (registered under its simple or full name)."""
+    wanted = {payload_class, payload_class.rsplit(".", 1)[-1]}
+    return next((c.spec.name for c in registry.specs(ComponentKind.MERGER) if wanted & set(c.spec.aliases)), None)
+
+
 def _lookup_name(registry: ComponentRegistry, settings: MergerSettings, ordering_fields: Sequence[str]) -> str:
     if settings.name is not None:
         return settings.name
+    if settings.payload_class is not None and (found := _payload_component(registry, settings.payload_class)):
+        # A payload merger: also on Hudi 1.1 tables that persist a built-in mode for a deprecated payload.
+        return found
     mode = settings.effective_mode(ordering_fields)
     if mode in BUILTIN_MERGER_NAMES:
         return BUILTIN_MERGER_NAMES[mode]
@@ -172,6 +182,17 @@ def merger_for_table(registry: ComponentRegistry, config: TableConfig) -> Record
     return build_merger(registry, write_settings(config, MergerSettings()), config.ordering_fields)
 
 
+def _simple(payload_class: str) -> str:
+    return payload_class.rsplit(".", 1)[-1]
+
+
+def _legacy_payload(config: TableConfig) -> str | None:
+    """A Hudi 1.1 (v9) table's deprecated payload class kept beside a built-in merge mode, if any."""
+    if config.version < 9 or config.effective_merge_mode is MergeMode.CUSTOM:
+        return None
+    return config.payload_class if deprecated_payload_mode(config.payload_class) is not None else None
+
+
 def _table_strategy(config: TableConfig) -> str | None:
     strategy = config.merge_strategy_id
     return strategy.lower() if strategy else None
@@ -189,6 +210,10 @@ def write_settings(config: TableConfig, settings: MergerSettings) -> MergerSetti
     """
     table_mode = RecordMergeMode(config.effective_merge_mode.value)
     explicit = settings.mode is not None or settings.strategy_id is not None or settings.payload_class is not None
+    legacy = _legacy_payload(config)
+    if legacy is not None and settings.payload_class is not None and settings.mode is None:
+        # The table's own deprecated payload class (v9 persists a built-in mode for it).
+        explicit = _simple(settings.payload_class) != _simple(legacy) or settings.strategy_id is not None
     if explicit:
         write_mode = settings.effective_mode(config.ordering_fields)
         if write_mode is not table_mode:
@@ -199,7 +224,7 @@ def write_settings(config: TableConfig, settings: MergerSettings) -> MergerSetti
         if strategy is not None and asked != strategy:
             raise MergeModeMismatchError("hoodie.record.merge.strategy.id", strategy, asked)
         strategy = asked
-    payload = settings.payload_class or config.payload_class if table_mode is RecordMergeMode.CUSTOM else None
+    payload = settings.payload_class or config.payload_class if table_mode is RecordMergeMode.CUSTOM else legacy
     return MergerSettings(
         mode=table_mode,
         strategy_id=uuid.UUID(strategy) if strategy else None,
@@ -236,6 +261,8 @@ def merger_for_write(registry: ComponentRegistry, config: TableConfig, settings:
     merger = build_merger(registry, write_settings(config, settings), config.ordering_fields)
     # A merger chosen by name must still implement the table's built-in mode.
     builtin = _BUILTIN_STRATEGIES.get(config.effective_merge_mode.value)
+    if _legacy_payload(config) is not None:
+        builtin = None  # the table's deprecated payload class chose its payload merger
     if builtin is not None and merger.strategy_id and merger.strategy_id.lower() != builtin:
         raise MergeModeMismatchError("hoodie.record.merge.strategy.id", builtin, merger.strategy_id)
     return merger

@@ -111,14 +111,16 @@ def with_flags(table: pa.Table, ctx: MergeContext) -> pa.Table:
 
 
 def drop_flags(table: pa.Table, ctx: MergeContext, *, keep_is_deleted: bool = False) -> pa.Table:
-    """Remove the bookkeeping column, and the is-deleted column unless it is table data.
+    """Remove the bookkeeping columns, and the is-deleted column unless it is table data.
 
     Args:
         table: Merged rows.
         ctx: The merge context.
         keep_is_deleted: Keep ``ctx.is_deleted_field`` (it is a data column of the table).
     """
-    drop = [ctx.supersedes_older_field] + ([] if keep_is_deleted else [ctx.is_deleted_field])
+    drop = [ctx.supersedes_older_field, ctx.present_columns_field]
+    if not keep_is_deleted:
+        drop.append(ctx.is_deleted_field)
     return table.drop_columns([name for name in drop if name in table.column_names])
 
 

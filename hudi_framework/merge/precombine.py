@@ -22,6 +22,7 @@ from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import with_flags
 from hudi_framework.merge.ordering import as_mask
 from hudi_framework.merge.pair import unify_tables
+from hudi_framework.merge.partial import merge_pairs
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext, RecordMerger
@@ -122,7 +123,7 @@ def reduce_by_key(merger: RecordMerger, batch: pa.Table, ctx: MergeContext) -> p
         older_at = np.flatnonzero((rank % 2 == 0) & (rank + 1 < group_size))
         tail_at = np.flatnonzero((rank % 2 == 0) & (rank + 1 == group_size))
         older = source.take(pa.array(at[older_at]))
-        merged = merger.merge(older, source.take(pa.array(at[older_at + 1])), ctx)
+        merged = merge_pairs(merger, older, source.take(pa.array(at[older_at + 1])), ctx)
         _check_keys(merged, older, merger, ctx)
         source = unify_tables([merged, source.take(pa.array(at[tail_at]))])
         next_groups = np.r_[groups[older_at], groups[tail_at]]

@@ -22,15 +22,30 @@ class HudiPluginManager(pluggy.PluginManager):
 
     def __init__(self) -> None:
         super().__init__(PROJECT)
-        self._dists: dict[str, str] = {}
+        self._dists: dict[str, str | md.Distribution] = {}
+        # Reading a distribution's name parses its METADATA file; do it once per distribution and
+        # only when a name is asked for (messages, registry provider labels), not per entry point.
+        self._dist_names: dict[md.Distribution, str] = {}
 
-    def record_distribution(self, plugin_name: str, dist: str) -> None:
-        """Remember that ``plugin_name`` was installed by distribution ``dist``."""
+    def record_distribution(self, plugin_name: str, dist: str | md.Distribution) -> None:
+        """Remember that ``plugin_name`` was installed by distribution ``dist`` (a name or the distribution)."""
         self._dists[plugin_name] = dist
 
     def distribution_of(self, plugin_name: str) -> str | None:
         """The distribution that installed ``plugin_name`` (None for explicitly registered ones)."""
-        return self._dists.get(plugin_name)
+        dist = self._dists.get(plugin_name)
+        if dist is None or isinstance(dist, str):
+            return dist
+        return self.distribution_name(dist)
+
+    def distribution_name(self, dist: md.Distribution | None) -> str:
+        """The name of ``dist``, read once per distribution."""
+        if dist is None:
+            return "<unknown distribution>"
+        name = self._dist_names.get(dist)
+        if name is None:
+            name = self._dist_names[dist] = dist.name
+        return name
 
     def describe(self, plugin: object) -> str:
         """A human label: ``plugin 'storage-s3' (distribution hudi-framework)``."""
@@ -41,12 +56,12 @@ class HudiPluginManager(pluggy.PluginManager):
 
 def _entry_points(group: str) -> list[md.EntryPoint]:
     # A distribution that is on sys.path twice (editable install plus a build dir) lists its entry
-    # points twice; keep one per (name, value, distribution).
-    seen: set[tuple[str, str, str]] = set()
+    # points twice. One (name, value) pair names one import target, so keep the first; telling the
+    # distributions apart would parse every distribution's METADATA on every manager build.
+    seen: set[tuple[str, str]] = set()
     unique: list[md.EntryPoint] = []
     for ep in md.entry_points(group=group):
-        dist = ep.dist.name if ep.dist is not None else ""
-        key = (ep.name, ep.value, dist)
+        key = (ep.name, ep.value)
         if key not in seen:
             seen.add(key)
             unique.append(ep)
@@ -55,21 +70,20 @@ def _entry_points(group: str) -> list[md.EntryPoint]:
 
 def _load_entry_points(pm: HudiPluginManager, group: str) -> None:
     for ep in _entry_points(group):
-        dist = ep.dist.name if ep.dist is not None else "<unknown distribution>"
         if pm.is_blocked(ep.name):
             continue
         if pm.has_plugin(ep.name):
             other = pm.distribution_of(ep.name) or "an explicitly registered plugin"
-            raise DuplicateComponentError("plugin", ep.name, other, f"distribution {dist}")
+            raise DuplicateComponentError("plugin", ep.name, other, f"distribution {pm.distribution_name(ep.dist)}")
         try:
             plugin = ep.load()
         except Exception as e:
-            raise PluginLoadError(dist, f"{ep.name} = {ep.value}", e) from e
+            raise PluginLoadError(pm.distribution_name(ep.dist), f"{ep.name} = {ep.value}", e) from e
         try:
             pm.register(plugin, name=ep.name)
         except (pluggy.PluginValidationError, ValueError) as e:
-            raise PluginLoadError(dist, f"{ep.name} = {ep.value}", e) from e
-        pm.record_distribution(ep.name, dist)
+            raise PluginLoadError(pm.distribution_name(ep.dist), f"{ep.name} = {ep.value}", e) from e
+        pm.record_distribution(ep.name, ep.dist if ep.dist is not None else "<unknown distribution>")
 
 
 def build_plugin_manager(

@@ -10,10 +10,12 @@ Java's log record scanner rules (hudi-format.md section 4, "Reader rules"):
 * corrupt blocks are skipped and reported; intact blocks after them still count.
 
 Every block becomes rows of one *log schema*: the merge schema, plus ``_hoodie_is_deleted`` when the
-table has no such column, plus a block sequence number (so a later rollback can drop rows already
-buffered or spilled). DELETE blocks become delete rows: the key, the partition path, is-deleted true
-and the ordering value, null for Apache Hudi's default ``IntWrapper(0)`` (a commit-time delete, which
-removes every older version; any other value competes by ordering under event-time merging).
+table has no such column, plus the columns a partial row carries (data blocks with the IS_PARTIAL
+header, :mod:`hudi_framework.merge.partial`; null for full rows), plus a block sequence number (so a
+later rollback can drop rows already buffered or spilled). DELETE blocks become delete rows: the key,
+the partition path, is-deleted true and the ordering value, null for Apache Hudi's default
+``IntWrapper(0)`` (a commit-time delete, which removes every older version; any other value competes
+by ordering under event-time merging).
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.contracts.merger import IS_DELETED_FIELD
+from hudi_framework.contracts.merger import IS_DELETED_FIELD, PRESENT_COLUMNS_FIELD
 from hudi_framework.errors import ReadError
 from hudi_framework.log.blocks import CommandBlock, CommandType, CorruptBlock, DataBlock, DeleteBlock, HFileBlock
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
+from hudi_framework.merge.partial import presence_value
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.spill import DEFAULT_SPILL_PARTITIONS, SpillPartitions, key_partitions
 
@@ -73,6 +76,7 @@ def log_schema(merge_schema: pa.Schema) -> pa.Schema:
     fields = list(merge_schema)
     if merge_schema.get_field_index(IS_DELETED_FIELD) < 0:
         fields.append(pa.field(IS_DELETED_FIELD, pa.bool_()))
+    fields.append(pa.field(PRESENT_COLUMNS_FIELD, pa.string()))
     fields.append(pa.field(BLOCK_SEQ_FIELD, pa.int64(), nullable=False))
     return pa.schema(fields)
 
@@ -216,7 +220,13 @@ def _data_rows(block: DataBlock, task: MergedReadTask, schema: pa.Schema) -> pa.
         if index >= 0 and records.schema.get_field_index(name) < 0:
             typ = schema.field(index).type
             records = records.append_column(name, constant_array(value, typ, records.num_rows, name=name))
-    return conform_table(records, schema)
+    rows = conform_table(records, schema)
+    if block.is_partial:
+        # IS_PARTIAL: the block carries only its schema's columns; the others keep earlier values.
+        value = presence_value(records.column_names)
+        presence = pa.array(np.full(rows.num_rows, value, dtype=object), pa.string())
+        rows = rows.set_column(rows.schema.get_field_index(PRESENT_COLUMNS_FIELD), PRESENT_COLUMNS_FIELD, presence)
+    return rows
 
 
 def _ordering_scalar(value: OrderingValue | None) -> object:

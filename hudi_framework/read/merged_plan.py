@@ -20,7 +20,7 @@ from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantV
 from hudi_framework.read.options import QueryType
 from hudi_framework.read.plan import ReadTask
 from hudi_framework.read.tasks import FileRef, build_tasks, prune
-from hudi_framework.table.table_config import MergeMode
+from hudi_framework.table.table_config import MergeMode, deprecated_payload_mode
 from hudi_framework.timeline.instant import COMPLETES_AS, WRITE_ACTIONS
 
 if TYPE_CHECKING:
@@ -52,7 +52,9 @@ def table_merger(table: HudiTable) -> RecordMerger:
     else:
         # The mode alone: v6 tables persist an event-time strategy id beside a commit-time payload class,
         # and the payload class decides (hudi-format.md section 6.1).
-        settings = MergerSettings(mode=RecordMergeMode(mode.value))
+        # A Hudi 1.1 table keeps a deprecated payload class beside the mode: its merger decides.
+        legacy = config.payload_class if config.version >= 9 and deprecated_payload_mode(config.payload_class) else None
+        settings = MergerSettings(mode=RecordMergeMode(mode.value), payload_class=legacy)
     return build_merger(table.registry, settings, config.ordering_fields)
 
 

@@ -7,18 +7,26 @@ merge-on-read tables it checks the compaction trigger and then, as ``services.co
   ``hoodie.compact.inline``);
 * ``schedule_inline``: only writes the plan; another job runs it (``hudi-fw compaction run``).
 
-Services are plugins: the ``compaction`` service is looked up in the registry by name, so an
-installation without it simply has no inline compaction.
+Then, as ``services.clean`` says (Apache Hudi's ``hoodie.clean.automatic``, on by default, and
+``hoodie.clean.async``, off): finishes pending cleans, and when ``max_commits`` commits completed
+since the last clean, schedules a clean and executes it.
+
+Services are plugins: ``compaction`` and ``clean`` are looked up in the registry by name. Inline
+compaction is opt-in, so configuring it without the plugin is an error; automatic cleaning is the
+default, so an installation without the ``clean`` plugin simply does not clean.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.services.clean_trigger import clean_due, nothing_to_clean
 from hudi_framework.services.compaction_trigger import compaction_due
 from hudi_framework.table.table_config import TableType
+from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import InstantTimeGenerator, TimelineTimezone
 
 if TYPE_CHECKING:
@@ -28,6 +36,8 @@ if TYPE_CHECKING:
 
 #: Registered name of the compaction service.
 COMPACTION_SERVICE: Final = "compaction"
+#: Registered name of the cleaning service.
+CLEAN_SERVICE: Final = "clean"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +45,7 @@ class ServiceRun:
     """One service action taken after a commit.
 
     Attributes:
-        service: The service name (``compaction``).
+        service: The service name (``compaction``, ``clean``).
         instant: The instant it scheduled.
         executed: Whether it also executed (and completed) it.
     """
@@ -49,9 +59,9 @@ def run_inline_services(table: HudiTable, settings: HudiSettings, registry: Comp
     """Run the table services configured to run inline, after a commit completed.
 
     Args:
-        table: The table just written.
+        table: The table just written, reloaded after the commit.
         settings: The writer's settings (``services.*``).
-        registry: Installed components (the ``compaction`` service among them).
+        registry: Installed components (the ``compaction`` and ``clean`` services among them).
 
     Returns:
         What was scheduled or executed (empty when nothing was due).
@@ -60,6 +70,13 @@ def run_inline_services(table: HudiTable, settings: HudiSettings, registry: Comp
         UnknownComponentError: Inline compaction is configured but no plugin provides it.
         TableServiceError: A service failed (a failed compaction was rolled back to requested).
     """
+    runs = _inline_compaction(table, settings, registry)
+    # The pipeline hands over the table reloaded after its commit; only a compaction changed it since.
+    runs += _inline_clean(table, settings, registry, reload=bool(runs))
+    return runs
+
+
+def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: ComponentRegistry) -> list[ServiceRun]:
     runs: list[ServiceRun] = []
     comp = settings.services.compaction
     if not (comp.inline or comp.schedule_inline):
@@ -80,3 +97,41 @@ def run_inline_services(table: HudiTable, settings: HudiSettings, registry: Comp
         service.execute(table, instant)
     runs.append(ServiceRun(COMPACTION_SERVICE, instant, executed=comp.inline))
     return runs
+
+
+def _inline_clean(
+    table: HudiTable, settings: HudiSettings, registry: ComponentRegistry, *, reload: bool
+) -> list[ServiceRun]:
+    clean = settings.services.clean
+    # Async cleaning belongs to a separate job (``hudi-fw clean run``); the writer does not wait for it.
+    if not clean.automatic or clean.async_enabled or CLEAN_SERVICE not in registry.names(ComponentKind.SERVICE):
+        return []
+    timeline = (table.reload() if reload else table).timeline
+    done = [i.requested_time for i in timeline.pending({Action.CLEAN})]
+    if done:
+        service = _clean_service(settings, registry)
+        for instant in done:  # a clean that crashed half way is finished first
+            service.execute(table, instant)
+        timeline = table.reload().timeline
+    if not clean_due(timeline, clean.max_commits):
+        return _clean_runs(done)
+    # The common no-op (too little history to clean) is decided here from the timeline, without the
+    # service's listings, lock and re-reads. Not under LAZY: scheduling a clean also rolls back
+    # failed writes then, so the service must run.
+    lazy = settings.write.effective_failed_writes_policy is FailedWritesPolicy.LAZY
+    if not lazy and nothing_to_clean(timeline, clean):
+        return _clean_runs(done)
+    service = _clean_service(settings, registry)
+    scheduled = service.schedule(table)
+    if scheduled is not None:
+        service.execute(table, scheduled)
+        done.append(scheduled)
+    return _clean_runs(done)
+
+
+def _clean_service(settings: HudiSettings, registry: ComponentRegistry) -> Any:
+    return registry.build(ComponentKind.SERVICE, CLEAN_SERVICE, {"settings": settings}, field_path="services.clean")
+
+
+def _clean_runs(instants: list[str]) -> list[ServiceRun]:
+    return [ServiceRun(CLEAN_SERVICE, instant, executed=True) for instant in instants]

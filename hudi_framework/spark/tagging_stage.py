@@ -112,11 +112,12 @@ def _settle_task(
     spec: WorkerSpec,
     slices: Broadcast[list[FileSlice]],
     virtual_keys: bool,
+    partial_columns: tuple[str, ...],
     out: pa.Schema,
     batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
     components = worker_components(spec)
-    ctx = MergeContext(ordering_fields=spec.config.ordering_fields)
+    ctx = MergeContext(ordering_fields=spec.config.ordering_fields, partial_columns=partial_columns)
     keygen = components.write.keygen if virtual_keys else None
     for batch in batches:
         if batch.num_rows:
@@ -152,6 +153,7 @@ def tag_rows(
     *,
     tasks: int,
     held: SparkResources,
+    partial_columns: tuple[str, ...] = (),
 ) -> DataFrame:
     """``rows`` with the three location columns (null for new keys), as ``tag_locations`` defines them.
 
@@ -163,6 +165,8 @@ def tag_rows(
         slices: The table's latest file slices.
         tasks: Lookup tasks at most.
         held: Receives what must be released after the write.
+        partial_columns: The columns a partial update carries (empty for full rows): a row that
+            moves partition is inserted as the merge with its stored record.
     """
     relevant = indexed_files(slices)
     if index.wants_key_ranges and relevant:
@@ -213,6 +217,6 @@ def tag_rows(
         stored = spark.sparkContext.broadcast(list(slices))
         held.broadcasts.append(stored)
         schema = SparkSchema.of_frame(tagged)
-        task = partial(_settle_task, spec, stored, virtual_keys, schema.arrow)
+        task = partial(_settle_task, spec, stored, virtual_keys, partial_columns, schema.arrow)
         tagged = tagged.mapInArrow(task, schema.struct)
     return tagged

@@ -98,7 +98,12 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         return SparkSchema.of_frame(data).arrow
 
     def _stage(
-        self, operation: WriteOperation, data: DataFrame, schema: pa.Schema, slices: Sequence[FileSlice]
+        self,
+        operation: WriteOperation,
+        data: DataFrame,
+        schema: pa.Schema,
+        slices: Sequence[FileSlice],
+        partial_columns: tuple[str, ...] = (),
     ) -> _Staged:
         # Column names and types that can never fit fail here, without a Spark job.
         is_delete = operation is WriteOperation.DELETE
@@ -126,6 +131,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                     slices,
                     tasks=self._parallelism() or self._spark.sparkContext.defaultParallelism,
                     held=staged.held,
+                    partial_columns=partial_columns,
                 )
             except BaseException:
                 staged.held.release()

@@ -100,10 +100,23 @@ def _split_key_value(line: str) -> tuple[str, str]:
     return _unescape(key), _unescape(line[j:])
 
 
+# A line without a backslash has no escapes: key up to the first separator, then the separator and
+# its surrounding whitespace (the same split as _split_key_value, without per-character Python).
+_PLAIN_LINE = re.compile(r"([^=: \t\f]*)[ \t\f]*(?:[=:][ \t\f]*)?(.*)", re.DOTALL)
+
+
+def _parse_line(line: str) -> tuple[str, str]:
+    if "\\" in line:
+        return _split_key_value(line)
+    match = _PLAIN_LINE.match(line)
+    assert match is not None  # every group is optional: the pattern matches any string
+    return match.group(1), match.group(2)
+
+
 def parse_properties(data: bytes) -> dict[str, str]:
     """Parse a Java properties file (ISO-8859-1, as Java reads it)."""
     text = data.decode("latin-1")
-    return dict(_split_key_value(line) for line in _logical_lines(text))
+    return dict(_parse_line(line) for line in _logical_lines(text))
 
 
 def _escape_value(value: str) -> str:

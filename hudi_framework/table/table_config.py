@@ -22,6 +22,9 @@ PAYLOAD_BASED_STRATEGY = "00000000-0000-0000-0000-000000000000"
 #: Hudi 1.1 (v9) keeps a legacy payload class under this key instead of ``hoodie.compaction.payload.class``.
 _LEGACY_PAYLOAD_KEY = "hoodie.table.legacy.payload.class"
 _PAYLOAD_PKG = "org.apache.hudi.common.model."
+#: Hudi 1.1 (v9) table keys for payload classes it deprecates (RFC-97).
+_PARTIAL_UPDATE_MODE_KEY = "hoodie.table.partial.update.mode"
+_MERGE_PROPERTY_PREFIX = "hoodie.record.merge.property."
 _KEYGEN_PKG = "org.apache.hudi.keygen."
 
 
@@ -38,6 +41,46 @@ class MergeMode(enum.StrEnum):
     EVENT_TIME_ORDERING = "EVENT_TIME_ORDERING"
     COMMIT_TIME_ORDERING = "COMMIT_TIME_ORDERING"
     CUSTOM = "CUSTOM"
+
+
+#: The eight payload classes Apache Hudi 1.1 deprecates, by simple name, and the merge mode a
+#: version-9 table persists for each (``HoodieTableConfig.inferMergingConfigsForV9TableCreation``,
+#: the same as ``EightToNineUpgradeHandler``): the class itself moves to ``hoodie.table.legacy.payload.class``.
+DEPRECATED_PAYLOAD_MODES: Mapping[str, MergeMode] = {
+    "DefaultHoodieRecordPayload": MergeMode.EVENT_TIME_ORDERING,
+    "EventTimeAvroPayload": MergeMode.EVENT_TIME_ORDERING,
+    "MySqlDebeziumAvroPayload": MergeMode.EVENT_TIME_ORDERING,
+    "PartialUpdateAvroPayload": MergeMode.EVENT_TIME_ORDERING,
+    "PostgresDebeziumAvroPayload": MergeMode.EVENT_TIME_ORDERING,
+    "OverwriteWithLatestAvroPayload": MergeMode.COMMIT_TIME_ORDERING,
+    "OverwriteNonDefaultsWithLatestAvroPayload": MergeMode.COMMIT_TIME_ORDERING,
+    "AWSDmsAvroPayload": MergeMode.COMMIT_TIME_ORDERING,
+}
+
+
+def deprecated_payload_mode(payload_class: str | None) -> MergeMode | None:
+    """The merge mode a version-9 table persists for a payload class Hudi 1.1 deprecates, else None."""
+    return DEPRECATED_PAYLOAD_MODES.get(payload_class.rsplit(".", 1)[-1]) if payload_class else None
+
+
+def legacy_payload_properties(payload_class: str) -> dict[str, str]:
+    """The extra ``hoodie.properties`` keys Hudi 1.1 writes for a deprecated payload class on a v9 table.
+
+    ``hoodie.table.partial.update.mode`` (IGNORE_DEFAULTS for the two payloads that fill nulls from the
+    older record, FILL_UNAVAILABLE for Postgres Debezium) and ``hoodie.record.merge.property.*``
+    entries that readers need (the AWS DMS delete field and marker, Debezium's unavailable value).
+    """
+    simple = payload_class.rsplit(".", 1)[-1]
+    props: dict[str, str] = {}
+    if simple in ("PartialUpdateAvroPayload", "OverwriteNonDefaultsWithLatestAvroPayload"):
+        props[_PARTIAL_UPDATE_MODE_KEY] = "IGNORE_DEFAULTS"
+    elif simple == "PostgresDebeziumAvroPayload":
+        props[_PARTIAL_UPDATE_MODE_KEY] = "FILL_UNAVAILABLE"
+        props[_MERGE_PROPERTY_PREFIX + "hoodie.write.partial.update.unavailable.value"] = "__debezium_unavailable_value"
+    elif simple == "AWSDmsAvroPayload":
+        props[_MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.field"] = "Op"
+        props[_MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.marker"] = "D"
+    return props
 
 
 # Key generator type names (v8+ ``hoodie.table.keygenerator.type``) and their v6 class names.
@@ -298,10 +341,20 @@ class TableConfig:
             else:
                 if ordering:
                     p["hoodie.table.ordering.fields"] = ordering
-                if mode is MergeMode.CUSTOM and self.merge_strategy_id:
-                    p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id
-                if mode is MergeMode.CUSTOM and self.payload_class:
-                    p[_LEGACY_PAYLOAD_KEY] = self.payload_class
+                if mode is not MergeMode.CUSTOM and deprecated_payload_mode(self.payload_class) is not None:
+                    # A deprecated payload: its mode's own strategy id and the class as the legacy one.
+                    p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or _default_strategy(mode)
+                    p[_LEGACY_PAYLOAD_KEY] = str(self.payload_class)
+                elif mode is MergeMode.CUSTOM:
+                    if self.payload_class and deprecated_payload_mode(self.payload_class) is None:
+                        # Any other payload class: a CUSTOM payload table (PAYLOAD_BASED strategy).
+                        p["hoodie.compaction.payload.class"] = self.payload_class
+                        p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or PAYLOAD_BASED_STRATEGY
+                    else:
+                        if self.merge_strategy_id:
+                            p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id
+                        if self.payload_class:  # a CUSTOM table of an earlier release of this project
+                            p[_LEGACY_PAYLOAD_KEY] = self.payload_class
                 p["hoodie.table.format"] = self.table_format or "native"
         return p
 
@@ -373,7 +426,14 @@ def new_table_config(
         else:
             keygen = "SIMPLE"
     mode: MergeMode
-    if merge_mode is not None:
+    legacy_mode = deprecated_payload_mode(payload_class) if version >= 9 else None
+    builtin_ids = (None, EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY, CUSTOM_STRATEGY, PAYLOAD_BASED_STRATEGY)
+    if legacy_mode is not None and ((merge_strategy_id or "").lower() or None) in builtin_ids:
+        # Hudi 1.1 maps the deprecated payloads onto a merge mode (plus partial-update mode and merge
+        # properties) and keeps the class as the legacy one.
+        mode, merge_strategy_id = legacy_mode, None
+        extra = {**legacy_payload_properties(str(payload_class)), **(extra or {})}
+    elif merge_mode is not None:
         mode = MergeMode(str(merge_mode).upper())
     else:
         probe = TableConfig(

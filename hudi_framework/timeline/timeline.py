@@ -266,7 +266,7 @@ class Timeline:
         """
         key = self.file_key(instant, state)
         data = self._storage.read(key)
-        return read_container(data, path=key) if data else None
+        return read_container(data, path=self._storage.uri(key)) if data else None
 
     def read_commit_metadata(self, instant: Instant) -> CommitMetadata:
         """Decode the commit metadata of a commit-timeline instant, in its current state.
@@ -281,9 +281,10 @@ class Timeline:
         # a requested commit or deltacommit is empty (decoded as an empty instance).
         plan_file = instant.state is State.REQUESTED and instant.action not in _EMPTY_REQUESTED
         if instant.comparable_action not in WRITE_ACTIONS or plan_file:
-            raise InstantMetadataError(key, f"{instant} does not hold commit metadata")
+            raise InstantMetadataError(self._storage.uri(key), f"{instant} does not hold commit metadata")
         replace = True if instant.is_completed and instant.action is Action.REPLACE_COMMIT else None
-        return decode_commit_metadata(self._storage.read(key), replace=replace, path=key)
+        # Errors name the file's full location: a damaged instant must be findable on any storage.
+        return decode_commit_metadata(self._storage.read(key), replace=replace, path=self._storage.uri(key))
 
     def replaced_file_groups(self, as_of: str | None = None) -> dict[tuple[str, str], Instant]:
         """File groups replaced by completed replacecommits (requested time <= ``as_of``).
@@ -308,7 +309,8 @@ class Timeline:
         for inst in self.pending({action}):
             record = self.read_avro(inst, State.REQUESTED)
             if record is None:
-                raise InstantMetadataError(self.file_key(inst, State.REQUESTED), f"empty {action} plan")
+                path = self._storage.uri(self.file_key(inst, State.REQUESTED))
+                raise InstantMetadataError(path, f"empty {action} plan")
             plans[inst] = record.record
         return plans
 

@@ -14,7 +14,11 @@ it deletes its own file and backs off.
   completion of ``T``; the same listing check does.
 
 Completing writes exactly one file, the completed one, after everything else (layout 1 takes the
-completion time from its modification time).
+completion time from its modification time). When that create fails without saying whether it
+landed (the storage's retries ran out after a lost response), the writer reads the file back:
+its own bytes mean committed, absence means create again, and if storage cannot tell it raises
+:class:`~hudi_framework.errors.CommitStateUnknownError` rather than guess (the caller must then not
+roll the write back: it may be committed).
 """
 
 from __future__ import annotations
@@ -24,9 +28,12 @@ import time
 from typing import TYPE_CHECKING, Final
 
 from hudi_framework.errors import (
+    CommitStateUnknownError,
     IllegalTransitionError,
     InstantNotFoundError,
     PreconditionFailedError,
+    StorageError,
+    StorageNotFoundError,
     TimelineError,
 )
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
@@ -46,6 +53,8 @@ if TYPE_CHECKING:
 
 _ABSENT: Final = "absent"
 _DEFAULT_ATTEMPTS: Final = 32
+#: Read-back rounds that settle a completed-instant create whose outcome storage did not report.
+_RESOLVE_ROUNDS: Final = 3
 
 
 def empty_requested_replace_metadata() -> bytes:
@@ -281,7 +290,10 @@ class TimelineWriter:
             done = Instant(t, instant.action.completes_as, State.COMPLETED)
             key = self._key(done)
             self._create_completed(key, t, data)
-            modified = self._storage.info(key).modified
+            try:
+                modified = self._storage.info(key).modified
+            except StorageError:
+                return done  # committed; only its completion time is not known here
             return Instant(t, done.action, State.COMPLETED, datetime_to_instant_time(modified, self._timezone))
         if completion_time is None:
             floor = max(t, timeline.last_completion_time() or t)
@@ -293,7 +305,12 @@ class TimelineWriter:
         done = Instant(t, instant.action.completes_as, State.COMPLETED, completion_time)
         key = self._key(done)
         self._create_completed(key, t, data)
-        rival = self._rival_completion(done, own_key=key)
+        try:
+            rival = self._rival_completion(done, own_key=key)
+        except StorageError as e:
+            raise CommitStateUnknownError(
+                f"{self._storage.uri(key)} was written but the check for a concurrent completion of {t} failed: {e}"
+            ) from e
         if rival is not None:
             self._storage.delete(key)
             raise IllegalTransitionError(t, State.COMPLETED, State.COMPLETED, f"completed concurrently as {rival}")
@@ -320,6 +337,41 @@ class TimelineWriter:
             raise IllegalTransitionError(
                 requested_time, State.COMPLETED, State.COMPLETED, "already completed"
             ) from None
+        except StorageError as e:
+            self._resolve_completed(key, requested_time, data, e)
+
+    def _resolve_completed(self, key: str, requested_time: str, data: bytes, cause: StorageError) -> None:
+        """Settle a completed-instant create whose outcome is unknown by reading the file back.
+
+        Our exact bytes there: the create landed (its response was lost), so the instant is
+        committed once, never twice. Absent: nothing landed, so create it again. Other bytes: a
+        concurrent completion won. Storage still failing: :class:`CommitStateUnknownError`.
+        """
+        last: StorageError = cause
+        for _ in range(_RESOLVE_ROUNDS):
+            try:
+                stored: bytes | None = self._storage.read(key)
+            except StorageNotFoundError:
+                stored = None
+            except StorageError as e:
+                last = e
+                continue
+            if stored is not None:
+                if stored == data:
+                    return
+                raise IllegalTransitionError(
+                    requested_time, State.COMPLETED, State.COMPLETED, f"{key} was completed by another writer"
+                ) from cause
+            try:
+                self._storage.put_if_absent(key, data)
+                return
+            except PreconditionFailedError:
+                continue  # landed meanwhile (ours or a rival's): the next read tells
+            except StorageError as e:
+                last = e
+        raise CommitStateUnknownError(
+            f"cannot tell whether {self._storage.uri(key)} (completing {requested_time}) was stored: {last}"
+        ) from last
 
     def _encode(self, instant: Instant, metadata: CommitMetadata | bytes | None) -> bytes:
         if metadata is None:

@@ -12,11 +12,12 @@ failure after the instant started deletes what the write produced (by markers) a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.file_group_task import MergedFileGroup, merge_file_group, write_file_group
 from hudi_framework.write.log_task import append_file_group
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import looks_up_existing
@@ -40,7 +41,12 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         return data.schema
 
     def _stage(
-        self, operation: WriteOperation, data: pa.Table, schema: pa.Schema, slices: Sequence[FileSlice]
+        self,
+        operation: WriteOperation,
+        data: pa.Table,
+        schema: pa.Schema,
+        slices: Sequence[FileSlice],
+        partial_columns: tuple[str, ...] = (),
     ) -> pa.Table:
         session = self.session
         rows = prepare_rows(operation, data, schema, session.keygen)
@@ -52,6 +58,7 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
             rows = tag_for_write(
                 rows, slices, self.table.storage,
                 config=self.table.config, index=session.index, merger=session.merger, keygen=session.keygen,
+                partial_columns=partial_columns,
             )  # fmt: skip
         return rows
 
@@ -63,25 +70,42 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         targets = routed.column(TARGET).combine_chunks()
         per_target = split_by_target(routed.drop_columns([TARGET]), targets, len(plan.targets))
         session = self.session
+        storage = self.table.storage
+        jobs = [(i, t, rows) for i, (t, rows) in enumerate(zip(plan.targets, per_target, strict=True)) if rows.num_rows]
+
+        def merge_ahead(job: int) -> Future[MergedFileGroup] | None:
+            # The next copy-on-write task's read and merge (no side effects) overlap this task's write;
+            # tasks still write their markers and files one after another.
+            if job >= len(jobs) or jobs[job][1].append:
+                return None
+            task_id, target, incoming = jobs[job]
+            return ahead.submit(
+                merge_file_group, storage, session.merger, ctx, target, incoming,
+                task_partition_id=task_id, keygen=session.keygen,
+            )  # fmt: skip
+
         stats = []
-        for task_id, (target, incoming) in enumerate(zip(plan.targets, per_target, strict=True)):
-            if not incoming.num_rows:
-                continue
-            token = f"{task_id}-0-0"
-            if target.append:
-                stat = append_file_group(
-                    self.table.storage, ctx, target, incoming, task_partition_id=task_id, write_token=token
-                )
-            else:
-                stat = write_file_group(
-                    self.table.storage,
-                    session.merger,
-                    ctx,
-                    target,
-                    incoming,
-                    task_partition_id=task_id,
-                    write_token=token,
-                    keygen=session.keygen,
-                )
-            stats.append(stat)
+        with ThreadPoolExecutor(max_workers=1) as ahead:
+            pending = merge_ahead(0)
+            for job, (task_id, target, incoming) in enumerate(jobs):
+                current, pending = pending, merge_ahead(job + 1)
+                token = f"{task_id}-0-0"
+                if target.append:
+                    stat = append_file_group(
+                        storage, ctx, target, incoming, task_partition_id=task_id, write_token=token,
+                        merger=session.merger,
+                    )  # fmt: skip
+                else:
+                    stat = write_file_group(
+                        storage,
+                        session.merger,
+                        ctx,
+                        target,
+                        incoming,
+                        task_partition_id=task_id,
+                        write_token=token,
+                        keygen=session.keygen,
+                        merged=current.result if current is not None else None,
+                    )
+                stats.append(stat)
         return stats

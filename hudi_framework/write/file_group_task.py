@@ -7,6 +7,8 @@ inside ``mapInArrow`` on an executor. The task writes its marker before its data
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +23,7 @@ from hudi_framework.index.bloom_filter import BloomFilterConfig
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
-from hudi_framework.merge.align import merge_with_base
+from hudi_framework.merge.align import MergedRows, merge_with_base
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
@@ -75,6 +77,8 @@ class WriteTaskContext:
         log_block_type: Data block type of log appends (AVRO_DATA or PARQUET_DATA).
         delete_ordering: Log deletes carry the row's ordering value (soft deletes of an upsert);
             False: ``IntWrapper(0)``, a commit-time delete (the delete operation).
+        partial_columns: Partial update: the data columns the incoming rows carry (the others are
+            placeholders that keep stored values); empty for full rows (docs/mergers.md).
     """
 
     instant: str
@@ -88,6 +92,7 @@ class WriteTaskContext:
     table_version: int = 9
     log_block_type: BlockType = BlockType.AVRO_DATA
     delete_ordering: bool = False
+    partial_columns: tuple[str, ...] = ()
 
 
 def _seqnos(instant: str, task_partition_id: int, n: int) -> pa.Array:
@@ -100,7 +105,7 @@ def stamp_incoming(incoming: pa.Table, instant: str, task_partition_id: int) -> 
     """Set commit time and sequence numbers of incoming rows (before merging, so winners keep them)."""
     n = incoming.num_rows
     columns = {
-        COMMIT_TIME: pa.array([instant] * n, pa.string()) if n else pa.array([], pa.string()),
+        COMMIT_TIME: pa.repeat(pa.scalar(instant, pa.string()), n),
         COMMIT_SEQNO: _seqnos(instant, task_partition_id, n),
     }
     for name, values in columns.items():
@@ -114,7 +119,20 @@ def _read_base(storage: StorageBackend, key: str) -> pa.Table:
         return pq.read_table(f)
 
 
-def write_file_group(
+@dataclass(frozen=True, slots=True)
+class MergedFileGroup:
+    """The side-effect-free part of a task: a file group's merged rows, ready to be written.
+
+    Attributes:
+        rows: The new base file's rows (meta columns stamped except ``_hoodie_file_name``).
+        merged: The merge result (counts for the write stat).
+    """
+
+    rows: pa.Table
+    merged: MergedRows
+
+
+def merge_file_group(
     storage: StorageBackend,
     merger: RecordMerger,
     ctx: WriteTaskContext,
@@ -122,29 +140,13 @@ def write_file_group(
     incoming: pa.Table,
     *,
     task_partition_id: int = 0,
-    write_token: str = "0-0-0",
     keygen: KeyGenerator | None = None,
-) -> WriteStat:
-    """Merge ``incoming`` into ``target`` and write the file group's new base file.
+) -> MergedFileGroup:
+    """Read ``target``'s base file and merge ``incoming`` into it; writes nothing.
 
-    Args:
-        storage: Backend rooted at the table base path.
-        merger: The table's record merger.
-        ctx: Shared settings of this write.
-        target: The file group.
-        incoming: Its incoming rows in arrival order: data columns plus ``_hoodie_record_key``,
-            ``_hoodie_partition_path`` and, for deletes, ``_hoodie_is_deleted``.
-        task_partition_id: Task number (goes into sequence numbers).
-        write_token: ``<task>-<stage>-<attempt>`` (goes into the file name).
-        keygen: The key generator; needed only when the table does not populate meta fields.
-
-    Returns:
-        The write stat of the new base file.
+    Arguments as in :func:`write_file_group`. An engine may run this ahead of the task (the local
+    engine merges the next file group while the current one is written).
     """
-    name = BaseFileName(target.file_id, write_token, ctx.instant, ctx.extension).name
-    key = join_key(target.partition, name)
-    create_marker(storage, ctx.instant, target.partition, name, IOType.MERGE if target.base_file_key else IOType.CREATE)
-
     base = _read_base(storage, target.base_file_key) if target.base_file_key else ctx.schema.empty_table()
     schema = ctx.schema
     if ctx.populate_meta_fields:
@@ -158,25 +160,73 @@ def write_file_group(
         else:
             base = base.append_column(RECORD_KEY, pa.array([], pa.string()))
         schema = schema.append(pa.field(RECORD_KEY, pa.string()))
-    merged = merge_with_base(base, incoming, merger, MergeContext(ordering_fields=ctx.ordering_fields, schema=schema))
+    merge_ctx = MergeContext(ordering_fields=ctx.ordering_fields, schema=schema, partial_columns=ctx.partial_columns)
+    merged = merge_with_base(base, incoming, merger, merge_ctx)
     rows = merged.table
     if not ctx.populate_meta_fields:
         rows = rows.drop_columns([RECORD_KEY])
-    footer: dict[bytes, bytes] = {}
+    return MergedFileGroup(rows, merged)
+
+
+def write_file_group(
+    storage: StorageBackend,
+    merger: RecordMerger,
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    incoming: pa.Table,
+    *,
+    task_partition_id: int = 0,
+    write_token: str = "0-0-0",
+    keygen: KeyGenerator | None = None,
+    merged: Callable[[], MergedFileGroup] | None = None,
+) -> WriteStat:
+    """Merge ``incoming`` into ``target`` and write the file group's new base file.
+
+    Args:
+        storage: Backend rooted at the table base path.
+        merger: The table's record merger.
+        ctx: Shared settings of this write.
+        target: The file group.
+        incoming: Its incoming rows in arrival order: data columns plus ``_hoodie_record_key``,
+            ``_hoodie_partition_path`` and, for deletes, ``_hoodie_is_deleted``.
+        task_partition_id: Task number (goes into sequence numbers).
+        write_token: ``<task>-<stage>-<attempt>`` (goes into the file name).
+        keygen: The key generator; needed only when the table does not populate meta fields.
+        merged: Returns :func:`merge_file_group`'s result for these arguments when it was started
+            ahead (called after the marker exists, so its errors surface where the merge's would).
+
+    Returns:
+        The write stat of the new base file.
+    """
+    name = BaseFileName(target.file_id, write_token, ctx.instant, ctx.extension).name
+    key = join_key(target.partition, name)
+    create_marker(storage, ctx.instant, target.partition, name, IOType.MERGE if target.base_file_key else IOType.CREATE)
+
+    if merged is not None:
+        result = merged()
+    else:
+        result = merge_file_group(
+            storage, merger, ctx, target, incoming, task_partition_id=task_partition_id, keygen=keygen
+        )
+    rows = result.rows
     if ctx.populate_meta_fields:
         rows = rows.set_column(
-            rows.schema.get_field_index(FILE_NAME), FILE_NAME, pa.array([name] * rows.num_rows, pa.string())
+            rows.schema.get_field_index(FILE_NAME), FILE_NAME, pa.repeat(pa.scalar(name, pa.string()), rows.num_rows)
         )
-        footer = bloom_footer_metadata(rows.column(RECORD_KEY), ctx.bloom)
-    size = write_base_file(storage, key, rows, footer=footer, options=ctx.parquet)
+        # The bloom filter (numpy) is built while Parquet encodes the rows; both release the GIL.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            footer = pool.submit(bloom_footer_metadata, rows.column(RECORD_KEY), ctx.bloom)
+            size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet)
+    else:
+        size = write_base_file(storage, key, rows, options=ctx.parquet)
     return WriteStat(
         file_id=target.file_id,
         path=key,
         prev_commit=target.base_instant or "null",
         num_writes=rows.num_rows,
-        num_deletes=merged.num_deletes,
-        num_update_writes=merged.num_updates,
-        num_inserts=merged.num_inserts,
+        num_deletes=result.merged.num_deletes,
+        num_update_writes=result.merged.num_updates,
+        num_inserts=result.merged.num_inserts,
         total_write_bytes=size,
         total_write_errors=0,
         partition_path=target.partition,

@@ -6,6 +6,8 @@ the file group's latest slice, as Apache Hudi's append handle writes them (hudi-
 
 * one AVRO_DATA (or PARQUET_DATA) block with the updated records, meta columns filled
   (``_hoodie_file_name`` is the file id, as Java writes it in log records), then one DELETE block;
+  a partial update (``ctx.partial_columns``) writes only the carried columns, with the partial
+  schema as SCHEMA and the IS_PARTIAL header ``true``, as Apache Hudi 1.1's append handle does;
 * v8+: a new file ``.<fileId>_<deltaCommit>.log.1_<token>``; v6: the next version of
   ``.<fileId>_<sliceBaseInstant>.log.N_<token>`` (a pending compaction's instant when one is pending);
 * an ``APPEND`` marker before the file, so a failed write can be rolled back.
@@ -24,10 +26,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from hudi_framework.contracts.merger import MergeContext
+from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.naming import LogFileName
-from hudi_framework.log.blocks import DataBlock, DeleteBlock, LogBlock
+from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey, LogBlock
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.writer import create_next_log_file
 from hudi_framework.merge.flags import delete_mask
@@ -43,11 +45,25 @@ __all__ = ["append_file_group", "log_block_schema", "ordering_values"]
 _OWN_INSTANT_LOG_VERSION = 8
 
 
-def log_block_schema(ctx: WriteTaskContext) -> str:
-    """The SCHEMA header of this write's blocks: the table schema with the meta fields (when populated)."""
-    data = pa.schema([f for f in ctx.schema if f.name not in META_FIELDS])
+def log_block_schema(ctx: WriteTaskContext, *, partial: bool = False) -> str:
+    """The SCHEMA header of this write's blocks: the table schema with the meta fields (when populated).
+
+    With ``partial`` (a partial update, ``ctx.partial_columns``), the data fields are only those the
+    rows carry, in table order: Apache Hudi's partial schema (a projection of the table schema, same
+    record name, meta fields added) for data blocks with the IS_PARTIAL header.
+    """
+    carried = set(ctx.partial_columns)
+    data = pa.schema([f for f in ctx.schema if f.name not in META_FIELDS and (not partial or f.name in carried)])
     avro = arrow_to_avro(data, ctx.table_name)
     return avro_json(with_meta_fields(avro) if ctx.populate_meta_fields else avro)
+
+
+def _record_schema(ctx: WriteTaskContext) -> pa.Schema:
+    """The columns of this write's data block records (the partial ones for a partial update)."""
+    if not ctx.partial_columns:
+        return ctx.schema
+    carried = set(ctx.partial_columns)
+    return pa.schema([f for f in ctx.schema if f.name in META_FIELDS or f.name in carried])
 
 
 def _wrap(value: Any, t: pa.DataType) -> OrderingValue | None:
@@ -110,7 +126,8 @@ def _data_records(rows: pa.Table, ctx: WriteTaskContext, file_id: str, task_part
         names = pa.array([file_id] * rows.num_rows, pa.string())
         idx = rows.schema.get_field_index(FILE_NAME)
         rows = rows.set_column(idx, FILE_NAME, names) if idx >= 0 else rows.append_column(FILE_NAME, names)
-    return rows.select(ctx.schema.names).cast(ctx.schema)
+    schema = _record_schema(ctx)
+    return rows.select(schema.names).cast(schema)
 
 
 def append_file_group(
@@ -121,6 +138,7 @@ def append_file_group(
     *,
     task_partition_id: int = 0,
     write_token: str = "0-0-0",
+    merger: RecordMerger | None = None,
 ) -> WriteStat:
     """Append ``incoming`` (updates and deletes of one file group) to a new log file of its latest slice.
 
@@ -132,21 +150,34 @@ def append_file_group(
             ``_hoodie_partition_path`` and ``_hoodie_is_deleted``.
         task_partition_id: Task number (goes into sequence numbers).
         write_token: ``<task>-<stage>-<attempt>`` (goes into the file name).
+        merger: The table's merger: rows it marks as deletes (:meth:`RecordMerger.mark_deletes`, e.g.
+            AWS DMS ``Op = D`` or Debezium ``_change_operation_type = d``) go to the DELETE block with
+            their ordering value, as Apache Hudi's append handle writes deletes of those payloads.
 
     Returns:
         The delta write stat of the log file.
     """
     if target.slice_instant is None:
         raise ValueError(f"file group {target.partition}/{target.file_id} has no slice to append to")
-    deleted = delete_mask(incoming, MergeContext(ordering_fields=ctx.ordering_fields))
+    merge_ctx = MergeContext(ordering_fields=ctx.ordering_fields)
+    if merger is not None:
+        incoming = merger.mark_deletes(incoming, merge_ctx)
+    deleted = delete_mask(incoming, merge_ctx)
     upserts = incoming.filter(pa.array(~deleted))
     deletes = incoming.filter(pa.array(deleted))
     schema_json = log_block_schema(ctx)
     blocks: list[LogBlock] = []
     if upserts.num_rows:
         records = _data_records(upserts, ctx, target.file_id, task_partition_id)
+        partial = bool(ctx.partial_columns)
         blocks.append(
-            DataBlock.create(records, instant_time=ctx.instant, schema=schema_json, block_type=ctx.log_block_type)
+            DataBlock.create(
+                records,
+                instant_time=ctx.instant,
+                schema=log_block_schema(ctx, partial=True) if partial else schema_json,
+                block_type=ctx.log_block_type,
+                extra_header={HeaderKey.IS_PARTIAL: "true"} if partial else None,
+            )
         )
     if deletes.num_rows:
         orderings = (

@@ -26,6 +26,7 @@ from hudi_framework.index.tagging import tag_locations
 from hudi_framework.merge.flags import delete_mask
 from hudi_framework.merge.ordering import as_mask
 from hudi_framework.merge.pair import unify_tables
+from hudi_framework.merge.partial import mark_partial, merge_pairs
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import RecordIndex
@@ -62,6 +63,22 @@ def _stored_rows(
     stored_keys = rows.column(RECORD_KEY)
     position = pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys)
     return rows.take(position)
+
+
+def _fill_absent(tagged: pa.Table, positions: np.ndarray, merged: pa.Table, ctx: MergeContext) -> pa.Table:
+    """``tagged`` with the absent (placeholder) columns of rows ``positions`` taken from ``merged``."""
+    carried = {*ctx.partial_columns, *ctx.flag_fields, LOCATION_PARTITION, LOCATION_FILE_ID}
+    source = np.arange(tagged.num_rows, dtype=np.int64)
+    source[positions] = tagged.num_rows + np.arange(len(positions), dtype=np.int64)
+    take = pa.array(source)
+    for index, field in enumerate(tagged.schema):
+        name = field.name
+        if name in carried or name.startswith("_hoodie_") or name not in merged.column_names:
+            continue
+        filled = merged.column(name).cast(field.type).chunks
+        both = pa.chunked_array([*tagged.column(index).chunks, *filled], field.type)
+        tagged = tagged.set_column(index, field, both.take(take))
+    return tagged
 
 
 def settle_partition_moves(
@@ -104,10 +121,17 @@ def settle_partition_moves(
         ]
     )
     newer = incoming.take(pa.array(order))
-    merged = merger.merge(stored, newer, ctx)
+    if ctx.partial_columns:
+        merged = merge_pairs(merger, stored, mark_partial(newer, ctx.partial_columns, ctx), ctx)
+    else:
+        merged = merger.merge(stored, newer, ctx)
     moves = ~delete_mask(merged, ctx) & as_mask(
         pc.equal(merged.column(PARTITION_PATH).cast(pa.string()), newer.column(PARTITION_PATH).cast(pa.string()))
     )
+    if ctx.partial_columns and moves.any():
+        # A moving partial row is inserted in its new partition as the merged record: its absent
+        # columns come from the stored one, as Java's mergeForPartitionUpdates does.
+        tagged = _fill_absent(tagged, moving[order[moves]], merged.take(pa.array(np.flatnonzero(moves))), ctx)
     stays = moving[order[~moves]]
     if not len(stays):
         return tagged
@@ -128,6 +152,7 @@ def tag_for_write(
     index: RecordIndex,
     merger: RecordMerger,
     keygen: KeyGenerator,
+    partial_columns: tuple[str, ...] = (),
 ) -> pa.Table:
     """The local engine's index step for a write: tag locations, then settle partition moves.
 
@@ -142,8 +167,9 @@ def tag_for_write(
         index: The configured index.
         merger: The table's merger.
         keygen: The table's key generator.
+        partial_columns: The columns a partial update carries (empty for full rows).
     """
     virtual_keys = None if config.populate_meta_fields else keygen
     tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys)
-    ctx = MergeContext(ordering_fields=config.ordering_fields)
+    ctx = MergeContext(ordering_fields=config.ordering_fields, partial_columns=partial_columns)
     return settle_partition_moves(tagged, slices, storage, merger, ctx, keygen=virtual_keys)

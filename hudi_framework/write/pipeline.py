@@ -136,8 +136,18 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         """The Arrow schema of ``data`` (creates the table schema on a table's first write)."""
 
     @abstractmethod
-    def _stage(self, operation: WriteOperation, data: DataT, schema: pa.Schema, slices: Sequence[FileSlice]) -> StagedT:
-        """Prepare, pre-combine and tag the rows; every data error must be raised here."""
+    def _stage(
+        self,
+        operation: WriteOperation,
+        data: DataT,
+        schema: pa.Schema,
+        slices: Sequence[FileSlice],
+        partial_columns: tuple[str, ...] = (),
+    ) -> StagedT:
+        """Prepare, pre-combine and tag the rows; every data error must be raised here.
+
+        ``partial_columns`` names the columns a partial update carries (empty for full rows).
+        """
 
     @abstractmethod
     def _summarize(self, staged: StagedT) -> pa.Table:
@@ -161,10 +171,12 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             table = table.reload()
         if concurrency.optimistic:
             txn.baseline = WriteBaseline.of(table.timeline)  # what conflict checks compare against
-        schema = session.data_schema(table, self._incoming_schema(data) if data is not None else None)
+        incoming = self._incoming_schema(data) if data is not None else None
+        schema = session.data_schema(table, incoming)
+        partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
         slices, writer_slices = _latest_slices(table, merge_on_read=mor)
-        staged = self._stage(op, data, schema, slices) if data is not None else None
+        staged = self._stage(op, data, schema, slices, partial) if data is not None else None
         try:
             summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
             plan = plan_targets(
@@ -179,7 +191,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             )
             txn.start()
             try:
-                ctx = session.task_context(cfg, txn.instant_time, schema, op)
+                ctx = session.task_context(cfg, txn.instant_time, schema, op, incoming)
                 stats = self._write(staged, plan, ctx) if staged is not None and plan.targets else []
                 done = txn.commit(stats, schema_json=session.schema_json(cfg, schema), replaced=plan.replaced)
             except BaseException:
@@ -189,8 +201,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             if staged is not None:
                 self._release(staged)
         table.reload()
-        if session.settings.services.compaction.inline or session.settings.services.compaction.schedule_inline:
-            run_inline_services(table, session.settings, table.registry)  # table services after the commit
+        run_inline_services(table, session.settings, table.registry)  # table services after the commit
         return WriteResult(done, op, tuple(stats))
 
 

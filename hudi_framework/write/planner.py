@@ -415,10 +415,10 @@ def apply_routing(rows: pa.Table, routing: Routing) -> pa.Table:
 
 def split_by_target(rows: pa.Table, routing: pa.Array, num_targets: int) -> list[pa.Table]:
     """Rows of each target, keeping arrival order within a target (one take, no per-row Python)."""
-    order = pc.sort_indices(pa.table({"t": routing, "i": pa.array(np.arange(len(routing)))}),
-                            sort_keys=[("t", "ascending"), ("i", "ascending")])  # fmt: skip
-    sorted_targets = routing.take(order).to_numpy(zero_copy_only=False)
-    taken = rows.take(order)
+    targets = np.asarray(routing.to_numpy(zero_copy_only=False), dtype=np.int64)
+    order = np.argsort(targets, kind="stable")  # stable: arrival order within a target
+    sorted_targets = targets[order]
+    taken = rows.take(pa.array(order))
     out = [rows.schema.empty_table() for _ in range(num_targets)]
     if not len(sorted_targets):
         return out

@@ -16,7 +16,8 @@ import pyarrow as pa
 from hudi_framework.config.enums import LogBlockFormat
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
-from hudi_framework.errors import PluginError, TableError
+from hudi_framework.contracts.merger import IS_DELETED_FIELD
+from hudi_framework.errors import PartialUpdateError, PluginError, TableError
 from hudi_framework.lock import WriterTopology, check_lock_safety
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.choose import merger_for_write
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from hudi_framework.table.table_config import TableConfig
 
 __all__ = ["WriteComponents", "WriteSession", "build_write_components"]
+
+#: First table version whose merge-on-read logs may hold partial updates (IS_PARTIAL blocks).
+_PARTIAL_LOG_VERSION = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +180,12 @@ class WriteSession:
         instant: str,
         schema: pa.Schema,
         operation: WriteOperation = WriteOperation.UPSERT,
+        incoming: pa.Schema | None = None,
     ) -> WriteTaskContext:
-        """What every file-group task of one write shares (picklable)."""
+        """What every file-group task of one write shares (picklable).
+
+        ``incoming`` is the batch's schema: an upsert lacking table columns is a partial update.
+        """
         w = self.settings.write
         parquet_blocks = w.log_data_block_format is LogBlockFormat.PARQUET
         return WriteTaskContext(
@@ -192,7 +200,38 @@ class WriteSession:
             log_block_type=BlockType.PARQUET_DATA if parquet_blocks else BlockType.AVRO_DATA,
             # The delete operation writes commit-time deletes (IntWrapper(0)), as Apache Hudi does.
             delete_ordering=operation is not WriteOperation.DELETE,
+            partial_columns=self.partial_columns(config, schema, incoming, operation),
         )
+
+    def partial_columns(
+        self, config: TableConfig, schema: pa.Schema, incoming: pa.Schema | None, operation: WriteOperation
+    ) -> tuple[str, ...]:
+        """The data columns an upsert batch carries when it lacks some of the table's (a partial update).
+
+        Empty for full batches, other operations, and ``write.set_null_for_missing_columns``.
+
+        Raises:
+            PartialUpdateError: The batch lacks an ordering field, or the table is a version-6
+                merge-on-read table (Apache Hudi writes partial log blocks from version 8 on).
+        """
+        if incoming is None or operation is not WriteOperation.UPSERT:
+            return ()
+        if self.settings.write.set_null_for_missing_columns:
+            return ()
+        carried = set(incoming.names)
+        missing = [f.name for f in schema if f.name not in carried and f.name != IS_DELETED_FIELD]
+        if not missing:
+            return ()
+        for field in config.ordering_fields:
+            if field not in carried:
+                raise PartialUpdateError(field, "a partial update (a batch lacking columns) needs the ordering fields")
+        if self.merge_on_read(config) and config.version < _PARTIAL_LOG_VERSION:
+            raise PartialUpdateError(
+                missing[0],
+                f"is missing: table version {config.version} merge-on-read tables take no partial updates; "
+                "send every column or set hoodie.write.set.null.for.missing.columns=true",
+            )
+        return tuple(f.name for f in schema if f.name in carried)
 
     @staticmethod
     def merge_on_read(config: TableConfig) -> bool:

@@ -97,18 +97,26 @@ def assign_inserts(partitions: pa.Array | pa.ChunkedArray, buckets: Sequence[Ins
     out = np.full(n, -1, dtype=np.int64)
     if n == 0:
         return pa.array(out)
+    # Integer codes, not strings: a stable argsort and run boundaries on them cost no per-row Python.
     parts = pc.cast(partitions, pa.string())
-    order = pc.sort_indices(pa.table({"p": parts}), sort_keys=[("p", "ascending")]).to_numpy()
-    sorted_parts = parts.take(pa.array(order)).to_numpy(zero_copy_only=False)
+    if isinstance(parts, pa.ChunkedArray):
+        parts = parts.combine_chunks()
+    if parts.null_count:
+        raise ValueError("insert rows without a partition path have no bucket")
+    encoded = pc.dictionary_encode(parts)
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    names: list[str] = encoded.dictionary.to_pylist()
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
     by_partition: dict[str, list[int]] = {}
     for idx, b in enumerate(buckets):
         by_partition.setdefault(b.partition, []).append(idx)
     # Boundaries of each partition's run in the sorted order.
-    change = np.flatnonzero(sorted_parts[1:] != sorted_parts[:-1]) + 1
+    change = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
     starts = np.concatenate(([0], change))
     ends = np.concatenate((change, [n]))
     for start, end in zip(starts, ends, strict=True):
-        partition = str(sorted_parts[start])
+        partition = names[int(sorted_codes[start])]
         idxs = by_partition.get(partition, [])
         caps = np.cumsum([buckets[i].capacity for i in idxs])
         if not idxs or caps[-1] < end - start:

@@ -41,7 +41,7 @@ def write_target(
     """
     if target.append:
         return append_file_group(
-            storage, ctx, target, incoming, task_partition_id=task_partition_id, write_token=write_token
+            storage, ctx, target, incoming, task_partition_id=task_partition_id, write_token=write_token, merger=merger
         )
     return write_file_group(
         storage,

@@ -15,11 +15,13 @@ lock, and a write that lost is rolled back and raises :class:`~hudi_framework.er
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.errors import WriteConflictError
+from hudi_framework.errors import CommitStateUnknownError, StorageError, WriteConflictError
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.lock import table_lock
 from hudi_framework.table.metadata_table import disable_metadata_table
@@ -35,6 +37,8 @@ from hudi_framework.write.heartbeat import Heartbeat, heartbeat_key
 from hudi_framework.write.markers import delete_markers, marked_data_files
 from hudi_framework.write.operation import WriteOperation, action_of, operation_type
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
+
+_log = logging.getLogger(__name__)
 
 
 def timeline_writer(storage: StorageBackend, config: TableConfig) -> TimelineWriter:
@@ -71,6 +75,7 @@ class WriteTransaction:
     _writer: TimelineWriter | None = field(default=None, repr=False)
     _heartbeat: Heartbeat | None = field(default=None, repr=False)
     _failed_writes_done: bool = field(default=False, repr=False)
+    _commit_state_unknown: bool = field(default=False, repr=False)
 
     @property
     def writer(self) -> TimelineWriter:
@@ -184,13 +189,24 @@ class WriteTransaction:
                 operation_type=operation_type(self.operation).value,
             )
         cc = self.concurrency
-        if cc is not None and cc.optimistic:
-            done = self._complete_under_lock(cc, instant, metadata, file_groups_of_write(stats, replaced))
-        else:
-            done = self.writer.complete(instant, metadata)
-        delete_markers(self.storage, instant.requested_time)
-        self._stop_heartbeat(instant.requested_time)
-        self.instant = done
+        try:
+            if cc is not None and cc.optimistic:
+                done = self._complete_under_lock(cc, instant, metadata, file_groups_of_write(stats, replaced))
+            else:
+                done = self.writer.complete(instant, metadata)
+        except CommitStateUnknownError:
+            self._commit_state_unknown = True  # maybe committed: abort() must not undo it
+            raise
+        self.instant = done  # before the cleanup: a failure there must not make abort() undo a commit
+        # Committed: the write succeeded even if a cleanup fails; the next writer drops leftovers.
+        try:
+            delete_markers(self.storage, instant.requested_time)
+        except StorageError as e:
+            _log.warning("%s committed; deleting its markers failed: %s", done.requested_time, e)
+        try:
+            self._stop_heartbeat(instant.requested_time)
+        except StorageError as e:
+            _log.warning("%s committed; deleting its heartbeat failed: %s", done.requested_time, e)
         return done
 
     def _complete_under_lock(
@@ -233,7 +249,9 @@ class WriteTransaction:
         """Undo a write that did not complete: its data files (by markers) and its instant go.
 
         Merge-on-read v6 keeps the write's log files and rolls them back with COMMAND blocks
-        instead (:func:`~hudi_framework.write.rollback.rollback_failed_write`).
+        instead (:func:`~hudi_framework.write.rollback.rollback_failed_write`). A write that
+        completed, or whose completion is unknown, is left alone: undoing a committed write loses
+        data; if it did not land, the next writer rolls it back as a failed write.
 
         Returns:
             The data file keys deleted.
@@ -241,8 +259,12 @@ class WriteTransaction:
         instant = self.instant
         if instant is None:
             return []
-        if instant.state is State.COMPLETED:
-            raise RuntimeError(f"instant {instant.requested_time} completed; it needs a rollback, not an abort")
+        if instant.state is State.COMPLETED or self._commit_state_unknown:
+            # Stopping the heartbeat lets others roll it back if it did not land; if storage still
+            # fails, the heartbeat expires on its own.
+            with contextlib.suppress(StorageError):
+                self._stop_heartbeat(instant.requested_time)
+            return []
         result = rollback_failed_write(self.storage, self.config, self.writer, instant)
         self._stop_heartbeat(instant.requested_time)
         self.instant = None

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-import boto3.session
-from botocore.config import Config
 from botocore.exceptions import ClientError, WaiterError
 
 from hudi_framework.errors import LockProviderError
@@ -21,6 +19,11 @@ _NAME: Final = "dynamodb"
 
 def build_dynamodb_client(options: DynamoDBLockOptions) -> DynamoDBClient:
     """A client from a fresh boto3 session (never boto3's mutable default session)."""
+    # boto3 and botocore.config cost ~0.2 s CPU to import; only tables that use this lock pay it,
+    # not every plugin-manager build (this module is imported when the entry point loads).
+    import boto3.session
+    from botocore.config import Config
+
     session = boto3.session.Session(region_name=options.region)
     config = Config(retries={"mode": "standard", "total_max_attempts": 5}, connect_timeout=10, read_timeout=30)
     return session.client("dynamodb", endpoint_url=options.endpoint_url, config=config)

@@ -23,6 +23,7 @@ from hudi_merger_builtin.mergers import (
     EventTimeOrderingMerger,
 )
 from hudi_merger_builtin.payloads import (
+    DEBEZIUM_UNAVAILABLE_VALUE,
     PAYLOAD_BASED_STRATEGY_ID,
     DeleteMarkerMerger,
     DeleteMarkerOptions,
@@ -54,9 +55,15 @@ def _payload_aliases(simple: str) -> tuple[str, ...]:
     return (simple, _PAYLOAD_PKG + simple)
 
 
-def _marker_factory(field: str, marker: str, *, event_time: bool) -> Callable[[NoOptions], RecordMerger]:
+def _marker_factory(
+    field: str, marker: str, *, event_time: bool, unavailable_value: str | None = None
+) -> Callable[[NoOptions], RecordMerger]:
+    options = DeleteMarkerOptions(
+        delete_field=field, delete_marker=marker, event_time=event_time, unavailable_value=unavailable_value
+    )
+
     def build(_options: NoOptions) -> RecordMerger:
-        return DeleteMarkerMerger(DeleteMarkerOptions(delete_field=field, delete_marker=marker, event_time=event_time))
+        return DeleteMarkerMerger(options)
 
     return build
 
@@ -99,25 +106,28 @@ _PAYLOAD_SPECS: tuple[ComponentSpec[RecordMerger], ...] = (
     ),
     ComponentSpec(
         "postgres-debezium",
-        factory=_marker_factory("_change_operation_type", "d", event_time=True),
+        factory=_marker_factory(
+            "_change_operation_type", "d", event_time=True, unavailable_value=DEBEZIUM_UNAVAILABLE_VALUE
+        ),
         options_model=NoOptions,
-        description="Event-time ordering, _change_operation_type = d deletes (PostgresDebeziumAvroPayload)",
+        description="Event-time ordering, _change_operation_type = d deletes, TOASTed values kept "
+        "(PostgresDebeziumAvroPayload)",
         aliases=("PostgresDebeziumAvroPayload", "org.apache.hudi.common.model.debezium.PostgresDebeziumAvroPayload"),
     ),
 )
 _MODE_SPECS: tuple[ComponentSpec[RecordMerger], ...] = (
-        ComponentSpec(
-            "commit-time-ordering",
-            factory=CommitTimeOrderingMerger,
-            options_model=NoOptions,
-            description="The later write wins (COMMIT_TIME_ORDERING)",
-            aliases=(COMMIT_TIME_STRATEGY_ID, "COMMIT_TIME_ORDERING"),
-        ),
-        ComponentSpec(
-            "event-time-ordering",
-            factory=EventTimeOrderingMerger,
-            options_model=NoOptions,
-            description="The larger ordering value wins, the later write on ties (EVENT_TIME_ORDERING)",
-            aliases=(EVENT_TIME_STRATEGY_ID, "EVENT_TIME_ORDERING"),
-        ),
+    ComponentSpec(
+        "commit-time-ordering",
+        factory=CommitTimeOrderingMerger,
+        options_model=NoOptions,
+        description="The later write wins (COMMIT_TIME_ORDERING)",
+        aliases=(COMMIT_TIME_STRATEGY_ID, "COMMIT_TIME_ORDERING"),
+    ),
+    ComponentSpec(
+        "event-time-ordering",
+        factory=EventTimeOrderingMerger,
+        options_model=NoOptions,
+        description="The larger ordering value wins, the later write on ties (EVENT_TIME_ORDERING)",
+        aliases=(EVENT_TIME_STRATEGY_ID, "EVENT_TIME_ORDERING"),
+    ),
 )

@@ -9,7 +9,8 @@ built-in modes themselves; the others map onto these mergers (docs/mergers.md, "
   other version;
 * ``AWSDmsAvroPayload``: commit-time ordering, a row whose ``Op`` is ``D`` is a delete;
 * ``MySqlDebeziumAvroPayload`` / ``PostgresDebeziumAvroPayload``: event-time ordering (set the ordering
-  field to ``_event_seq`` / ``_event_lsn``), a row whose ``_change_operation_type`` is ``d`` is a delete.
+  field to ``_event_seq`` / ``_event_lsn``), a row whose ``_change_operation_type`` is ``d`` is a delete;
+  Postgres also keeps the stored value of a column the newer row marks unavailable (TOAST).
 
 All are vectorised. They implement ``PAYLOAD_BASED`` (all zeros), the UUID Apache Hudi gives payload mergers.
 """
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from hudi_framework.plugin import NoOptions
 
 __all__ = [
+    "DEBEZIUM_UNAVAILABLE_VALUE",
     "PAYLOAD_BASED_STRATEGY_ID",
     "DeleteMarkerMerger",
     "DeleteMarkerOptions",
@@ -43,6 +45,8 @@ __all__ = [
 
 #: ``HoodieRecordMerger.PAYLOAD_BASED_MERGE_STRATEGY_UUID`` (hudi-format.md section 6.1).
 PAYLOAD_BASED_STRATEGY_ID: Final = "00000000-0000-0000-0000-000000000000"
+#: What Debezium's Postgres connector writes for a TOASTed column it did not send.
+DEBEZIUM_UNAVAILABLE_VALUE: Final = "__debezium_unavailable_value"
 
 
 def _fixed_columns(ctx: MergeContext) -> frozenset[str]:
@@ -65,6 +69,25 @@ def _fill_nulls(chosen: pa.Table, other: pa.Table, fill: BoolMask, ctx: MergeCon
         column = chosen.column(i)
         take_other = pc.and_(mask, pc.is_null(column))
         chosen = chosen.set_column(i, chosen.field(i), pc.if_else(take_other, other.column(name), column))
+    return chosen
+
+
+def _fill_unavailable(chosen: pa.Table, other: pa.Table, fill: BoolMask, marker: str, ctx: MergeContext) -> pa.Table:
+    """``chosen`` with string/binary data values containing ``marker`` replaced by ``other``'s, where ``fill``."""
+    mask = pa.array(fill, type=pa.bool_())
+    fixed = _fixed_columns(ctx)
+    for i, field in enumerate(chosen.schema):
+        name = field.name
+        if name in fixed or name.startswith("_hoodie_") or name not in other.column_names:
+            continue
+        t = field.type
+        if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+                or pa.types.is_large_binary(t)):  # fmt: skip
+            continue
+        column = chosen.column(i)
+        found = pc.fill_null(pc.match_substring(column, marker), False)
+        take_other = pc.and_(mask, found)
+        chosen = chosen.set_column(i, field, pc.if_else(take_other, other.column(name).cast(t), column))
     return chosen
 
 
@@ -152,6 +175,10 @@ class DeleteMarkerOptions(BaseModel):
     """The value of that column that marks a delete (compared as a string)."""
     event_time: bool = False
     """Event-time ordering (Debezium) instead of commit-time ordering (AWS DMS)."""
+    unavailable_value: str | None = None
+    """A placeholder a CDC source writes for a value it did not send (Postgres Debezium's TOASTed
+    columns, ``__debezium_unavailable_value``); a winning newer row keeps the older value where a
+    string or binary column contains it (``hoodie.table.partial.update.mode=FILL_UNAVAILABLE``)."""
 
 
 @final
@@ -186,9 +213,15 @@ class DeleteMarkerMerger(RecordMerger):
     def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
         """Mark deletes, then keep the newer row (or the event-time winner); see :meth:`RecordMerger.merge`."""
         pair = AlignedPair.of(self.mark_deletes(older, ctx), self.mark_deletes(newer, ctx), ctx)
-        if not self.options.event_time:
-            return pair.choose(None, ctx)
-        return pair.choose(pair.newer_supersedes | pair.newer_wins(ctx), ctx)
+        take_newer = None if not self.options.event_time else pair.newer_supersedes | pair.newer_wins(ctx)
+        merged = pair.choose(take_newer, ctx)
+        marker = self.options.unavailable_value
+        if marker is None:
+            return merged
+        deleted = delete_mask(pair.rows, ctx)
+        newer_won = np.ones(pair.size, dtype=np.bool_) if take_newer is None else take_newer
+        fill = newer_won & ~pair.newer_supersedes & ~deleted[: pair.size] & ~deleted[pair.size :]
+        return _fill_unavailable(merged, pair.older, fill, marker, ctx) if fill.any() else merged
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DeleteMarkerMerger) and other.options == self.options

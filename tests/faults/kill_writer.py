@@ -4,13 +4,19 @@
 [<operation>]]``
 
 ``before``: the data files and markers are written, the completed instant is not (parks inside
-``TimelineWriter.complete`` before it writes). ``after``: the completed instant is written, the
+``TimelineWriter.complete`` before it writes; under optimistic concurrency control that is inside
+the locked section, holding the table lock). ``after``: the completed instant is written, the
 markers and heartbeat are not cleaned up yet. Either way the ready file tells the test to kill.
+
+Two environment variables, read only by this script: ``HUDI_FAULT_SETTINGS`` (JSON of
+:class:`HudiSettings` fields, used instead of the hoodie options, e.g. for lock lease timings that
+have no hoodie key) and ``HUDI_FAULT_STORAGE_OPTIONS`` (JSON storage options, e.g. a moto endpoint).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -46,7 +52,14 @@ def main(argv: list[str]) -> None:
         return done
 
     TimelineWriter.complete = complete  # type: ignore[method-assign]
-    client = WriteClient(HudiTable.open(base), HudiSettings.from_hoodie_options(options))
+    raw_settings = os.environ.get("HUDI_FAULT_SETTINGS")
+    settings = (
+        HudiSettings.model_validate(json.loads(raw_settings))
+        if raw_settings
+        else HudiSettings.from_hoodie_options(options)
+    )
+    storage_options = json.loads(os.environ.get("HUDI_FAULT_STORAGE_OPTIONS", "null"))
+    client = WriteClient(HudiTable.open(base, storage_options=storage_options), settings)
     client.write(pa.Table.from_pylist(json.loads(rows_json)), operation)
 
 

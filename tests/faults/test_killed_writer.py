@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,8 +26,8 @@ from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.failed_writes import failed_writes
 from hudi_framework.write.heartbeat import HeartbeatPolicy
+from tests.faults.processes import kill_writer
 
-ROOT = Path(__file__).resolve().parents[2]
 LAYOUTS = [("COPY_ON_WRITE", 6), ("COPY_ON_WRITE", 8), ("MERGE_ON_READ", 6), ("MERGE_ON_READ", 9)]
 
 Rows = list[tuple[str, str, int]]
@@ -78,33 +74,7 @@ def _kill_writer(
     *,
     while_parked: Callable[[], None] | None = None,
 ) -> None:
-    ready = path.parent / f"ready-{when}-{time.monotonic_ns()}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "tests.faults.kill_writer", str(path), when, str(ready), json.dumps(rows),
-            json.dumps(options or {}), operation,
-        ],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 120
-        while not ready.exists():
-            if proc.poll() is not None:
-                _, err = proc.communicate()
-                pytest.fail(f"writer exited early ({proc.returncode}): {err.decode()[-2000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail("writer never reached the kill point")
-            time.sleep(0.05)
-        if while_parked is not None:
-            while_parked()
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-        assert proc.returncode == -signal.SIGKILL
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+    kill_writer(str(path), when, path.parent, rows, options, operation, while_parked=while_parked)
 
 
 def _table(path: Path, table_type: str, version: int) -> WriteClient:

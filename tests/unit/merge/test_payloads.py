@@ -39,34 +39,39 @@ def _visible(merger: RecordMerger, stored: pa.Table, incoming: pa.Table) -> list
 
 
 @pytest.mark.parametrize(
-    ("payload", "cls", "mode"),
+    ("payload", "cls", "mode", "v9_mode"),
     [
-        ("OverwriteWithLatestAvroPayload", CommitTimeOrderingMerger, MergeMode.COMMIT_TIME_ORDERING),
-        ("DefaultHoodieRecordPayload", EventTimeOrderingMerger, MergeMode.EVENT_TIME_ORDERING),
-        ("EventTimeAvroPayload", EventTimeOrderingMerger, MergeMode.EVENT_TIME_ORDERING),
-        ("OverwriteNonDefaultsWithLatestAvroPayload", OverwriteNonDefaultsMerger, MergeMode.CUSTOM),
-        ("PartialUpdateAvroPayload", PartialUpdateMerger, MergeMode.CUSTOM),
-        ("AWSDmsAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM),
-        ("debezium.MySqlDebeziumAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM),
-        ("debezium.PostgresDebeziumAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM),
+        ("OverwriteWithLatestAvroPayload", CommitTimeOrderingMerger, MergeMode.COMMIT_TIME_ORDERING, None),
+        ("DefaultHoodieRecordPayload", EventTimeOrderingMerger, MergeMode.EVENT_TIME_ORDERING, None),
+        ("EventTimeAvroPayload", EventTimeOrderingMerger, MergeMode.EVENT_TIME_ORDERING, None),
+        ("OverwriteNonDefaultsWithLatestAvroPayload", OverwriteNonDefaultsMerger, MergeMode.CUSTOM,
+         MergeMode.COMMIT_TIME_ORDERING),
+        ("PartialUpdateAvroPayload", PartialUpdateMerger, MergeMode.CUSTOM, MergeMode.EVENT_TIME_ORDERING),
+        ("AWSDmsAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM, MergeMode.COMMIT_TIME_ORDERING),
+        ("debezium.MySqlDebeziumAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM, MergeMode.EVENT_TIME_ORDERING),
+        ("debezium.PostgresDebeziumAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM, MergeMode.EVENT_TIME_ORDERING),
     ],
-)
+)  # fmt: skip
 def test_every_payload_class_maps_onto_a_merger_with_a_deprecation_warning(
-    registry: ComponentRegistry, payload: str, cls: type[RecordMerger], mode: MergeMode
+    registry: ComponentRegistry, payload: str, cls: type[RecordMerger], mode: MergeMode, v9_mode: MergeMode | None
 ) -> None:
-    config = new_table_config("t", record_key_fields=["id"], ordering_fields=["ts"], payload_class=PKG + payload)
-    assert config.merge_mode is mode
-    with pytest.warns(HudiDeprecationWarning, match=payload):
-        merger = merger_for_write(registry, config, MergerSettings(payload_class=PKG + payload))
-    assert type(merger) is cls
-    # The persisted table alone (a reader, compaction) resolves the same merger, without a warning.
+    from hudi_framework.merge.choose import merger_for_table
+    from hudi_framework.table.table_config import TableConfig
+
+    # Versions 6 and 8 persist CUSTOM for the payloads that are no merge mode; Hudi 1.1 (v9) maps
+    # every deprecated payload onto a built-in mode and keeps the class as the legacy one.
     for version in (6, 8, 9):
-        from hudi_framework.table.table_config import TableConfig
-
-        reread = TableConfig.from_properties(config.with_updates(version=version).to_properties())
-        assert reread.effective_merge_mode is mode, version
-        from hudi_framework.merge.choose import merger_for_table
-
+        config = new_table_config(
+            "t", version=version, record_key_fields=["id"], ordering_fields=["ts"], payload_class=PKG + payload
+        )
+        expected = v9_mode or mode if version == 9 else mode
+        assert config.effective_merge_mode is expected, version
+        with pytest.warns(HudiDeprecationWarning, match=payload):
+            merger = merger_for_write(registry, config, MergerSettings(payload_class=PKG + payload))
+        assert type(merger) is cls, version
+        # The persisted table alone (a reader, compaction) resolves the same merger, without a warning.
+        reread = TableConfig.from_properties(config.to_properties())
+        assert reread.effective_merge_mode is expected, version
         assert type(merger_for_table(registry, reread)) is cls, version
 
 
@@ -118,6 +123,36 @@ def test_debezium_orders_by_event_sequence(registry: ComponentRegistry) -> None:
     assert merge_with_base(stored, late_delete, merger, ctx).table.num_rows == 1
     delete = late_delete.set_column(2, "_event_seq", pa.array([9], pa.int64()))
     assert merge_with_base(stored, delete, merger, ctx).table.num_rows == 0
+
+
+def test_postgres_debezium_keeps_stored_values_of_unavailable_columns(registry: ComponentRegistry) -> None:
+    merger = registry.build(ComponentKind.MERGER, "PostgresDebeziumAvroPayload")
+    schema = pa.schema([("_hoodie_record_key", pa.string()), ("_change_operation_type", pa.string()),
+                        ("_event_lsn", pa.int64()), ("doc", pa.string()), ("blob", pa.binary()),
+                        ("n", pa.int64())])  # fmt: skip
+    ctx = MergeContext(ordering_fields=("_event_lsn",), schema=schema)
+    marker = "__debezium_unavailable_value"
+    stored = pa.Table.from_pylist(
+        [{"_hoodie_record_key": k, "_change_operation_type": "c", "_event_lsn": 5, "doc": f"big-{k}",
+          "blob": b"bytes", "n": 1} for k in "abc"], schema,
+    )  # fmt: skip
+    incoming = pa.Table.from_pylist(
+        [  # a: TOASTed doc and blob keep the stored values; b: a real update; c: a late event loses anyway
+            {"_hoodie_record_key": "a", "_change_operation_type": "u", "_event_lsn": 6, "doc": marker,
+             "blob": marker.encode(), "n": 2},
+            {"_hoodie_record_key": "b", "_change_operation_type": "u", "_event_lsn": 6, "doc": "new", "blob": None,
+             "n": 3},
+            {"_hoodie_record_key": "c", "_change_operation_type": "u", "_event_lsn": 1, "doc": marker, "blob": None,
+             "n": 4},
+        ], schema,
+    )  # fmt: skip
+    rows = {r["_hoodie_record_key"]: r for r in merge_with_base(stored, incoming, merger, ctx).table.to_pylist()}
+    assert (rows["a"]["doc"], rows["a"]["blob"], rows["a"]["n"]) == ("big-a", b"bytes", 2)
+    assert (rows["b"]["doc"], rows["b"]["blob"], rows["b"]["n"]) == ("new", None, 3)
+    assert (rows["c"]["doc"], rows["c"]["n"]) == ("big-c", 1)
+    # MySQL's Debezium payload has no such placeholder: the value is taken as written.
+    mysql = registry.build(ComponentKind.MERGER, "MySqlDebeziumAvroPayload")
+    assert merge_with_base(stored, incoming, mysql, ctx).table.to_pylist()[0]["doc"] == marker
 
 
 class TestOverwriteNonDefaults(RecordMergerContract):

@@ -1,0 +1,60 @@
+"""Spark ``local[2]``: our ``SparkWriteClient`` upsert, and the naive Spark upsert it is held to.
+
+``naive_upsert`` is the floor for any Spark copy-on-write job: read the base parquet files, full
+outer join them with the batch on the key, keep the batch's version where there is one, drop the
+deleted keys, write every row again as parquet partitioned the same way. It knows nothing of file
+groups, event-time ordering, indexes or commits; the session is the worker's (see
+:mod:`bench.spark_session`), so start-up is not part of either step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as sf
+
+from bench.dataset import DELETED, KEY, PARTITION
+from bench.step import Step, StepContext
+from bench.systems import ours, pyarrow_floor
+from hudi_framework.spark.write_engine import SparkWriteClient
+from hudi_framework.table.table import HudiTable
+
+#: Marks the batch's side of the join (the batch's own columns may be null).
+_IN_BATCH = "_in_batch"
+
+
+def _changes(ctx: StepContext) -> DataFrame:
+    frame: DataFrame = ctx.spark.read.parquet(str(ctx.inputs.changes))
+    return frame
+
+
+def upsert(ctx: StepContext) -> dict[str, Any]:
+    """Our Spark engine: updates, inserts and deletes (``_hoodie_is_deleted``) in one commit."""
+    table = HudiTable.open(str(ctx.work / "table"))
+    result = SparkWriteClient(table, ours.settings(), ctx.spark).upsert(_changes(ctx))
+    return {"rows": result.num_writes, "files": len(result.stats), "deletes": result.num_deletes}
+
+
+def naive_output(ctx: StepContext) -> str:
+    """Where :func:`naive_upsert` writes the new version of the files."""
+    return str(ctx.work / "rewritten")
+
+
+def naive_upsert(ctx: StepContext) -> dict[str, Any]:
+    base = ctx.spark.read.parquet(pyarrow_floor.root(ctx))
+    batch = _changes(ctx).withColumn(_IN_BATCH, sf.lit(True))
+    joined = base.alias("b").join(batch.alias("c"), sf.col(f"b.{KEY}") == sf.col(f"c.{KEY}"), "full_outer")
+    from_batch = sf.col(f"c.{_IN_BATCH}").isNotNull()
+    merged = joined.where(~(from_batch & sf.col(f"c.{DELETED}"))).select(
+        *[sf.when(from_batch, sf.col(f"c.{name}")).otherwise(sf.col(f"b.{name}")).alias(name) for name in base.columns]
+    )
+    # A table cannot be overwritten while it is read: the new version goes beside it, as a COW commit's would.
+    merged.write.mode("overwrite").partitionBy(PARTITION).parquet(naive_output(ctx))
+    return {}
+
+
+STEPS = [
+    Step("ours-spark", "cow_upsert", upsert, ours.load_cow, engine="spark"),
+    Step("spark-naive", "cow_upsert", naive_upsert, pyarrow_floor.prepare, engine="spark"),
+]

@@ -1,0 +1,165 @@
+"""``hudi-fw clean run|show``: cleaning from the shell.
+
+``run`` goes through the ``clean`` table service plugin found in the registry: it finishes pending
+cleans, then plans a clean with the configured policy and executes it (an explicit run does not wait
+for ``hoodie.clean.max.commits``). Settings come from an optional config file plus Apache Hudi
+options (``--option hoodie.cleaner.commits.retained=5``). ``show`` reads clean instants directly.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.service import TableService
+from hudi_framework.errors import ConfigError, PluginError
+from hudi_framework.plugin.manager import build_plugin_manager
+from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.services.clean_metadata import CleanMetadata, decode_clean_metadata
+from hudi_framework.services.clean_plan import CleanerPlan, decode_cleaner_plan
+from hudi_framework.services.inline import CLEAN_SERVICE
+from hudi_framework.table.table import HudiTable
+from hudi_framework.timeline.instant import Action, Instant, State
+
+clean = typer.Typer(help="Run and inspect cleaning (old file slices deleted by policy).", no_args_is_help=True)
+
+PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", exists=True, help="A TOML or YAML config file (services.clean...).")
+]
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option", "-o", help="An Apache Hudi option key=value (repeatable), e.g. hoodie.cleaner.commits.retained=5."
+    ),
+]
+InstantOpt = Annotated[str | None, typer.Option("--instant", help="The clean instant time.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _console() -> Console:
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
+
+
+def _settings(config: Path | None, options: list[str] | None) -> HudiSettings:
+    hoodie: dict[str, str] = {}
+    for item in options or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--option needs key=value, got {item!r}")
+        hoodie[key.strip()] = value.strip()
+    return HudiSettings.load(config, hoodie_options=hoodie or None)
+
+
+def _service(table: HudiTable, settings: HudiSettings) -> TableService:
+    service = table.registry.build(ComponentKind.SERVICE, CLEAN_SERVICE, {"settings": settings})
+    if not isinstance(service, TableService):
+        raise PluginError(f"component {CLEAN_SERVICE!r} built a {type(service).__name__}, not a TableService")
+    return service
+
+
+def _plan(table: HudiTable, inst: Instant) -> CleanerPlan:
+    key = table.timeline.file_key(inst, State.REQUESTED)
+    return decode_cleaner_plan(table.storage.read(key), path=key)
+
+
+def _metadata(table: HudiTable, inst: Instant) -> CleanMetadata | None:
+    if not inst.is_completed:
+        return None
+    key = table.timeline.file_key(inst)
+    return decode_clean_metadata(table.storage.read(key), path=key)
+
+
+def _summary(table: HudiTable, inst: Instant) -> dict[str, Any]:
+    plan = _plan(table, inst)
+    meta = _metadata(table, inst)
+    retained = plan.earliest_instant_to_retain
+    return {
+        "instant": inst.requested_time,
+        "state": inst.state.value,
+        "completed": inst.completion_time,
+        "policy": plan.policy,
+        "earliest_retained": retained.timestamp if retained is not None else None,
+        "planned": plan.file_count,
+        "deleted": meta.total_files_deleted if meta is not None else None,
+        "failed": sum(len(p.failed_delete_files) for p in meta.partitions.values()) if meta is not None else None,
+    }
+
+
+def _files(table: HudiTable, inst: Instant) -> list[dict[str, Any]]:
+    plan = _plan(table, inst)
+    meta = _metadata(table, inst)
+    rows = []
+    for partition, infos in plan.files.items():
+        done = set(meta.partitions[partition].success_delete_files) if meta and partition in meta.partitions else set()
+        rows += [{"partition": partition, "file": f.name, "deleted": f.name in done} for f in infos]
+    return rows
+
+
+@clean.command("show")
+def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) -> None:
+    """Clean instants on the timeline, or the files of one with --instant."""
+    table = HudiTable.open(path)
+    instants = table.timeline.by_action(Action.CLEAN)
+    if instant is not None:
+        chosen = [i for i in instants if i.requested_time == instant]
+        if not chosen:
+            raise typer.BadParameter(f"no clean {instant} on the timeline", param_hint="--instant")
+        rows = _files(table, chosen[0])
+        if as_json:
+            typer.echo(json.dumps({**_summary(table, chosen[0]), "files": rows}, indent=2))
+            return
+        out = Table(title=f"clean {instant} ({chosen[0].state})")
+        for col in ("partition", "file", "deleted"):
+            out.add_column(col)
+        for row in rows:
+            out.add_row(row["partition"] or "(none)", row["file"], "yes" if row["deleted"] else "no")
+        _console().print(out)
+        return
+    summaries = [_summary(table, i) for i in instants]
+    if as_json:
+        typer.echo(json.dumps(summaries, indent=2))
+        return
+    out = Table(title=f"cleans of {table.config.name}")
+    for col in ("instant", "state", "completed", "policy", "earliest retained", "planned", "deleted"):
+        out.add_column(col)
+    for s in summaries:
+        out.add_row(
+            s["instant"], s["state"], s["completed"] or "-", s["policy"], s["earliest_retained"] or "-",
+            str(s["planned"]), "-" if s["deleted"] is None else str(s["deleted"]),
+        )  # fmt: skip
+    _console().print(out)
+
+
+@clean.command("run")
+def run(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> None:
+    """Finish pending cleans, then plan and execute a clean with the configured policy."""
+    settings = _settings(config, option)
+    pm = build_plugin_manager(load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable)
+    table = HudiTable.open(path, plugin_manager=pm)
+    service = _service(table, settings)
+    todo = [i.requested_time for i in table.timeline.pending({Action.CLEAN})]
+    for inst in todo:
+        service.execute(table, inst)
+    scheduled = service.schedule(table)
+    if scheduled is not None:
+        service.execute(table, scheduled)
+        todo.append(scheduled)
+    console = _console()
+    if not todo:
+        console.print("nothing to clean")
+        return
+    out = Table(title="cleans run")
+    for col in ("instant", "completed", "earliest retained", "files deleted"):
+        out.add_column(col)
+    for inst in todo:
+        s = _summary(table.reload(), table.timeline.get(inst, Action.CLEAN))
+        out.add_row(inst, s["completed"] or "-", s["earliest_retained"] or "-", str(s["deleted"]))
+    console.print(out)
