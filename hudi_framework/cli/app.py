@@ -35,9 +35,7 @@ app.add_typer(savepoint, name="savepoint")
 app.command("restore")(restore)
 app.command("rollback")(rollback)
 
-PathArg = Annotated[
-    str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")
-]
+PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
@@ -53,13 +51,9 @@ def _open(path: str) -> HudiTable:
 def init(
     config: Annotated[Path, typer.Argument(help="A TOML or YAML config file (see configs/).", exists=True)],
     path: Annotated[str | None, typer.Option(help="Base path; overrides table.base_path.")] = None,
-    schema: Annotated[
-        str | None, typer.Option(help="Columns as name:type,... e.g. id:long,city:string.")
-    ] = None,
+    schema: Annotated[str | None, typer.Option(help="Columns as name:type,... e.g. id:long,city:string.")] = None,
     schema_from: Annotated[Path | None, typer.Option(help="Take the schema from a Parquet file.")] = None,
-    exist_ok: Annotated[
-        bool, typer.Option("--exist-ok", help="Succeed if the same table already exists.")
-    ] = False,
+    exist_ok: Annotated[bool, typer.Option("--exist-ok", help="Succeed if the same table already exists.")] = False,
 ) -> None:
     """Create a table from a config file."""
     settings = HudiSettings.load(config)
@@ -77,9 +71,7 @@ def init(
                 raise TableExistsError(base)
             _console().print(f"[yellow]exists[/] {existing!r}")
             return
-    arrow_schema = (
-        parse_schema_spec(schema) if schema else pq.read_schema(schema_from) if schema_from else None
-    )
+    arrow_schema = parse_schema_spec(schema) if schema else pq.read_schema(schema_from) if schema_from else None
     table = HudiTable.create(
         base,
         table_config_from_settings(settings),

@@ -13,14 +13,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from hudi_framework.config.settings import HudiSettings
-from hudi_framework.contracts.service import TableService
-from hudi_framework.errors import ConfigError, PluginError
+from hudi_framework.cli.service_cli import build_service, settings_from
+from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.plugin.manager import build_plugin_manager
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.services.clean_metadata import CleanMetadata, decode_clean_metadata
 from hudi_framework.services.clean_plan import CleanerPlan, decode_cleaner_plan
 from hudi_framework.services.inline import CLEAN_SERVICE
@@ -41,28 +38,6 @@ OptionOpt = Annotated[
 ]
 InstantOpt = Annotated[str | None, typer.Option("--instant", help="The clean instant time.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-def _console() -> Console:
-    console = Console()
-    return console if console.is_terminal else Console(width=160)
-
-
-def _settings(config: Path | None, options: list[str] | None) -> HudiSettings:
-    hoodie: dict[str, str] = {}
-    for item in options or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--option needs key=value, got {item!r}")
-        hoodie[key.strip()] = value.strip()
-    return HudiSettings.load(config, hoodie_options=hoodie or None)
-
-
-def _service(table: HudiTable, settings: HudiSettings) -> TableService:
-    service = table.registry.build(ComponentKind.SERVICE, CLEAN_SERVICE, {"settings": settings})
-    if not isinstance(service, TableService):
-        raise PluginError(f"component {CLEAN_SERVICE!r} built a {type(service).__name__}, not a TableService")
-    return service
 
 
 def _plan(table: HudiTable, inst: Instant) -> CleanerPlan:
@@ -121,7 +96,7 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) ->
             out.add_column(col)
         for row in rows:
             out.add_row(row["partition"] or "(none)", row["file"], "yes" if row["deleted"] else "no")
-        _console().print(out)
+        make_console().print(out)
         return
     summaries = [_summary(table, i) for i in instants]
     if as_json:
@@ -135,16 +110,16 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) ->
             s["instant"], s["state"], s["completed"] or "-", s["policy"], s["earliest_retained"] or "-",
             str(s["planned"]), "-" if s["deleted"] is None else str(s["deleted"]),
         )  # fmt: skip
-    _console().print(out)
+    make_console().print(out)
 
 
 @clean.command("run")
 def run(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> None:
     """Finish pending cleans, then plan and execute a clean with the configured policy."""
-    settings = _settings(config, option)
+    settings = settings_from(config, option)
     pm = build_plugin_manager(load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable)
     table = HudiTable.open(path, plugin_manager=pm)
-    service = _service(table, settings)
+    service = build_service(table, settings, CLEAN_SERVICE)
     todo = [i.requested_time for i in table.timeline.pending({Action.CLEAN})]
     for inst in todo:
         service.execute(table, inst)
@@ -152,7 +127,7 @@ def run(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> No
     if scheduled is not None:
         service.execute(table, scheduled)
         todo.append(scheduled)
-    console = _console()
+    console = make_console()
     if not todo:
         console.print("nothing to clean")
         return

@@ -12,14 +12,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from hudi_framework.cli.service_cli import build_service, settings_from
+from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.contracts.service import TableService
-from hudi_framework.errors import ConfigError, PluginError
 from hudi_framework.plugin.manager import build_plugin_manager
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.services.compaction_plan import (
     TOTAL_IO_MB,
     TOTAL_LOG_FILES_SIZE,
@@ -44,29 +42,6 @@ OptionOpt = Annotated[
 ]
 InstantOpt = Annotated[str | None, typer.Option("--instant", help="The compaction instant time.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-def _console() -> Console:
-    console = Console()
-    # Logs and pipes: room for instant times and file ids instead of wrapping them.
-    return console if console.is_terminal else Console(width=160)
-
-
-def _settings(config: Path | None, options: list[str] | None) -> HudiSettings:
-    hoodie: dict[str, str] = {}
-    for item in options or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--option needs key=value, got {item!r}")
-        hoodie[key.strip()] = value.strip()
-    return HudiSettings.load(config, hoodie_options=hoodie or None)
-
-
-def _service(table: HudiTable, settings: HudiSettings) -> TableService:
-    service = table.registry.build(ComponentKind.SERVICE, COMPACTION_SERVICE, {"settings": settings})
-    if not isinstance(service, TableService):
-        raise PluginError(f"component {COMPACTION_SERVICE!r} built a {type(service).__name__}, not a TableService")
-    return service
 
 
 def _open(path: str, settings: HudiSettings) -> HudiTable:
@@ -144,7 +119,7 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) ->
                 )
             )
             return
-        _console().print(_plan_table(chosen[0], plan))
+        make_console().print(_plan_table(chosen[0], plan))
         return
     rows = []
     for inst in instants:
@@ -165,16 +140,16 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) ->
             str(row["instant"]), str(row["state"]), str(row["completed"] or "-"), str(row["operations"]),
             str(row["log_files"]),
         )  # fmt: skip
-    _console().print(out)
+    make_console().print(out)
 
 
 @compaction.command("schedule")
 def schedule(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> None:
     """Write a compaction plan (T.compaction.requested) with the configured strategy."""
-    settings = _settings(config, option)
+    settings = settings_from(config, option)
     table = _open(path, settings)
-    instant = _service(table, settings).schedule(table)
-    console = _console()
+    instant = build_service(table, settings, COMPACTION_SERVICE).schedule(table)
+    console = make_console()
     if instant is None:
         console.print("nothing to compact")
         return
@@ -186,15 +161,15 @@ def schedule(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) 
 @compaction.command("run")
 def run(path: PathArg, instant: InstantOpt = None, config: ConfigOpt = None, option: OptionOpt = None) -> None:
     """Execute a pending compaction (--instant), or every pending one, oldest first."""
-    settings = _settings(config, option)
+    settings = settings_from(config, option)
     table = _open(path, settings)
     pending = [i.requested_time for i in table.timeline.pending({Action.COMPACTION})]
     todo = [instant] if instant is not None else pending
-    console = _console()
+    console = make_console()
     if not todo:
         console.print("no pending compaction")
         return
-    service = _service(table, settings)
+    service = build_service(table, settings, COMPACTION_SERVICE)
     out = Table(title="compactions run")
     for col in ("instant", "completed", "file groups", "rows written", "log records", "bytes written"):
         out.add_column(col)

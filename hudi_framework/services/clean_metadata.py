@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
-from hudi_framework.errors import InstantMetadataError
-from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, write_container
+from hudi_framework.timeline.avro_container import AvroSchemaName, read_named_record, write_container
 
 __all__ = [
     "CLEAN_METADATA_VERSION",
@@ -144,9 +143,4 @@ def decode_clean_metadata(data: bytes, *, path: str = "<bytes>") -> CleanMetadat
     Raises:
         InstantMetadataError: Empty, or not a one-record Avro container of ``HoodieCleanMetadata``.
     """
-    if not data:
-        raise InstantMetadataError(path, "empty clean metadata")
-    avro = read_container(data, path=path)
-    if avro.short_name != AvroSchemaName.CLEAN_METADATA.value:
-        raise InstantMetadataError(path, f"expected HoodieCleanMetadata, found {avro.schema_name}")
-    return CleanMetadata.from_record(avro.record)
+    return CleanMetadata.from_record(read_named_record(data, AvroSchemaName.CLEAN_METADATA, path=path))

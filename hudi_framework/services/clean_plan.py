@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
-from hudi_framework.errors import InstantMetadataError
-from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, write_container
+from hudi_framework.timeline.avro_container import AvroSchemaName, read_named_record, write_container
 
 __all__ = [
     "CLEAN_PLAN_VERSION",
@@ -178,9 +177,4 @@ def decode_cleaner_plan(data: bytes, *, path: str = "<bytes>") -> CleanerPlan:
     Raises:
         InstantMetadataError: Empty, or not a one-record Avro container of ``HoodieCleanerPlan``.
     """
-    if not data:
-        raise InstantMetadataError(path, "empty cleaner plan")
-    avro = read_container(data, path=path)
-    if avro.short_name != AvroSchemaName.CLEANER_PLAN.value:
-        raise InstantMetadataError(path, f"expected HoodieCleanerPlan, found {avro.schema_name}")
-    return CleanerPlan.from_record(avro.record)
+    return CleanerPlan.from_record(read_named_record(data, AvroSchemaName.CLEANER_PLAN, path=path))

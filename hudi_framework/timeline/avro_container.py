@@ -196,3 +196,18 @@ def _read_null_blocks(buf: io.BytesIO, total: int, schema: Any, sync: bytes) -> 
             records.append(fastavro.schemaless_reader(block_buf, schema, None))
             datum = block[start : block_buf.tell()]
     return records, datum
+
+
+def read_named_record(data: bytes, name: AvroSchemaName, *, path: str = "<bytes>") -> dict[str, Any]:
+    """The one record of a timeline Avro file whose writer schema is ``name`` (a plan or metadata file).
+
+    Raises:
+        InstantMetadataError: Empty, not a one-record Avro container, or another schema.
+    """
+    if not data:
+        raise InstantMetadataError(path, f"empty {name.value} file")
+    avro = read_container(data, path=path)
+    if avro.short_name != name.value:
+        raise InstantMetadataError(path, f"expected {name.value}, found {avro.schema_name}")
+    record: dict[str, Any] = avro.record
+    return record
