@@ -10,8 +10,8 @@ import pytest
 
 from hudi_framework.write import client as client_module
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.pipeline import WriteResult
+from hudi_framework.write.target_task import write_target
 
 
 def race_upserts(
@@ -25,9 +25,9 @@ def race_upserts(
 
     def synchronised(*args: Any, **kwargs: Any) -> Any:
         barrier.wait()  # every writer has started and planned; now all write and commit at once
-        return write_file_group(*args, **kwargs)
+        return write_target(*args, **kwargs)
 
-    monkeypatch.setattr(client_module, "write_file_group", synchronised)
+    monkeypatch.setattr(client_module, "write_target", synchronised)
     results: list[WriteResult | Exception] = [RuntimeError("not run")] * len(jobs)
 
     def run(i: int, client: WriteClient, data: pa.Table) -> None:

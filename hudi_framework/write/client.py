@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from hudi_framework.write.file_group_task import MergedFileGroup, merge_file_group, write_file_group
-from hudi_framework.write.log_task import append_file_group
+from hudi_framework.write.file_group_task import MergedFileGroup, merge_file_group
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 from hudi_framework.write.planner import TARGET, TargetPlan, apply_routing, route_rows, routing_summary, split_by_target
 from hudi_framework.write.prepare import combine_rows, prepare_rows
+from hudi_framework.write.target_task import write_target
 
 if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
@@ -89,23 +89,11 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
             pending = merge_ahead(0)
             for job, (task_id, target, incoming) in enumerate(jobs):
                 current, pending = pending, merge_ahead(job + 1)
-                token = f"{task_id}-0-0"
-                if target.append:
-                    stat = append_file_group(
-                        storage, ctx, target, incoming, task_partition_id=task_id, write_token=token,
-                        merger=session.merger,
-                    )  # fmt: skip
-                else:
-                    stat = write_file_group(
-                        storage,
-                        session.merger,
-                        ctx,
-                        target,
-                        incoming,
-                        task_partition_id=task_id,
-                        write_token=token,
-                        keygen=session.keygen,
+                stats.append(
+                    write_target(
+                        storage, session.merger, ctx, target, incoming, task_partition_id=task_id,
+                        write_token=f"{task_id}-0-0", keygen=session.keygen,
                         merged=current.result if current is not None else None,
                     )
-                stats.append(stat)
+                )  # fmt: skip
         return stats

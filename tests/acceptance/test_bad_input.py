@@ -21,8 +21,8 @@ from hudi_framework.errors import (
     UnknownConfigKeyError,
 )
 from hudi_framework.write import client as client_module
-from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.target_task import write_target
 from tests.acceptance.data import to_table
 from tests.acceptance.engines import LocalEngine, Step, WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout
@@ -127,7 +127,7 @@ def test_a_task_failing_after_writing_its_file(
     calls: list[str] = []
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
-        stat = write_file_group(*args, **kwargs)  # the file and its marker exist from here on
+        stat = write_target(*args, **kwargs)  # the file and its marker exist from here on
         assert stat.path is not None
         calls.append(stat.path)
         assert (sc.path / stat.path).is_file()
@@ -135,7 +135,7 @@ def test_a_task_failing_after_writing_its_file(
             raise StorageError("injected task failure after the file was written")
         return stat
 
-    monkeypatch.setattr(client_module, "write_file_group", flaky)
+    monkeypatch.setattr(client_module, "write_target", flaky)
     data = to_table(sc.rows.rows(sc.live_keys()[:20]) + sc.rows.rows(range(2000, 2010)))
     _assert_unchanged(sc, _write(sc, data), StorageError)
     assert len(calls) == fail_on + 1, "the failure was not injected where intended"

@@ -139,14 +139,14 @@ def test_a_failing_task_rolls_the_write_back(client: WriteClient, monkeypatch: p
     before = _files_and_timeline(base)
     from hudi_framework.write import client as client_module
 
-    real = client_module.write_file_group
+    real = client_module.write_target
 
     def flaky(*args: object, **kwargs: object) -> object:
         # The task writes its file, then dies before reporting: only its marker tells.
         real(*args, **kwargs)  # type: ignore[arg-type]
         raise RuntimeError("injected task failure")
 
-    monkeypatch.setattr(client_module, "write_file_group", flaky)
+    monkeypatch.setattr(client_module, "write_target", flaky)
     with pytest.raises(RuntimeError, match="injected"):
         client.upsert(_batch(["a", "b", "c"], ["sf", "ny", "la"], [2, 2, 2], [5.0, 6.0, 7.0]))
     assert _files_and_timeline(base) == before

@@ -15,7 +15,6 @@ from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant_time import InstantTimeGenerator, TimelineTimezone, instant_time_to_epoch_ms
 from hudi_framework.write import client as client_module
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.heartbeat import (
     Heartbeat,
     HeartbeatPolicy,
@@ -23,6 +22,7 @@ from hudi_framework.write.heartbeat import (
     is_heartbeat_expired,
     last_heartbeat_ms,
 )
+from hudi_framework.write.target_task import write_target
 
 
 def _table(path: Path) -> HudiTable:
@@ -85,9 +85,9 @@ def test_write_keeps_a_heartbeat_until_it_ends(tmp_path: Path, monkeypatch: pyte
         seen.append((tmp_path / heartbeat_key(ctx.instant)).exists())
         if fail:
             raise RuntimeError("injected")
-        return write_file_group(*args, **kwargs)
+        return write_target(*args, **kwargs)
 
-    monkeypatch.setattr(client_module, "write_file_group", observing)
+    monkeypatch.setattr(client_module, "write_target", observing)
     if fail:
         with pytest.raises(RuntimeError, match="injected"):
             client.insert(_batch(["a"], 1))

@@ -15,7 +15,7 @@ from hudi_framework.log import CommandBlock, DataBlock, read_log_file
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
-from hudi_framework.write import client as client_module
+from hudi_framework.write import target_task
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.log_task import append_file_group
 
@@ -49,7 +49,7 @@ def _fail_second_append(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             raise RuntimeError("injected append failure")
         return stat
 
-    monkeypatch.setattr(client_module, "append_file_group", flaky)
+    monkeypatch.setattr(target_task, "append_file_group", flaky)  # the local engine writes through write_target
     return written
 
 
