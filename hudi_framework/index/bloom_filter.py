@@ -148,6 +148,28 @@ class BloomFilter:
         bloom.add(keys)
         return bloom
 
+    def resumed(self, max_entries: int) -> BloomFilter:
+        """A copy that keeps adding as a filter created with ``max_entries`` would.
+
+        A filter read back has no ``maxNr`` (Java does not serialise it), so it would stop adding
+        rows at once; the copy takes the writer's ``hoodie.bloom.index.filter.dynamic.max.entries``.
+        """
+        return BloomFilter(
+            self._type,
+            vector_size=self._vector_size,
+            nb_hash=self._nb_hash,
+            rows=self._rows.copy(),
+            row_capacity=self._nr,
+            max_entries=max_entries,
+            current_count=self._count,
+            hash_type=self._hash_type,
+        )
+
+    @property
+    def keys_added(self) -> int:
+        """``DYNAMIC_V0``: how many keys were added, from the rows and the active row's count."""
+        return (self.num_rows - 1) * self._nr + self._count
+
     # ------------------------------------------------------------------ properties
     @property
     def filter_type(self) -> BloomFilterType:

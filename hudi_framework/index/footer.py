@@ -45,13 +45,17 @@ class KeyFooter:
     bloom: BloomFilter | None
 
 
-def bloom_footer_metadata(keys: KeysLike, config: BloomFilterConfig | None = None) -> dict[bytes, bytes]:
+def bloom_footer_metadata(
+    keys: KeysLike, config: BloomFilterConfig | None = None, *, bloom: BloomFilter | None = None
+) -> dict[bytes, bytes]:
     """The footer key/value entries for a base file holding ``keys``.
 
     Args:
         keys: The file's ``_hoodie_record_key`` values **in row order** (a ``DYNAMIC_V0`` filter
             past its first row depends on the order, and Java adds keys as rows are written).
         config: Filter sizing; Apache Hudi's defaults when None.
+        bloom: A filter already holding at least ``keys`` (one carried over from the file this
+            one rewrites, :mod:`~hudi_framework.index.bloom_carry`); built from ``keys`` when None.
 
     Returns:
         ``org.apache.hudi.bloomfilter`` always; ``hoodie_bloom_filter_type_code`` for dynamic
@@ -63,11 +67,12 @@ def bloom_footer_metadata(keys: KeysLike, config: BloomFilterConfig | None = Non
     """
     cfg = config or BloomFilterConfig()
     arr = as_key_array(keys)
-    bloom = BloomFilter.from_keys(arr, cfg)
+    if bloom is None:
+        bloom = BloomFilter.from_keys(arr, cfg)
     out = {BLOOM_FILTER_KEY: bloom.serialize().encode("ascii")}
-    if cfg.filter_type is BloomFilterType.DYNAMIC_V0:
+    if bloom.filter_type is BloomFilterType.DYNAMIC_V0:
         # Java writes the type code only for dynamic filters; readers assume SIMPLE without it.
-        out[BLOOM_FILTER_TYPE_CODE_KEY] = cfg.filter_type.value.encode("ascii")
+        out[BLOOM_FILTER_TYPE_CODE_KEY] = bloom.filter_type.value.encode("ascii")
     bounds = java_min_max(arr)
     if bounds is not None:
         out[MIN_RECORD_KEY_KEY] = bounds[0].encode("utf-8")

@@ -131,6 +131,8 @@ class PreparedKeys:
             data = data[: offsets[-1]]
         starts_in = offsets[:-1]
         lengths_in = offsets[1:] - starts_in
+        if lengths_in.size and not (lengths_in != lengths_in[0]).any():
+            return cls._uniform(data, lengths_in.size, int(lengths_in[0]))
         nwords_in = lengths_in >> 2
         order = np.argsort(-nwords_in, kind="stable")
         starts = starts_in[order]
@@ -163,6 +165,27 @@ class PreparedKeys:
             tail ^= np.where(has, byte << np.uint32(shift), np.uint32(0)).astype(np.uint32)
         tail_mul = np.where(left != 0, _M32, np.uint32(1)).astype(np.uint32)
         return cls(order, lengths.astype(np.uint32), tuple(words), tail, tail_mul)
+
+    @classmethod
+    def _uniform(cls, data: npt.NDArray[np.uint8], n: int, length: int) -> PreparedKeys:
+        """Keys of one byte length (fixed-format keys are common): a row per key, columns sliced
+        directly, no sort and no gathers; the same result as the general path."""
+        rows = data[: n * length].reshape(n, length)
+        words: list[U32] = []
+        for w in range(length >> 2):
+            k = np.ascontiguousarray(rows[:, 4 * w : 4 * w + 4]).view("<u4").reshape(n).astype(np.uint32)
+            k *= _M32
+            k ^= k >> np.uint32(24)
+            k *= _M32
+            words.append(k)
+        left = length & 3
+        tail = np.zeros(n, dtype=np.uint32)
+        signed = rows.view(np.int8)
+        for needed, back, shift in ((3, 3, 16), (2, 2, 8), (1, 1, 0)):
+            if left >= needed:
+                tail ^= signed[:, length - back].astype(np.int32).view(np.uint32) << np.uint32(shift)
+        tail_mul = np.full(n, _M32 if left else np.uint32(1), dtype=np.uint32)
+        return cls(np.arange(n), np.full(n, length, dtype=np.uint32), tuple(words), tail, tail_mul)
 
     def hash(self, seeds: U32) -> U32:
         """Hash every key with its own seed; ``seeds`` and the result are in prepared order (uint32)."""

@@ -92,21 +92,25 @@ def tag_locations(
         RecordIndexError: Bad incoming columns, or a base file without record keys.
     """
     relevant = index.relevant_files(distinct_partitions(incoming), indexed_files(files))
-    if index.wants_key_ranges:
-        relevant = [f if f.has_key_range else read_key_range(f, storage) for f in relevant]
-    tasks = index.candidate_files(incoming, relevant)
+
+    def with_range(file: IndexedFile) -> IndexedFile:
+        return file if file.has_key_range else read_key_range(file, storage)
 
     def lookup(task: LookupTask) -> pa.Table:
         return index.lookup(task, storage) if keygen is None else virtual_key_lookup(keygen, task, storage)
 
-    # Lookups are independent reads (a distributed engine runs them on executors); threads overlap
-    # their Parquet reads and hashing, which release the GIL. Results keep task order.
-    workers = min(len(tasks), os.cpu_count() or 1)
-    if workers > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+    # Footer reads and lookups are independent per file (a distributed engine runs them on
+    # executors); threads overlap their Parquet reads and hashing, which release the GIL. Results
+    # keep input order.
+    workers = min(len(relevant), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        if index.wants_key_ranges:
+            relevant = list(pool.map(with_range, relevant)) if workers > 1 else [with_range(f) for f in relevant]
+        tasks = index.candidate_files(incoming, relevant)
+        if workers > 1 and len(tasks) > 1:
             located = found_locations(list(pool.map(lookup, tasks)))
-    else:
-        located = found_locations([lookup(task) for task in tasks])
+        else:
+            located = found_locations([lookup(task) for task in tasks])
     return apply_locations(
         incoming, located, is_global=index.is_global, update_partition_path=index.update_partition_path
     )
@@ -154,16 +158,26 @@ def apply_locations(incoming: pa.Table, found: pa.Table, *, is_global: bool, upd
     keys, partitions = incoming_columns(incoming)
     by_partition = not is_global
     located = found.select(LOOKUP_SCHEMA.names).cast(LOOKUP_SCHEMA).combine_chunks()
-    values = _match_values(located.column(RECORD_KEY), located.column(LOCATION_PARTITION), by_partition=by_partition)
-    if pc.count_distinct(values).as_py() < located.num_rows:
-        # A key in several files (a healthy table has none): sorting is only paid for then.
-        located = _latest_per_key(located, values).combine_chunks()
-        values = _match_values(
-            located.column(RECORD_KEY), located.column(LOCATION_PARTITION), by_partition=by_partition
-        )
-    # A hash lookup of each incoming row in the (distinct) found values; null where not found.
-    # It keeps row order, and is several times faster than a join followed by a sort.
-    position = pc.index_in(_match_values(keys, partitions, by_partition=by_partition), value_set=values)
+    located_keys = as_key_array(located.column(RECORD_KEY))
+    if pc.count_distinct(located_keys).as_py() == located.num_rows:
+        # Each key found once (the usual case): match on the key alone, then drop matches from
+        # another partition when partitions count. Same answer as matching (partition, key),
+        # without building the composite strings for every incoming and located row.
+        position = pc.index_in(as_key_array(keys), value_set=located_keys)
+        if by_partition:
+            same = pc.equal(located.column(LOCATION_PARTITION).take(position), as_key_array(partitions))
+            position = pc.if_else(same, position, pa.scalar(None, position.type))
+    else:
+        values = _match_values(located_keys, located.column(LOCATION_PARTITION), by_partition=by_partition)
+        if pc.count_distinct(values).as_py() < located.num_rows:
+            # A key in several files (a healthy table has none): sorting is only paid for then.
+            located = _latest_per_key(located, values).combine_chunks()
+            values = _match_values(
+                located.column(RECORD_KEY), located.column(LOCATION_PARTITION), by_partition=by_partition
+            )
+        # A hash lookup of each incoming row in the (distinct) found values; null where not found.
+        # It keeps row order, and is several times faster than a join followed by a sort.
+        position = pc.index_in(_match_values(keys, partitions, by_partition=by_partition), value_set=values)
     tagged = {name: located.column(name).take(position) for name in LOCATION_COLUMNS}
     out = incoming.drop_columns([c for c in LOCATION_COLUMNS if c in incoming.column_names])
     if is_global and not update_partition_path:

@@ -7,7 +7,7 @@ inside ``mapInArrow`` on an executor. The task writes its marker before its data
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.index.bloom_carry import carried_bloom, new_keys
 from hudi_framework.index.bloom_filter import BloomFilterConfig
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
@@ -114,9 +115,11 @@ def stamp_incoming(incoming: pa.Table, instant: str, task_partition_id: int) -> 
     return incoming
 
 
-def _read_base(storage: StorageBackend, key: str) -> pa.Table:
+def _read_base(storage: StorageBackend, key: str) -> tuple[pa.Table, Mapping[bytes, bytes]]:
+    """The base file's rows and its key/value footer (for the bloom filter carried over)."""
     with storage.open_input(key) as f:
-        return pq.read_table(f)
+        parquet = pq.ParquetFile(f)
+        return parquet.read(), parquet.metadata.metadata or {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,10 +129,23 @@ class MergedFileGroup:
     Attributes:
         rows: The new base file's rows (meta columns stamped except ``_hoodie_file_name``).
         merged: The merge result (counts for the write stat).
+        previous_footer: The key/value footer of the base file merged with (None for a new group).
+        added_keys: Incoming keys that base file lacks (None for a new group).
     """
 
     rows: pa.Table
     merged: MergedRows
+    previous_footer: Mapping[bytes, bytes] | None = None
+    added_keys: pa.Array | None = None
+
+    def footer(self, config: BloomFilterConfig) -> dict[bytes, bytes]:
+        """The new file's record-key footer, with the previous file's bloom filter carried over
+        when :func:`~hudi_framework.index.bloom_carry.carried_bloom` allows it."""
+        keys = self.rows.column(RECORD_KEY)
+        bloom = None
+        if self.added_keys is not None:
+            bloom = carried_bloom(self.previous_footer, config, live_rows=self.rows.num_rows, added=self.added_keys)
+        return bloom_footer_metadata(keys, config, bloom=bloom)
 
 
 def merge_file_group(
@@ -147,7 +163,11 @@ def merge_file_group(
     Arguments as in :func:`write_file_group`. An engine may run this ahead of the task (the local
     engine merges the next file group while the current one is written).
     """
-    base = _read_base(storage, target.base_file_key) if target.base_file_key else ctx.schema.empty_table()
+    footer: Mapping[bytes, bytes] | None = None
+    if target.base_file_key:
+        base, footer = _read_base(storage, target.base_file_key)
+    else:
+        base = ctx.schema.empty_table()
     schema = ctx.schema
     if ctx.populate_meta_fields:
         incoming = stamp_incoming(incoming, ctx.instant, task_partition_id)
@@ -164,8 +184,9 @@ def merge_file_group(
     merged = merge_with_base(base, incoming, merger, merge_ctx)
     rows = merged.table
     if not ctx.populate_meta_fields:
-        rows = rows.drop_columns([RECORD_KEY])
-    return MergedFileGroup(rows, merged)
+        return MergedFileGroup(rows.drop_columns([RECORD_KEY]), merged)
+    added = new_keys(incoming.column(RECORD_KEY), base.column(RECORD_KEY)) if footer else None
+    return MergedFileGroup(rows, merged, footer, added)
 
 
 def write_file_group(
@@ -215,7 +236,7 @@ def write_file_group(
         )
         # The bloom filter (numpy) is built while Parquet encodes the rows; both release the GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            footer = pool.submit(bloom_footer_metadata, rows.column(RECORD_KEY), ctx.bloom)
+            footer = pool.submit(result.footer, ctx.bloom)
             size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet)
     else:
         size = write_base_file(storage, key, rows, options=ctx.parquet)

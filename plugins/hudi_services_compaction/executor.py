@@ -149,7 +149,7 @@ def _base_keys(job: _Job, file_slice: FileSlice) -> pa.Array:
     if key is None:
         return pa.array([], pa.string())
     with job.table.storage.open_input(key) as f:
-        column = pq.read_table(f, columns=[job.key_field]).column(0)
+        column = pq.ParquetFile(f).read(columns=[job.key_field]).column(0)
     return pc.cast(column.combine_chunks(), pa.string())
 
 

@@ -96,3 +96,20 @@ def test_bit_positions_of_int_min() -> None:
     hashes = np.array([0x80000000, 0xFFFFFFFF, 5], dtype=np.uint32)
     # Java: Math.abs(Integer.MIN_VALUE % 7) = 2; Math.abs(-1 % 7) = 1.
     assert bit_positions(hashes, 7).tolist() == [2, 1, 5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    length=st.integers(min_value=0, max_value=13),
+    count=st.integers(min_value=1, max_value=40),
+    data=st.data(),
+    seed=st.integers(min_value=-(2**31), max_value=2**31 - 1),
+)
+def test_keys_of_one_byte_length_take_the_uniform_path(length: int, count: int, data: st.DataObject, seed: int) -> None:
+    # Keys of equal byte length skip the sort and gathers; bytes >= 0x80 exercise sign extension.
+    raw = [bytes(data.draw(st.lists(st.integers(0, 255), min_size=length, max_size=length))) for _ in range(count)]
+    offsets = np.arange(0, (count + 1) * length, length, dtype=np.int64) if length else np.zeros(count + 1, np.int64)
+    prepared = PreparedKeys.from_buffers(offsets, np.frombuffer(b"".join(raw), dtype=np.uint8).copy())
+    seeds = np.full(count, seed & 0xFFFFFFFF, dtype=np.uint32)
+    got = prepared.to_input_order(prepared.hash(seeds)).view(np.int32).tolist()
+    assert got == [murmur_hash_scalar(k, seed) for k in raw]

@@ -74,6 +74,23 @@ def test_non_global_inserts_and_updates(
     assert tagged.column(LOCATION_INSTANT).to_pylist() == ["001", "002", None, "003", None, None]
 
 
+@pytest.mark.parametrize("name", NON_GLOBAL)
+def test_non_global_key_found_once_matches_only_its_partition(
+    name: str, registry: ComponentRegistry, storage: MemoryStorageBackend, base_file: WriteBaseFile
+) -> None:
+    # Every located key is distinct here (the key-only matching path): c1 is found in p2 only,
+    # so the incoming c1 of p1 stays an insert.
+    files = [base_file("p1", "f1", "001", ["a1"]), base_file("p2", "f3", "003", ["c1"])]
+    rows = [("c1", "p1"), ("c1", "p2"), ("a1", "p1"), ("a1", "p2")]
+    tagged = tag_locations(build(registry, name), incoming(rows), files, storage)
+    assert locations(tagged) == [
+        ("c1", "p1", None, None),
+        ("c1", "p2", "p2", "f3"),
+        ("a1", "p1", "p1", "f1"),
+        ("a1", "p2", None, None),
+    ]
+
+
 @pytest.mark.parametrize("name", GLOBAL)
 @pytest.mark.parametrize("update_partition_path", [True, False])
 def test_global_partition_change(

@@ -1,0 +1,76 @@
+"""Carrying a base file's bloom filter over to the file that rewrites it (copy-on-write merges).
+
+A rewrite keeps most of a file group's keys, and building a filter from scratch is the costliest
+part of writing a base file after encoding it: Apache Hudi's default ``fpp`` of 1e-9 means 30
+chained hashes and 30 random bit writes per key. A bloom filter only promises no false negatives,
+so the previous file's filter with the keys new to the group added is a valid filter for the new
+file; keys deleted since stay in it as false positives. To keep the false-positive rate near the
+configured one, a filter is carried only while such stale keys stay under :data:`STALE_RATIO` of
+the new file's rows, and only when it was built with the sizing the writer asks for. Otherwise
+(and for ``SIMPLE`` filters, whose key count is not stored) the writer builds a fresh filter.
+
+Readers probe every row of a ``DYNAMIC_V0`` filter, so which row a key went to does not matter:
+a carried filter answers membership exactly like a fresh one, bar the stale keys.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Final
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_framework.errors import BloomFilterFormatError
+from hudi_framework.index.bloom_filter import MURMUR_HASH, BloomFilter, BloomFilterConfig, BloomFilterType, bloom_size
+from hudi_framework.index.footer import read_key_footer
+from hudi_framework.index.key_arrays import as_key_array
+
+#: Stale (deleted) keys a carried filter may hold, as a share of the new file's rows.
+STALE_RATIO: Final = 0.1
+
+
+def new_keys(incoming: pa.Array | pa.ChunkedArray, stored: pa.Array | pa.ChunkedArray) -> pa.LargeStringArray:
+    """The distinct ``incoming`` keys that ``stored`` lacks (a superset of a merge's inserts)."""
+    inc = as_key_array(pc.unique(as_key_array(incoming)))
+    if not len(inc):
+        return inc
+    keys = as_key_array(stored)
+    # Hash the smaller side: the stored keys that are incoming, then the incoming ones not among them.
+    present = keys.filter(pc.is_in(keys, value_set=inc, skip_nulls=True))
+    return as_key_array(inc.filter(pc.invert(pc.is_in(inc, value_set=present, skip_nulls=True))))
+
+
+def carried_bloom(
+    previous: Mapping[bytes, bytes] | None, config: BloomFilterConfig, *, live_rows: int, added: pa.Array
+) -> BloomFilter | None:
+    """The previous file's filter with ``added`` keys, or None when a fresh one must be built.
+
+    Args:
+        previous: The key/value footer of the file being rewritten.
+        config: The writer's filter sizing.
+        live_rows: Rows of the new file.
+        added: Keys the new file holds that the previous one may not (see :func:`new_keys`).
+    """
+    if previous is None or config.filter_type is not BloomFilterType.DYNAMIC_V0:
+        return None
+    try:
+        bloom = read_key_footer(previous).bloom
+    except BloomFilterFormatError:
+        return None  # an unreadable filter is simply rebuilt
+    if bloom is None or bloom.filter_type is not BloomFilterType.DYNAMIC_V0 or bloom.hash_type != MURMUR_HASH:
+        return None
+    vector_size, nb_hash = bloom_size(config.num_entries, config.fpp)
+    if (bloom.vector_size, bloom.nb_hash, bloom.row_capacity) != (vector_size, nb_hash, config.num_entries):
+        return None
+    if bloom.num_rows > max(1, math.ceil(config.dynamic_max_entries / config.num_entries)):
+        return None
+    total = bloom.keys_added + len(added)
+    # Fewer keys counted than rows means the filter does not describe that file: never trust it.
+    if total < live_rows or total > live_rows * (1 + STALE_RATIO):
+        return None
+    carried = bloom.resumed(config.dynamic_max_entries)
+    if len(added):
+        carried.add(added)
+    return carried
