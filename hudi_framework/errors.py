@@ -93,6 +93,16 @@ class PluginLoadError(PluginError):
         )
 
 
+class ComponentLoadError(PluginError):
+    """A component's lazily imported factory or options model (a ``"module:attribute"`` reference)
+    failed to import."""
+
+    def __init__(self, component: str, reference: str, cause: BaseException) -> None:
+        self.component = component
+        self.reference = reference
+        super().__init__(f"component {component!r}: cannot load {reference!r}: {type(cause).__name__}: {cause}")
+
+
 class UnknownComponentError(PluginError, LookupError):
     """No installed plugin provides a component of this kind and name."""
 

@@ -69,7 +69,7 @@ def strategy_of(component: RegisteredComponent) -> str | None:
     Args:
         component: A registered merger component.
     """
-    factory: Any = component.spec.factory
+    factory: Any = component.spec.load_factory()
     if isinstance(factory, type) and issubclass(factory, RecordMerger) and factory.strategy_id:
         return str(factory.strategy_id).lower()
     return next((a.lower() for a in component.spec.aliases if _is_uuid(a)), None)
@@ -78,7 +78,7 @@ def strategy_of(component: RegisteredComponent) -> str | None:
 def _names_of(component: RegisteredComponent) -> set[str]:
     spec = component.spec
     names = {spec.name, *spec.aliases}
-    factory: Any = spec.factory
+    factory: Any = spec.load_factory()
     if isinstance(factory, type):
         names |= {factory.__name__, f"{factory.__module__}.{factory.__qualname__}"}
     return names

@@ -1,5 +1,6 @@
 """Everything a plugin author imports: markers, ``ComponentSpec`` and the manager builder."""
 
+from hudi_framework.plugin.lazy import lazy_exports
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 from hudi_framework.plugin.markers import PROJECT, hookimpl, hookspec
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
@@ -15,4 +16,5 @@ __all__ = [
     "build_plugin_manager",
     "hookimpl",
     "hookspec",
+    "lazy_exports",
 ]

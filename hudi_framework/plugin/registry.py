@@ -98,10 +98,10 @@ class ComponentRegistry:
         registered = self.get(kind, name)
         spec = registered.spec
         try:
-            opts = spec.options_model.model_validate(dict(options or {}))
+            opts = spec.load_options_model().model_validate(dict(options or {}))
         except ValidationError as e:
             details = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in e.errors()
             )
             raise PluginConfigError(spec.name, field_path or f"{kind.name.lower()}.options", details) from e
-        return spec.factory(opts)
+        return spec.load_factory()(opts)

@@ -34,7 +34,7 @@ def open_storage(
     if backend is None:
         for registered in registry.specs(ComponentKind.STORAGE):
             # Providers are cheap to build; their clients are created only when a backend opens.
-            probe: StorageProvider = registered.spec.factory(registered.spec.options_model())
+            probe: StorageProvider = registered.spec.load_factory()(registered.spec.load_options_model()())
             if scheme in probe.schemes:
                 backend = registered.spec.name
                 break

@@ -8,10 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.index import RecordIndex
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_index_bloom.index import BloomIndex, BloomIndexOptions, GlobalBloomIndex
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = ["BloomIndex", "BloomIndexOptions", "GlobalBloomIndex", "hudi_indexes"]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "BloomIndex": "hudi_index_bloom.index",
+    "BloomIndexOptions": "hudi_index_bloom.index",
+    "GlobalBloomIndex": "hudi_index_bloom.index",
+}
+__all__ = [*_EXPORTS, "hudi_indexes"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 @hookimpl
@@ -20,15 +27,15 @@ def hudi_indexes() -> Sequence[ComponentSpec[RecordIndex]]:
     return [
         ComponentSpec(
             "bloom",
-            factory=BloomIndex,
-            options_model=BloomIndexOptions,
+            factory="hudi_index_bloom.index:BloomIndex",
+            options_model="hudi_index_bloom.index:BloomIndexOptions",
             description="Min/max key ranges and bloom filters from base file footers, per partition",
             aliases=("BLOOM",),
         ),
         ComponentSpec(
             "global-bloom",
-            factory=GlobalBloomIndex,
-            options_model=BloomIndexOptions,
+            factory="hudi_index_bloom.index:GlobalBloomIndex",
+            options_model="hudi_index_bloom.index:BloomIndexOptions",
             description="Min/max key ranges and bloom filters from base file footers, table-wide",
             aliases=("GLOBAL_BLOOM",),
         ),

@@ -8,10 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.index import RecordIndex
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_index_simple.index import GlobalSimpleIndex, SimpleIndex, SimpleIndexOptions
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = ["GlobalSimpleIndex", "SimpleIndex", "SimpleIndexOptions", "hudi_indexes"]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "GlobalSimpleIndex": "hudi_index_simple.index",
+    "SimpleIndex": "hudi_index_simple.index",
+    "SimpleIndexOptions": "hudi_index_simple.index",
+}
+__all__ = [*_EXPORTS, "hudi_indexes"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 @hookimpl
@@ -20,15 +27,15 @@ def hudi_indexes() -> Sequence[ComponentSpec[RecordIndex]]:
     return [
         ComponentSpec(
             "simple",
-            factory=SimpleIndex,
-            options_model=SimpleIndexOptions,
+            factory="hudi_index_simple.index:SimpleIndex",
+            options_model="hudi_index_simple.index:SimpleIndexOptions",
             description="Join incoming keys with the keys of the latest base files of their partition",
             aliases=("SIMPLE",),
         ),
         ComponentSpec(
             "global-simple",
-            factory=GlobalSimpleIndex,
-            options_model=SimpleIndexOptions,
+            factory="hudi_index_simple.index:GlobalSimpleIndex",
+            options_model="hudi_index_simple.index:SimpleIndexOptions",
             description="Join incoming keys with the keys of every latest base file (keys unique table-wide)",
             aliases=("GLOBAL_SIMPLE",),
         ),

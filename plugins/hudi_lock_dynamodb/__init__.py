@@ -9,20 +9,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.lock import LockProviderFactory
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_lock_dynamodb.client import KEY_ATTRIBUTE, build_dynamodb_client, ensure_lock_table
-from hudi_lock_dynamodb.options import DynamoDBLockOptions
-from hudi_lock_dynamodb.provider import DynamoDBLockFactory, DynamoDBLockProvider
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = [
-    "KEY_ATTRIBUTE",
-    "DynamoDBLockFactory",
-    "DynamoDBLockOptions",
-    "DynamoDBLockProvider",
-    "build_dynamodb_client",
-    "ensure_lock_table",
-    "hudi_lock_providers",
-]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "DynamoDBLockFactory": "hudi_lock_dynamodb.provider",
+    "DynamoDBLockOptions": "hudi_lock_dynamodb.options",
+    "DynamoDBLockProvider": "hudi_lock_dynamodb.provider",
+    "KEY_ATTRIBUTE": "hudi_lock_dynamodb.client",
+    "build_dynamodb_client": "hudi_lock_dynamodb.client",
+    "ensure_lock_table": "hudi_lock_dynamodb.client",
+}
+__all__ = [*_EXPORTS, "hudi_lock_providers"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 @hookimpl
@@ -31,8 +31,8 @@ def hudi_lock_providers() -> Sequence[ComponentSpec[LockProviderFactory]]:
     return [
         ComponentSpec(
             "dynamodb",
-            factory=DynamoDBLockFactory,
-            options_model=DynamoDBLockOptions,
+            factory="hudi_lock_dynamodb.provider:DynamoDBLockFactory",
+            options_model="hudi_lock_dynamodb.options:DynamoDBLockOptions",
             description="A lease item per table in DynamoDB (conditional writes, record version numbers)",
             aliases=(
                 "DynamoDBBasedLockProvider",

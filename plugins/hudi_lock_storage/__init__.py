@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.lock import LockProviderFactory
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_lock_storage.lease_record import LEASE_KEY, LeaseRecord
-from hudi_lock_storage.options import StorageLockOptions
-from hudi_lock_storage.provider import StorageLockFactory, StorageLockProvider
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = [
-    "LEASE_KEY",
-    "LeaseRecord",
-    "StorageLockFactory",
-    "StorageLockOptions",
-    "StorageLockProvider",
-    "hudi_lock_providers",
-]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "LEASE_KEY": "hudi_lock_storage.lease_record",
+    "LeaseRecord": "hudi_lock_storage.lease_record",
+    "StorageLockFactory": "hudi_lock_storage.provider",
+    "StorageLockOptions": "hudi_lock_storage.options",
+    "StorageLockProvider": "hudi_lock_storage.provider",
+}
+__all__ = [*_EXPORTS, "hudi_lock_providers"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 @hookimpl
@@ -32,8 +32,8 @@ def hudi_lock_providers() -> Sequence[ComponentSpec[LockProviderFactory]]:
     return [
         ComponentSpec(
             "storage",
-            factory=StorageLockFactory,
-            options_model=StorageLockOptions,
+            factory="hudi_lock_storage.provider:StorageLockFactory",
+            options_model="hudi_lock_storage.options:StorageLockOptions",
             description="A lease object in the table's storage (.hoodie/.locks/), conditional writes",
             aliases=(
                 "StorageBasedLockProvider",

@@ -14,37 +14,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.service import TableService
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_services_cleaning.executor import CleanResult, execute_clean, pending_clean, read_clean_plan
-from hudi_services_cleaning.incremental import partitions_to_clean
-from hudi_services_cleaning.planner import build_clean_plan, pending_compaction_bases, schedule_clean
-from hudi_services_cleaning.retention import earliest_commit_to_retain
-from hudi_services_cleaning.selection import (
-    SliceGuard,
-    replaced_slices_to_clean,
-    slices_to_clean_by_commits,
-    slices_to_clean_by_versions,
-)
-from hudi_services_cleaning.service import CleanService, CleanServiceOptions
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = [
-    "CleanResult",
-    "CleanService",
-    "CleanServiceOptions",
-    "SliceGuard",
-    "build_clean_plan",
-    "earliest_commit_to_retain",
-    "execute_clean",
-    "hudi_table_services",
-    "partitions_to_clean",
-    "pending_clean",
-    "pending_compaction_bases",
-    "read_clean_plan",
-    "replaced_slices_to_clean",
-    "schedule_clean",
-    "slices_to_clean_by_commits",
-    "slices_to_clean_by_versions",
-]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "CleanResult": "hudi_services_cleaning.executor",
+    "CleanService": "hudi_services_cleaning.service",
+    "CleanServiceOptions": "hudi_services_cleaning.service",
+    "SliceGuard": "hudi_services_cleaning.selection",
+    "build_clean_plan": "hudi_services_cleaning.planner",
+    "earliest_commit_to_retain": "hudi_services_cleaning.retention",
+    "execute_clean": "hudi_services_cleaning.executor",
+    "partitions_to_clean": "hudi_services_cleaning.incremental",
+    "pending_clean": "hudi_services_cleaning.executor",
+    "pending_compaction_bases": "hudi_services_cleaning.planner",
+    "read_clean_plan": "hudi_services_cleaning.executor",
+    "replaced_slices_to_clean": "hudi_services_cleaning.selection",
+    "schedule_clean": "hudi_services_cleaning.planner",
+    "slices_to_clean_by_commits": "hudi_services_cleaning.selection",
+    "slices_to_clean_by_versions": "hudi_services_cleaning.selection",
+}
+__all__ = [*_EXPORTS, "hudi_table_services"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 @hookimpl
@@ -53,8 +45,8 @@ def hudi_table_services() -> Sequence[ComponentSpec[TableService]]:
     return [
         ComponentSpec(
             "clean",
-            factory=CleanService,
-            options_model=CleanServiceOptions,
+            factory="hudi_services_cleaning.service:CleanService",
+            options_model="hudi_services_cleaning.service:CleanServiceOptions",
             description="Cleaning: old file slices deleted by policy (clean instant, savepoints kept)",
         )
     ]

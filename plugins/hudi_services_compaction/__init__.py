@@ -12,25 +12,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.service import TableService
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_services_compaction.executor import CompactionResult, execute_compaction, rollback_inflight
-from hudi_services_compaction.scheduler import build_compaction_plan, schedule_compaction
-from hudi_services_compaction.service import CompactionService, CompactionServiceOptions
-from hudi_services_compaction.strategies import STRATEGIES, CompactionStrategy, build_strategy
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = [
-    "STRATEGIES",
-    "CompactionResult",
-    "CompactionService",
-    "CompactionServiceOptions",
-    "CompactionStrategy",
-    "build_compaction_plan",
-    "build_strategy",
-    "execute_compaction",
-    "hudi_table_services",
-    "rollback_inflight",
-    "schedule_compaction",
-]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "CompactionResult": "hudi_services_compaction.executor",
+    "CompactionService": "hudi_services_compaction.service",
+    "CompactionServiceOptions": "hudi_services_compaction.service",
+    "CompactionStrategy": "hudi_services_compaction.strategies",
+    "STRATEGIES": "hudi_services_compaction.strategies",
+    "build_compaction_plan": "hudi_services_compaction.scheduler",
+    "build_strategy": "hudi_services_compaction.strategies",
+    "execute_compaction": "hudi_services_compaction.executor",
+    "rollback_inflight": "hudi_services_compaction.executor",
+    "schedule_compaction": "hudi_services_compaction.scheduler",
+}
+__all__ = [*_EXPORTS, "hudi_table_services"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 @hookimpl
@@ -39,8 +38,8 @@ def hudi_table_services() -> Sequence[ComponentSpec[TableService]]:
     return [
         ComponentSpec(
             "compaction",
-            factory=CompactionService,
-            options_model=CompactionServiceOptions,
+            factory="hudi_services_compaction.service:CompactionService",
+            options_model="hudi_services_compaction.service:CompactionServiceOptions",
             description="Merge-on-read compaction: log files folded into new base files (commit, compacted=true)",
         )
     ]

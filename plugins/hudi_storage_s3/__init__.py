@@ -8,26 +8,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.storage import StorageProvider
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_storage_s3.backend import S3StorageBackend
-from hudi_storage_s3.bucket import S3Location, parse_s3_uri, validate_bucket_name
-from hudi_storage_s3.client import build_s3_client
-from hudi_storage_s3.options import S3StorageOptions
-from hudi_storage_s3.provider import S3StorageProvider
-from hudi_storage_s3.retry import RetryPolicy, is_retryable
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = [
-    "RetryPolicy",
-    "S3Location",
-    "S3StorageBackend",
-    "S3StorageOptions",
-    "S3StorageProvider",
-    "build_s3_client",
-    "hudi_storage_backends",
-    "is_retryable",
-    "parse_s3_uri",
-    "validate_bucket_name",
-]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "RetryPolicy": "hudi_storage_s3.retry",
+    "S3Location": "hudi_storage_s3.bucket",
+    "S3StorageBackend": "hudi_storage_s3.backend",
+    "S3StorageOptions": "hudi_storage_s3.options",
+    "S3StorageProvider": "hudi_storage_s3.provider",
+    "build_s3_client": "hudi_storage_s3.client",
+    "is_retryable": "hudi_storage_s3.retry",
+    "parse_s3_uri": "hudi_storage_s3.bucket",
+    "validate_bucket_name": "hudi_storage_s3.bucket",
+}
+__all__ = [*_EXPORTS, "hudi_storage_backends"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 @hookimpl
@@ -36,8 +33,8 @@ def hudi_storage_backends() -> Sequence[ComponentSpec[StorageProvider]]:
     return [
         ComponentSpec(
             "s3",
-            factory=S3StorageProvider,
-            options_model=S3StorageOptions,
+            factory="hudi_storage_s3.provider:S3StorageProvider",
+            options_model="hudi_storage_s3.options:S3StorageOptions",
             description="Amazon S3 and S3-compatible stores (s3:// and s3a:// URIs, boto3)",
         )
     ]
