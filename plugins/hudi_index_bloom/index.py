@@ -5,13 +5,15 @@ Apache Hudi's ``BLOOM`` index, step for step: files of the incoming partitions (
 entries; each remaining file's keys are probed against its bloom filter; only the bloom positives
 are checked exactly against the file's ``_hoodie_record_key`` column, which is read only when
 there is a positive. Files without footer entries are looked up without that pruning (correct,
-just slower), where Apache Hudi would fail.
+just slower), where Apache Hudi would fail. When a file gets so many candidates that probing them
+would cost more than reading its keys (:func:`probe_pays`), the filter is skipped and every
+candidate goes to the exact check: the answer is the same, only cheaper.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import pyarrow as pa
@@ -64,18 +66,36 @@ class BloomIndex(OptionsBackedIndex[BloomIndexOptions]):
         with open_base_file(storage, task.file) as parquet:
             candidates = task.keys
             if candidates is not None:
-                footer = read_key_footer(parquet.metadata)
-                mask = np.ones(len(candidates), dtype=np.bool_)
-                if self._options.prune_by_ranges:
-                    # Repeats the planner's pruning when it had no ranges; the footer is read anyway.
-                    mask &= in_java_range(candidates, footer.min_key, footer.max_key)
-                if footer.bloom is not None:
-                    mask[mask] = footer.bloom.might_contain(candidates.filter(pa.array(mask)))
-                if not mask.any():
-                    return empty_locations()
-                candidates = candidates.filter(pa.array(mask))
+                probe = probe_pays(len(candidates), parquet.metadata.num_rows)
+                prune = self._options.prune_by_ranges and not task.file.has_key_range
+                if probe or prune:
+                    footer = read_key_footer(parquet.metadata, with_bloom=probe)
+                    mask = np.ones(len(candidates), dtype=np.bool_)
+                    if prune:  # the planner had no ranges for this file
+                        mask &= in_java_range(candidates, footer.min_key, footer.max_key)
+                    if footer.bloom is not None:
+                        mask[mask] = footer.bloom.might_contain(candidates.filter(pa.array(mask)))
+                    if not mask.any():
+                        return empty_locations()
+                    candidates = candidates.filter(pa.array(mask))
             file_keys = read_record_keys(parquet, task.file)
         return locations_table(task.file, present_keys(candidates, file_keys))
+
+
+#: Probing one key that the filter holds (30 chained hashes at Apache Hudi's default fpp) costs
+#: about as much as reading and hashing this many stored keys in the exact check (measured on
+#: 62,500-row files with 14-byte keys: ~0.8 us per probe, ~0.09 us per stored key).
+PROBE_COST_IN_ROWS: Final = 8
+
+
+def probe_pays(candidates: int, file_rows: int) -> bool:
+    """Whether probing the bloom filter can save work for ``candidates`` keys in a file of ``file_rows``.
+
+    The filter only saves the exact check's read of the file's keys, when no candidate passes. Once
+    probing the candidates costs more than that read, skipping the filter is faster whatever the
+    filter would say, and the exact check alone gives the same answer.
+    """
+    return candidates * PROBE_COST_IN_ROWS < file_rows
 
 
 class GlobalBloomIndex(BloomIndex):

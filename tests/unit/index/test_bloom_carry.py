@@ -51,13 +51,14 @@ def test_carried_filter_answers_like_a_fresh_one_and_serialises() -> None:
     assert bloom.num_rows == 3  # rows kept growing up to dynamic_max_entries as the writer's would
     footer = bloom_footer_metadata(old + inserted, CONFIG, bloom=bloom)
     back = read_key_footer(footer)
-    assert back.bloom is not None and back.bloom.might_contain(old + inserted).all()
+    assert back.bloom is not None
+    assert back.bloom.might_contain(old + inserted).all()
     assert (back.min_key, back.max_key) == ("k000", "n2")
     assert footer[BLOOM_FILTER_KEY] == bloom.serialize().encode("ascii")
 
 
 @pytest.mark.parametrize(
-    "previous, config, live_rows",
+    ("previous", "config", "live_rows"),
     [
         (None, CONFIG, 10),  # a new file group
         ({}, CONFIG, 10),  # no filter in the previous file
@@ -114,13 +115,16 @@ def test_upserts_carry_the_filter_until_deletes_make_it_stale(tmp_path: Path) ->
     assert first.keys_added == rows == 200
     client.upsert(batch([*range(0, 200, 10), *range(200, 210)], 2))  # 20 updates, 10 new keys
     carried, rows = _filter_of(tmp_path, "a")
-    assert rows == 210 and carried.keys_added == 210  # carried: only the 10 new keys were added
+    assert rows == 210
+    assert carried.keys_added == 210
     client.upsert(batch(list(range(5)), 3, deleted=True))  # 5 stale keys of 205: still carried
     carried, rows = _filter_of(tmp_path, "a")
-    assert rows == 205 and carried.keys_added == 210
+    assert rows == 205
+    assert carried.keys_added == 210
     client.upsert(batch(list(range(5, 40)), 4, deleted=True))  # 40 stale of 170 rows: rebuilt
     fresh, rows = _filter_of(tmp_path, "a")
-    assert rows == 170 and fresh.keys_added == 170
+    assert rows == 170
+    assert fresh.keys_added == 170
     # Every live key is still found by the index: updating them all adds no rows.
     client.upsert(batch(list(range(40, 210)), 5))
     assert HudiTable.open(str(tmp_path)).latest_file_slices()[0].base_file is not None

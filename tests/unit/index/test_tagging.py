@@ -193,7 +193,8 @@ def test_bloom_reads_key_column_only_for_bloom_positives(
         return real(parquet, file)
 
     monkeypatch.setattr(bloom_module, "read_record_keys", counting)
-    file = base_file("p", "f", "001", ["k1", "k5", "k9"])
+    # 40 stored keys: probing 2-3 candidates is cheaper than reading them (bloom_module.probe_pays).
+    file = base_file("p", "f", "001", ["k1", "k5", "k9", *(f"z{i:02d}" for i in range(37))])
     index = build(registry, "bloom")
     absent = index.lookup(LookupTask(file, pa.array(["k2", "k3", "k4"], pa.large_string())), storage)
     assert absent.num_rows == 0
@@ -201,6 +202,38 @@ def test_bloom_reads_key_column_only_for_bloom_positives(
     present = index.lookup(LookupTask(file, pa.array(["k2", "k5"], pa.large_string())), storage)
     assert present.column(RECORD_KEY).to_pylist() == ["k5"]
     assert reads == ["f"]
+
+
+def test_bloom_is_skipped_when_probing_costs_more_than_the_exact_check(
+    registry: ComponentRegistry,
+    storage: MemoryStorageBackend,
+    base_file: WriteBaseFile,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import hudi_index_bloom.index as bloom_module
+
+    probed: list[bool] = []
+    real = bloom_module.read_key_footer
+
+    def counting(metadata: Any, *, with_bloom: bool = True) -> Any:
+        probed.append(with_bloom)
+        return real(metadata, with_bloom=with_bloom)
+
+    monkeypatch.setattr(bloom_module, "read_key_footer", counting)
+    stored = [f"k{i:02d}" for i in range(0, 40, 2)]
+    file = base_file("p", "f", "001", stored)
+    index = build(registry, "bloom")
+    assert bloom_module.probe_pays(2, 40)
+    assert not bloom_module.probe_pays(5, 40)
+    # Many candidates, most present: the exact check alone, same answer as with the filter.
+    many = pa.array([f"k{i:02d}" for i in range(10)], pa.large_string())
+    found = index.lookup(LookupTask(file, many), storage)
+    assert found.column(RECORD_KEY).to_pylist() == ["k00", "k02", "k04", "k06", "k08"]
+    assert probed == [False]  # the footer is read for its key range only; the filter is not decoded
+    # Few candidates: probed (the lookup reads the footer with its filter).
+    few = index.lookup(LookupTask(file, pa.array(["k01", "k02"], pa.large_string())), storage)
+    assert few.column(RECORD_KEY).to_pylist() == ["k02"]
+    assert probed == [False, True]
 
 
 @pytest.mark.parametrize("name", NON_GLOBAL + GLOBAL)
