@@ -11,6 +11,8 @@ failure after the instant started deletes what the write produced (by markers) a
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -74,7 +76,7 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         jobs = [(i, t, rows) for i, (t, rows) in enumerate(zip(plan.targets, per_target, strict=True)) if rows.num_rows]
 
         def merge_ahead(job: int) -> Future[MergedFileGroup] | None:
-            # The next copy-on-write task's read and merge (no side effects) overlap this task's write;
+            # Later copy-on-write tasks' reads and merges (no side effects) overlap this task's write;
             # tasks still write their markers and files one after another.
             if job >= len(jobs) or jobs[job][1].append:
                 return None
@@ -85,10 +87,14 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
             )  # fmt: skip
 
         stats = []
-        with ThreadPoolExecutor(max_workers=1) as ahead:
-            pending = merge_ahead(0)
+        # Reading and merging a file group costs more than encoding it, so with a second core two
+        # groups are merged ahead; at most lookahead + 1 merged groups are held at once.
+        lookahead = 2 if (os.cpu_count() or 1) > 1 else 1
+        with ThreadPoolExecutor(max_workers=lookahead) as ahead:
+            pending = deque(merge_ahead(job) for job in range(lookahead))
             for job, (task_id, target, incoming) in enumerate(jobs):
-                current, pending = pending, merge_ahead(job + 1)
+                current = pending.popleft()
+                pending.append(merge_ahead(job + lookahead))
                 stats.append(
                     write_target(
                         storage, session.merger, ctx, target, incoming, task_partition_id=task_id,

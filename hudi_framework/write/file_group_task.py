@@ -231,9 +231,10 @@ def write_file_group(
         )
     rows = result.rows
     if ctx.populate_meta_fields:
-        rows = rows.set_column(
-            rows.schema.get_field_index(FILE_NAME), FILE_NAME, pa.repeat(pa.scalar(name, pa.string()), rows.num_rows)
-        )
+        # One value per file: a dictionary column spares the Parquet writer hashing every row (the
+        # file holds the same dictionary-encoded UTF8 column either way).
+        file_names = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows.num_rows, np.int32)), pa.array([name]))
+        rows = rows.set_column(rows.schema.get_field_index(FILE_NAME), FILE_NAME, file_names)
         # The bloom filter (numpy) is built while Parquet encodes the rows; both release the GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:
             footer = pool.submit(result.footer, ctx.bloom)
