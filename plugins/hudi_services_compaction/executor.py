@@ -14,15 +14,18 @@ inflight (a crashed run) does the same rollback first.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import CompactionExecutionError, CompactionPlanError, InstantNotFoundError
+from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.layout.naming import BaseFileName
@@ -144,13 +147,16 @@ def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
     return deleted
 
 
-def _base_keys(job: _Job, file_slice: FileSlice) -> pa.Array:
+def _base_keys(job: _Job, file_slice: FileSlice) -> tuple[pa.Array, Mapping[bytes, bytes] | None]:
+    """The base file's record keys and its key/value footer (None without a base file)."""
     key = file_slice.base_file_key
     if key is None:
-        return pa.array([], pa.string())
+        return pa.array([], pa.string()), None
     with job.table.storage.open_input(key) as f:
-        column = pq.ParquetFile(f).read(columns=[job.key_field]).column(0)
-    return pc.cast(column.combine_chunks(), pa.string())
+        parquet = pq.ParquetFile(f)
+        column = parquet.read(columns=[job.key_field]).column(0)
+        footer = parquet.metadata.metadata or {}
+    return pc.cast(column.combine_chunks(), pa.string()), footer
 
 
 def _slice_task(job: _Job, file_slice: FileSlice) -> MergedReadTask:
@@ -191,16 +197,28 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
     rows = pa.Table.from_batches(batches, schema=job.merge_schema) if batches else job.merge_schema.empty_table()
     rows = rows.select([f.name for f in job.ctx.schema if f.name in rows.column_names])
     keys = pc.cast(rows.column(job.key_field).combine_chunks(), pa.string())
-    footer: dict[bytes, bytes] = {}
+    base_keys, base_footer = _base_keys(job, file_slice)
+    in_base = pc.is_in(keys, value_set=base_keys)
     if job.ctx.populate_meta_fields:
-        names = pa.array([name] * rows.num_rows, pa.string())
+        names = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows.num_rows, np.int32)), pa.array([name]))
         rows = rows.set_column(rows.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
-        footer = bloom_footer_metadata(keys, job.ctx.bloom)
-    size = write_base_file(storage, key, rows, footer=footer, options=job.ctx.parquet)
+        live_rows = rows.num_rows
+
+        def footer_of() -> dict[bytes, bytes]:
+            # Keys new to the group come from the logs: the base file's filter is carried over
+            # with them added while still accurate (hudi_framework.index.bloom_carry).
+            added = keys.filter(pc.invert(in_base))
+            bloom = carried_bloom(base_footer, job.ctx.bloom, live_rows=live_rows, added=added)
+            return bloom_footer_metadata(keys, job.ctx.bloom, bloom=bloom)
+
+        with ThreadPoolExecutor(max_workers=1) as pool:  # the footer is built while Parquet encodes
+            footer = pool.submit(footer_of)
+            size = write_base_file(storage, key, rows, footer=footer.result, options=job.ctx.parquet)
+    else:
+        size = write_base_file(storage, key, rows, options=job.ctx.parquet)
     upsert_ms = int((time.monotonic() - started) * 1000)
 
-    base_keys = _base_keys(job, file_slice)
-    updated = pc.filter(keys, pc.is_in(keys, value_set=base_keys))
+    updated = pc.filter(keys, in_base)
     v8 = table.config.timeline_layout_version != LAYOUT_V1
     return WriteStat(
         file_id=op.file_id,

@@ -164,3 +164,40 @@ def test_only_pending_compactions_run(copy_table: CopyTable) -> None:
         service.execute(table, instant)
     with pytest.raises(CompactionPlanError, match="no such compaction"):
         service.execute(table, "29990101000000000")
+
+
+def test_compaction_carries_the_base_bloom_filter(tmp_path: Path) -> None:
+    from hudi_framework.index.footer import read_key_footer
+    from hudi_framework.table.table_config import new_table_config
+    from hudi_framework.write.client import WriteClient
+
+    config = new_table_config(
+        "t", table_type="MERGE_ON_READ", record_key_fields=["id"], partition_fields=["p"], ordering_fields=["ts"]
+    )
+    table = HudiTable.create(str(tmp_path), config)
+    settings = HudiSettings.from_hoodie_options({"hoodie.parquet.small.file.limit": "0"}, env=False)
+
+    def batch(ids: Iterable[int], ts: int, deleted: bool = False) -> pa.Table:
+        keys = [f"k{i:04d}" for i in ids]
+        return pa.table({
+            "id": keys, "p": ["a"] * len(keys), "ts": pa.array([ts] * len(keys), pa.int64()),
+            "_hoodie_is_deleted": [deleted] * len(keys),
+        })  # fmt: skip
+
+    WriteClient(table, settings).bulk_insert(batch(range(100), 1))
+    WriteClient(table.reload(), settings).upsert(batch(range(0, 100, 5), 2))  # updates: to the log
+    WriteClient(table.reload(), settings).upsert(batch(range(3), 3, deleted=True))  # 3 deletes: to the log
+    [logged] = table.reload().latest_file_slices()
+    assert logged.has_log_files
+    table, instant = _schedule(tmp_path)
+    CompactionService().run(table, instant)
+    [compacted] = table.reload().latest_file_slices()
+    parquet = pq.ParquetFile(tmp_path / compacted.base_file_key)  # type: ignore[operator]
+    footer = read_key_footer(parquet.metadata)
+    assert parquet.metadata.num_rows == 97
+    assert footer.bloom is not None
+    assert footer.bloom.keys_added == 100  # carried over (3 stale keys of 97), not rebuilt
+    assert footer.bloom.might_contain([f"k{i:04d}" for i in range(3, 100)]).all()
+    # Updating every live key adds no row: the index finds each one through the carried filter.
+    WriteClient(table.reload(), settings).upsert(batch(range(3, 100), 4))
+    assert read_table(table.reload()).num_rows == 97
