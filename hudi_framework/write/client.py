@@ -17,13 +17,15 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from hudi_framework.write.file_group_task import MergedFileGroup, merge_file_group
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
-from hudi_framework.write.planner import TARGET, TargetPlan, apply_routing, route_rows, routing_summary, split_by_target
+from hudi_framework.write.planner import TARGET, TargetPlan, apply_routing, route_rows, routing_summary, target_rows
 from hudi_framework.write.prepare import combine_rows, prepare_rows
 from hudi_framework.write.target_task import write_target
 
@@ -70,21 +72,30 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
     def _write(self, staged: pa.Table, plan: TargetPlan, ctx: WriteTaskContext) -> list[WriteStat]:
         routed = apply_routing(staged, route_rows(staged, plan))
         targets = routed.column(TARGET).combine_chunks()
-        per_target = split_by_target(routed.drop_columns([TARGET]), targets, len(plan.targets))
+        rows = routed.drop_columns([TARGET])
+        per_target = target_rows(targets, len(plan.targets))
         session = self.session
         storage = self.table.storage
-        jobs = [(i, t, rows) for i, (t, rows) in enumerate(zip(plan.targets, per_target, strict=True)) if rows.num_rows]
+        jobs = [(i, t, idx) for i, (t, idx) in enumerate(zip(plan.targets, per_target, strict=True)) if idx is not None]
+
+        def rows_of(idx: npt.NDArray[np.int64]) -> pa.Table:
+            # Each task takes its own rows (in the merge-ahead thread when it has one), so the copy
+            # of a large batch is spread over the workers instead of done up front.
+            return rows.take(pa.array(idx))
 
         def merge_ahead(job: int) -> Future[MergedFileGroup] | None:
             # Later copy-on-write tasks' reads and merges (no side effects) overlap this task's write;
             # tasks still write their markers and files one after another.
             if job >= len(jobs) or jobs[job][1].append:
                 return None
-            task_id, target, incoming = jobs[job]
-            return ahead.submit(
-                merge_file_group, storage, session.merger, ctx, target, incoming,
-                task_partition_id=task_id, keygen=session.keygen,
-            )  # fmt: skip
+            task_id, target, idx = jobs[job]
+
+            def merged() -> MergedFileGroup:
+                return merge_file_group(
+                    storage, session.merger, ctx, target, rows_of(idx), task_partition_id=task_id, keygen=session.keygen
+                )
+
+            return ahead.submit(merged)
 
         stats = []
         # Reading and merging a file group costs more than encoding it, so with a second core two
@@ -92,9 +103,11 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         lookahead = 2 if (os.cpu_count() or 1) > 1 else 1
         with ThreadPoolExecutor(max_workers=lookahead) as ahead:
             pending = deque(merge_ahead(job) for job in range(lookahead))
-            for job, (task_id, target, incoming) in enumerate(jobs):
+            for job, (task_id, target, idx) in enumerate(jobs):
                 current = pending.popleft()
                 pending.append(merge_ahead(job + lookahead))
+                # A task merged ahead never reads ``incoming`` again: it gets no copy of its rows.
+                incoming = rows_of(idx) if current is None else rows.schema.empty_table()
                 stats.append(
                     write_target(
                         storage, session.merger, ctx, target, incoming, task_partition_id=task_id,

@@ -59,6 +59,7 @@ __all__ = [
     "route_rows",
     "routing_summary",
     "split_by_target",
+    "target_rows",
 ]
 
 #: Routing column: index of the row's target in :attr:`TargetPlan.targets`.
@@ -137,6 +138,20 @@ def merge_summaries(summaries: Sequence[pa.Table]) -> pa.Table:
     return grouped.rename_columns({"rows_sum": "rows"}).select(SUMMARY_SCHEMA.names).cast(SUMMARY_SCHEMA)
 
 
+def _partition_counts(kind: str, names: pa.Array, counts: IntVector) -> pa.Table:
+    present = counts > 0
+    n = int(present.sum())
+    return pa.table(
+        {
+            "kind": pa.nulls(n, pa.string()).fill_null(kind),
+            "partition": names.filter(pa.array(present)),
+            "file_id": pa.nulls(n, pa.string()).fill_null(""),
+            "rows": pa.array(counts[present], pa.int64()),
+        },
+        schema=SUMMARY_SCHEMA,
+    )
+
+
 def _counts(kind: str, partitions: pa.Array, file_ids: pa.Array | None = None) -> pa.Table:
     columns = {"partition": partitions} if file_ids is None else {"partition": partitions, "file_id": file_ids}
     grouped = pa.table(columns).group_by(list(columns)).aggregate([([], "count_all")])
@@ -160,7 +175,13 @@ def routing_summary(rows: Rows) -> pa.Table:
             optionally ``_hoodie_is_deleted`` and the location columns.
     """
     c = _classify(rows)
-    parts = [_counts("P", c.partitions), _counts("I", c.partitions.filter(pa.array(c.inserts)))]
+    # Few distinct partitions: count by dictionary code (two bincounts, no string grouping).
+    encoded = pc.dictionary_encode(c.partitions)
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    names = encoded.dictionary
+    per_partition = np.bincount(codes, minlength=len(names))
+    inserts = np.bincount(codes[c.inserts], minlength=len(names))
+    parts = [_partition_counts("P", names, per_partition), _partition_counts("I", names, inserts)]
     if c.loc_partitions is not None and c.loc_file_ids is not None:
         located = pa.array(c.in_place | c.moving)
         parts.append(_counts("U", c.loc_partitions.filter(located), c.loc_file_ids.filter(located)))
@@ -413,13 +434,14 @@ def apply_routing(rows: pa.Table, routing: Routing) -> pa.Table:
     return rows if keep.all() else rows.filter(pa.array(keep))
 
 
-def split_by_target(rows: pa.Table, routing: pa.Array, num_targets: int) -> list[pa.Table]:
-    """Rows of each target, keeping arrival order within a target (one take, no per-row Python)."""
+def target_rows(routing: pa.Array, num_targets: int) -> list[npt.NDArray[np.int64] | None]:
+    """Row indices of each target in arrival order (None for a target without rows)."""
     targets = np.asarray(routing.to_numpy(zero_copy_only=False), dtype=np.int64)
-    order = np.argsort(targets, kind="stable")  # stable: arrival order within a target
+    # Stable keeps arrival order within a target; on 16-bit ints numpy sorts by radix (linear).
+    narrow = targets.astype(np.int16) if num_targets < 2**15 else targets
+    order = np.argsort(narrow, kind="stable")
     sorted_targets = targets[order]
-    taken = rows.take(pa.array(order))
-    out = [rows.schema.empty_table() for _ in range(num_targets)]
+    out: list[npt.NDArray[np.int64] | None] = [None] * num_targets
     if not len(sorted_targets):
         return out
     bounds = np.flatnonzero(np.diff(sorted_targets)) + 1
@@ -428,5 +450,13 @@ def split_by_target(rows: pa.Table, routing: pa.Array, num_targets: int) -> list
     for start, end in zip(starts, ends, strict=True):
         t = int(sorted_targets[start])
         if t >= 0:
-            out[t] = taken.slice(int(start), int(end - start))
+            out[t] = order[start:end]
     return out
+
+
+def split_by_target(rows: pa.Table, routing: pa.Array, num_targets: int) -> list[pa.Table]:
+    """Rows of each target, keeping arrival order within a target (no per-row Python)."""
+    return [
+        rows.schema.empty_table() if idx is None else rows.take(pa.array(idx))
+        for idx in target_rows(routing, num_targets)
+    ]

@@ -106,7 +106,8 @@ def assign_inserts(partitions: pa.Array | pa.ChunkedArray, buckets: Sequence[Ins
     encoded = pc.dictionary_encode(parts)
     codes = encoded.indices.to_numpy(zero_copy_only=False)
     names: list[str] = encoded.dictionary.to_pylist()
-    order = np.argsort(codes, kind="stable")
+    # Dictionary codes of a few partitions: 16-bit codes sort by radix (linear), same order.
+    order = np.argsort(codes.astype(np.int16) if len(names) < 2**15 else codes, kind="stable")
     sorted_codes = codes[order]
     by_partition: dict[str, list[int]] = {}
     for idx, b in enumerate(buckets):
