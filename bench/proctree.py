@@ -39,16 +39,25 @@ class ProcStat:
         return cls(pid, name, int(fields[1]), (utime + stime + cutime + cstime) / _TICKS, int(fields[21]) * _PAGE)
 
 
+def _own_status_bytes(field: str) -> int:
+    for line in (PROC / "self" / "status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) * 1024
+    raise OSError(f"no {field} in /proc/self/status")
+
+
 def own_peak_rss_bytes() -> int:
     """This process's peak RSS since it started its program (``VmHWM``).
 
     Not ``getrusage``'s ``ru_maxrss``: Linux carries that across ``exec``, so a worker would report
     the harness's own peak (the generated inputs) when that is higher than its own.
     """
-    for line in (PROC / "self" / "status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise OSError("no VmHWM in /proc/self/status")
+    return _own_status_bytes("VmHWM")
+
+
+def own_rss_bytes() -> int:
+    """This process's resident memory now (``VmRSS``)."""
+    return _own_status_bytes("VmRSS")
 
 
 def _snapshot() -> dict[int, ProcStat]:

@@ -1,4 +1,4 @@
-"""Every step of every system, by key (``system:name``)."""
+"""Every step of every system, by key (``system:name``): the comparison's and the scaling section's."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from bench.step import Step
 
 #: Modules under ``bench.systems``, in report order; a system whose package is missing is skipped.
 SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs", "spark")
+#: The modules with a ``SCALING_STEPS`` list (the scaling section's steps, on its own inputs).
+SCALING_SYSTEMS = ("ours", "pyarrow_floor")
 
 
 def all_steps() -> tuple[dict[str, Step], list[str]]:
-    """(steps by key, systems skipped because their package is not installed)."""
+    """(steps of the comparison by key, systems skipped because their package is not installed)."""
     steps: dict[str, Step] = {}
     missing = []
     for name in SYSTEMS:
@@ -24,12 +26,21 @@ def all_steps() -> tuple[dict[str, Step], list[str]]:
     return steps, missing
 
 
+def scaling_steps() -> dict[str, Step]:
+    """The scaling section's steps by key (keys distinct from the comparison's)."""
+    steps: dict[str, Step] = {}
+    for name in SCALING_SYSTEMS:
+        module = importlib.import_module(f"bench.systems.{name}")
+        steps.update({s.key: s for s in module.SCALING_STEPS})
+    return steps
+
+
 def find_step(key: str) -> Step:
     """The step ``key``, importing only the system modules up to the one defining it (a worker's
     memory and start-up then carry no other system's imports, pyspark's included)."""
     for name in SYSTEMS:
         module = importlib.import_module(f"bench.systems.{name}")
-        steps: list[Step] = module.STEPS
+        steps: list[Step] = [*module.STEPS, *getattr(module, "SCALING_STEPS", ())]
         found = next((s for s in steps if s.key == key), None)
         if found is not None:
             return found

@@ -1,4 +1,5 @@
-"""Turns results into the comparison table, the targets verdicts, a plot and docs/benchmarks.md."""
+"""Turns results into the comparison table, the targets verdicts, the scaling section, plots and
+docs/benchmarks.md."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.runner import Result
+from bench.scaling import FLAT_MEMORY_LIMIT, LINEAR_TIME_LIMIT, ScalingPlan, growth
+
+MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,119 @@ def plot(results: Sequence[Result], path: Path) -> bool:
     return True
 
 
+def scaling_table(results: Sequence[Result]) -> str:
+    """Per step and size: time, time per million rows, memory, and the files the step wrote."""
+    lines = [
+        "| rows | step | median wall s | wall s per M rows | CPU s | peak RSS MB | RSS at start MB "
+        "| Arrow pool peak MB | file groups rewritten | largest file rows | largest file MB | runs |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in sorted(results, key=lambda r: (r.key, r.rows)):
+        c = r.counters
+        rewritten = c.get("file_groups_rewritten")
+        largest_rows, largest_bytes = c.get("largest_file_rows"), c.get("largest_file_bytes")
+        lines.append(
+            f"| {r.rows:,} | `{r.key}` | {r.wall_s:.2f} | {r.wall_s / (r.rows / 1e6):.2f} | {r.cpu_s:.2f} "
+            f"| {r.peak_rss_mb:.0f} | {_optional(r.start_rss_mb, 0)} | {_optional(r.arrow_peak_mb, 0)} "
+            f"| {'-' if rewritten is None else rewritten} "
+            f"| {'-' if largest_rows is None else f'{largest_rows:,}'} "
+            f"| {'-' if largest_bytes is None else f'{largest_bytes / MB:.1f}'} | {r.runs} |"
+        )
+    return "\n".join(lines)
+
+
+def _verdict(value: float | None, met: bool | None, judged: bool) -> str:
+    if value is None:
+        return "n/a"
+    if not judged or met is None:
+        return f"{value:.2f}"
+    return f"{value:.2f} {'met' if met else '**not met**'}"
+
+
+def growth_table(results: Sequence[Result]) -> str:
+    """The scaling targets per step. Our steps are judged; the pyarrow floor is shown for reference.
+    Memory is judged for upserts only (a bulk insert or a read holds the whole table by design)."""
+    lines = [
+        f"| step | time per row, largest / next size (target <= {LINEAR_TIME_LIMIT}) | same on CPU "
+        f"| peak RSS, largest / smallest size (target <= {FLAT_MEMORY_LIMIT}) | rows, largest / smallest |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for g in growth(results):
+        ours = g.key.split(":", 1)[0] == "ours"
+        lines.append(
+            f"| `{g.key}` | {_verdict(g.time_ratio, g.time_linear, ours)} | {_optional(g.cpu_ratio, 2)} "
+            f"| {_verdict(g.memory_ratio, g.memory_flat, ours and g.key.endswith('upsert'))} "
+            f"| {_optional(g.rows_ratio, 0)} |"
+        )
+    return "\n".join(lines)
+
+
+def scaling_plot(results: Sequence[Result], path: Path) -> bool:
+    """Wall time and peak RSS against rows (log-log), one line per scaling step; False with one size."""
+    if len({r.rows for r in results}) < 2:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    fig, (time_ax, rss_ax) = plt.subplots(1, 2, figsize=(12, 5))
+    sizes = sorted({r.rows for r in results})
+    for key in sorted({r.key for r in results}):
+        points = sorted((r.rows, r.wall_s, r.peak_rss_mb) for r in results if r.key == key)
+        rows = [p[0] for p in points]
+        time_ax.plot(rows, [p[1] for p in points], marker="o", label=key)
+        rss_ax.plot(rows, [p[2] for p in points], marker="o", label=key)
+        if key.startswith("ours:") and len(points) > 1:
+            # Guides for the eye: time growing linearly (through the largest point), memory growing
+            # with the table (through the smallest).
+            (n0, _, rss0), (n1, wall1, _) = points[0], points[-1]
+            time_ax.plot(sizes, [wall1 * n / n1 for n in sizes], ":", color="grey", linewidth=0.8)
+            rss_ax.plot(sizes, [rss0 * n / n0 for n in sizes], ":", color="grey", linewidth=0.8)
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    for ax, label in ((time_ax, "median wall time (s)"), (rss_ax, "median peak RSS (MB)")):
+        ax.set_xlabel("table rows (file-group size and batch fixed)")
+        ax.set_ylabel(label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(sizes, [f"{n / 1e6:g}M" if n >= 100_000 else f"{n:,}" for n in sizes])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    time_ax.set_title("time (dotted: linear growth through our largest point)", fontsize=9)
+    rss_ax.set_title("peak RSS of the worker (dotted: growing with the table from our smallest point)", fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def scaling_section(results: Sequence[Result], plan: ScalingPlan, plot_file: str | None) -> list[str]:
+    """The markdown of the scaling section."""
+    shape = plan.shape
+    parts = [
+        "## Scaling: time and memory against rows",
+        "",
+        f"Tables of {', '.join(f'{n:,}' for n in plan.sizes)} rows in file groups of {shape.file_group_rows:,} rows, "
+        f"upserted with the same {shape.batch_rows:,}-row batch spread over every file group (see Method).",
+        "",
+        growth_table(results),
+        "",
+        scaling_table(results),
+        "",
+        "Harness seconds per size:",
+        "",
+        harness_table(results),
+    ]
+    if plot_file:
+        parts += ["", f"![time and peak RSS against rows]({plot_file})"]
+    return parts
+
+
 #: How the figures are taken (docs/benchmarks.md, "Method").
 METHOD = """\
 - **Data** (`bench/dataset.py`): a deterministic table (string keys, an event-time column `ts`, 8 `region`
@@ -159,13 +276,52 @@ METHOD = """\
   then showed the harness's own peak (e.g. 260/322 MB at 100k/300k rows) instead of theirs.
 - **Harness time** is what the harness spent per system and size: preparing and copying states, process
   and session start-ups and every run. It decides which sizes fit the ~15-minute budget: by default
-  `python -m bench run` measures 500,000 rows only; 2M and 8M rows (`--sizes 500000,2000000,8000000`, or
-  `--only` a few systems) take a multiple of it, most of the harness time growing with rows.
+  `python -m bench run` compares every system at 500,000 rows only (2M and 8M rows for all systems,
+  `--sizes 500000,2000000,8000000`, take a multiple of it), and shows growth in the scaling section, which
+  took 5-6.5 min on a shared 2-core machine on 2026-11-22 (harness: ours 3-3.5 min, the pyarrow floor
+  1.5-2.5 min, the 8M size ~60% of it; generating the inputs ~0.5 min); `--only scale_cow_upsert` runs
+  that section alone, `--no-scaling` the comparison alone.
+- **Scaling section** (`bench/scaling.py`; on by default, `--no-scaling` skips it, `--scaling-sizes a,b,c`
+  changes the sizes, `--quick` runs it at 10,000/20,000/40,000 rows): our copy-on-write upsert on the local
+  engine and the pyarrow floor, at 0.5M, 2M and 8M rows, 3 runs each in fresh directories, on inputs of
+  their own (`generate_scaling` in `bench/dataset.py`): the same columns and 8 partitions, and a change batch
+  of **fixed size** (50,000 rows: 80% updates with a higher `ts`, 10% new keys, 10% deletes) whose keys are
+  drawn from the whole table. **File groups hold a fixed 62,500 rows** at every size (1, 4 and 16 per
+  partition): ours with `hoodie.parquet.max.file.size` = 62,500 x `hoodie.copyonwrite.record.size.estimate`
+  (1024; bulk insert sizes new file groups by their quotient) and `hoodie.parquet.small.file.limit=0` (new
+  keys go to new file groups instead of growing existing ones); the floor writes files of at most 62,500
+  rows (`max_rows_per_file`) and rewrites them **one file at a time** (read, drop changed and deleted
+  keys, append their new versions, write; new keys to new files), so its memory is one file's. Every file
+  group gets about 50,000 / file groups of the changes, so each upsert rewrites the whole table: its time
+  should grow linearly with rows, and its memory with the largest file group rewritten, which stays
+  62,500 rows. Per size the tables show wall, CPU, peak RSS, the RSS at the start of the run (interpreter,
+  imports incl. `pyarrow.dataset` and the pandas it imports), the peak of the worker's Arrow memory pool
+  (`max_memory()`: Arrow data alone), the file groups rewritten and the largest file written (rows, MB).
+  Peak RSS also holds costs that grow with nothing: modules imported during the run (the plugins' entry
+  points import botocore, ~10 MB) and what the allocator (Arrow's default, mimalloc) keeps after freeing,
+  which varies by +-40 MB from run to run. `--only` selects scaling steps too (`--only ours` runs ours' scaling upsert;
+  `--only scale_bulk_insert` or `scale_cow_read` adds the bulk insert or the snapshot read at those sizes,
+  which hold the whole table by design).
+- **Scaling targets**: *time linear*: wall time per row at the largest size is at most 1.3x that at the
+  next size down (the smallest size is not compared: fixed costs such as process work, commit and index
+  set-up make it dearer per row); the same ratio on CPU time is shown beside it, steadier on a loaded
+  machine. *Memory flat*: the peak RSS at the largest size is at most 1.3x that at the smallest, while the
+  table grows 16x (judged for upserts only). Our steps are judged; the floor is shown for reference. The
+  plot shows both on log-log axes, with dotted guides: time growing linearly (through our largest point)
+  and memory growing with the table (through our smallest).
 """
 
 
 def markdown(
-    results: Sequence[Result], *, machine: str, command: str, skipped: Sequence[str], plot_file: str | None
+    results: Sequence[Result],
+    *,
+    machine: str,
+    command: str,
+    skipped: Sequence[str],
+    plot_file: str | None,
+    scaling: Sequence[Result] = (),
+    scaling_plan: ScalingPlan | None = None,
+    scaling_plot_file: str | None = None,
 ) -> str:
     parts = [
         "# Benchmarks",
@@ -174,7 +330,8 @@ def markdown(
         "prepared state; figures are medians. Ratios compare medians of the same run.",
         "",
         'To reproduce: `python -m pip install -e ".[bench]"`, then `python -m bench run`',
-        "(`--sizes a,b,c` for other sizes, `--quick` for a smoke run, `--out docs/benchmarks.md`).",
+        "(`--sizes a,b,c` for other sizes, `--no-scaling` to skip the scaling section, `--quick` for a smoke run,",
+        "`--out docs/benchmarks.md`).",
         "",
         "## Targets",
         "",
@@ -190,6 +347,8 @@ def markdown(
     ]
     if plot_file:
         parts += ["", "## Time against rows", "", f"![time against rows]({plot_file})"]
+    if scaling and scaling_plan is not None:
+        parts += ["", *scaling_section(scaling, scaling_plan, scaling_plot_file)]
     if skipped:
         parts += ["", "Skipped (not installed): " + ", ".join(skipped)]
     parts += ["", "## Method", "", METHOD.rstrip()]

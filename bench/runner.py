@@ -9,7 +9,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,9 @@ class Result:
     JVM with the Python workers it forked (``peak_rss_mb`` is always the measuring Python process).
     ``harness_s`` is everything the harness spent on the step: its share of preparing, copying
     states, process start-ups and all runs (what decides whether a set of sizes fits a time budget).
+    ``start_rss_mb`` is the worker's resident memory just before the run, ``arrow_peak_mb`` the most
+    its Arrow memory pool held; ``counters`` are what the last run reported (rows and files written,
+    the same every run).
     """
 
     key: str
@@ -40,6 +43,9 @@ class Result:
     warmup_s: float | None = None
     jvm_peak_rss_mb: float | None = None
     harness_s: float = 0.0
+    start_rss_mb: float | None = None
+    arrow_peak_mb: float | None = None
+    counters: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def system(self) -> str:
@@ -90,6 +96,9 @@ def summarize(key: str, rows: int, samples: Sequence[dict[str, Any]], harness_s:
         warmup_s=_median(samples, "warmup_s"),
         jvm_peak_rss_mb=_median(samples, "jvm_peak_rss_mb"),
         harness_s=harness_s,
+        start_rss_mb=_median(samples, "start_rss_mb"),
+        arrow_peak_mb=_median(samples, "arrow_peak_mb"),
+        counters=dict(samples[-1].get("counters") or {}),
     )
 
 

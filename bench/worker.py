@@ -20,8 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from bench.dataset import Inputs
-from bench.proctree import TreeSampler, descendants_cpu_s, own_peak_rss_bytes
+from bench.proctree import TreeSampler, descendants_cpu_s, own_peak_rss_bytes, own_rss_bytes
 from bench.registry import find_step
 from bench.step import Step, StepContext
 
@@ -29,14 +31,31 @@ MB = 1024 * 1024
 
 
 def _timed(step: Step, ctx: StepContext) -> dict[str, Any]:
+    # Every step reads its inputs with pq.read_table, whose first call imports pyarrow.dataset and,
+    # through it, pandas (~0.3 s CPU). Systems that import it themselves pay that before the timer;
+    # import it here for all, so no step times the harness's own input reading machinery.
+    import pyarrow.dataset  # noqa: F401
+
+    start_rss = own_rss_bytes()
     wall0, cpu0, tree0 = time.perf_counter(), time.process_time(), descendants_cpu_s()
     counters = step.run(ctx)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    return {"wall_s": wall, "cpu_s": cpu + descendants_cpu_s() - tree0, "counters": counters}
+    return {
+        "wall_s": wall,
+        "cpu_s": cpu + descendants_cpu_s() - tree0,
+        "counters": counters,
+        "start_rss_mb": start_rss / MB,
+    }
 
 
 def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
-    """The step's run, measured (a Spark step in a session of its own, stopped afterwards)."""
+    """The step's run, measured (a Spark step in a session of its own, stopped afterwards).
+
+    ``start_rss_mb`` is the resident memory just before the timer starts (interpreter, imports, a
+    Spark step's session client): what the peak holds beyond it is the step's own. ``arrow_peak_mb``
+    is the most this process's Arrow memory pool held (Arrow data only; RSS also counts what the
+    allocator keeps after freeing, which varies from run to run).
+    """
     if step.engine != "spark":
         out = _timed(step, ctx)
     else:
@@ -55,6 +74,8 @@ def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
         }
         spark_session.stop(started.spark)
     out["peak_rss_mb"] = own_peak_rss_bytes() / MB
+    # What Arrow's allocator held at most: the data, without what the allocator keeps after freeing.
+    out["arrow_peak_mb"] = pa.default_memory_pool().max_memory() / MB
     return out
 
 

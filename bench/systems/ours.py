@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -13,6 +14,7 @@ from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import TableType, new_table_config
+from hudi_framework.timeline.metadata import WriteStat
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import WriteOperation
@@ -24,6 +26,27 @@ SETTINGS = {"hoodie.index.type": "BLOOM", "hoodie.parquet.compression.codec": "s
 #: keys land in every (small) file group, and a delta commit rewrites such groups copy-on-write style
 #: (as Apache Hudi's delta-commit partitioner does with a bloom index), leaving no logs to read or compact.
 MOR_SETTINGS = {"hoodie.parquet.small.file.limit": "0"}
+
+
+#: The scaling section's record-size estimate: new files hold ``hoodie.parquet.max.file.size / 1024`` rows.
+RECORD_SIZE_ESTIMATE = 1024
+
+
+def scaling_settings(ctx: StepContext) -> HudiSettings:
+    """The comparison's settings, with files sized to hold the inputs' ``file_group_rows`` rows each.
+
+    Bulk insert sizes new file groups by ``max.file.size / record.size.estimate`` (no earlier commit);
+    small-file handling is off (``small.file.limit=0``), so an upsert's new keys go to new file groups
+    instead of growing the existing ones: the largest file group rewritten is the same at every size.
+    """
+    rows = ctx.inputs.scaling_shape().file_group_rows
+    options = {
+        **SETTINGS,
+        "hoodie.copyonwrite.record.size.estimate": str(RECORD_SIZE_ESTIMATE),
+        "hoodie.parquet.max.file.size": str(rows * RECORD_SIZE_ESTIMATE),
+        "hoodie.parquet.small.file.limit": "0",
+    }
+    return HudiSettings.from_hoodie_options(options, env=False)
 
 
 def settings(table: HudiTable | None = None) -> HudiSettings:
@@ -120,6 +143,35 @@ def bloom_tagging(ctx: StepContext) -> dict[str, Any]:
     return {"rows": tagged.num_rows}
 
 
+def _file_counters(stats: Sequence[WriteStat]) -> dict[str, Any]:
+    rewritten = [s for s in stats if s.prev_commit not in (None, "null")]
+    return {
+        "rows": sum(s.num_writes or 0 for s in stats),
+        "files": len(stats),
+        "file_groups_rewritten": len(rewritten),
+        "largest_file_rows": max((s.num_writes or 0 for s in stats), default=0),
+        "largest_file_bytes": max((s.file_size_in_bytes or s.total_write_bytes or 0 for s in stats), default=0),
+    }
+
+
+def scaling_load(ctx: StepContext) -> None:
+    base = ctx.inputs.read_base()
+    WriteClient(_create(ctx, "COPY_ON_WRITE", base.schema), scaling_settings(ctx)).bulk_insert(base)
+
+
+def scaling_bulk_insert(ctx: StepContext) -> dict[str, Any]:
+    base = ctx.inputs.read_base()
+    result = WriteClient(_create(ctx, "COPY_ON_WRITE", base.schema), scaling_settings(ctx)).bulk_insert(base)
+    return _file_counters(result.stats)
+
+
+def scaling_upsert(ctx: StepContext) -> dict[str, Any]:
+    """The fixed-size batch into a table of fixed-size file groups: every file group is rewritten."""
+    table = HudiTable.open(_path(ctx))
+    result = WriteClient(table, scaling_settings(ctx)).upsert(ctx.inputs.read_changes())
+    return _file_counters(result.stats) | {"deletes": result.num_deletes}
+
+
 STEPS = [
     Step("ours", "bulk_insert", bulk_insert),
     Step("ours", "cow_upsert", upsert, load_cow),
@@ -131,4 +183,11 @@ STEPS = [
     Step("ours", "mor_read", snapshot_read, upserted_mor),
     Step("ours", "incremental_read", incremental_read, _load_and_upsert("COPY_ON_WRITE")),
     Step("ours", "bloom_tagging", bloom_tagging, load_cow),
+]
+
+#: The scaling section (inputs from :func:`bench.dataset.generate_scaling`): fixed file groups, fixed batch.
+SCALING_STEPS = [
+    Step("ours", "scale_bulk_insert", scaling_bulk_insert),
+    Step("ours", "scale_cow_upsert", scaling_upsert, scaling_load),
+    Step("ours", "scale_cow_read", snapshot_read, scaling_load),
 ]

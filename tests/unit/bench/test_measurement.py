@@ -72,7 +72,8 @@ def test_a_local_step_is_measured_without_spark_fields(tmp_path: Path) -> None:
     out = measure(step, StepContext(inputs=None, work=tmp_path))  # type: ignore[arg-type]
     assert out["counters"] == {"rows": 1}
     assert out["wall_s"] >= 0
-    assert out["peak_rss_mb"] > 0
+    assert 0 < out["start_rss_mb"] <= out["peak_rss_mb"]
+    assert 0 <= out["arrow_peak_mb"] < out["peak_rss_mb"]
     assert not {"startup_s", "warmup_s", "jvm_peak_rss_mb"} & out.keys()
 
 
