@@ -122,7 +122,9 @@ def _read_field(buf: np.ndarray[Any, Any], pos: _I64, field: FlatField, t: pa.Da
         if kind == "int" and np.any((values < -(1 << 31)) | (values >= 1 << 31)):
             raise _DamagedError
         pos[rows] += size
-        return _numeric(values.astype(t.to_pandas_dtype()), rows, valid, n, t), pos
+        # Physical Avro int/long are int32/int64 (``to_pandas_dtype`` would import pandas).
+        dtype = np.int32 if kind == "int" else np.int64
+        return _numeric(values.astype(dtype), rows, valid, n, t), pos
     if kind == "boolean":
         flags = buf.take(at, mode="clip")
         if np.any(flags > 1):
@@ -141,11 +143,13 @@ def _read_field(buf: np.ndarray[Any, Any], pos: _I64, field: FlatField, t: pa.Da
 
 
 def _numeric(values: np.ndarray[Any, Any], rows: _I64, valid: Any, n: int, t: pa.DataType) -> pa.Array:
-    if valid is None:
-        return pa.array(values, type=t)
-    full = np.zeros(n, dtype=values.dtype)
-    full[rows] = values
-    return pa.array(full, type=t, mask=~valid)
+    # Built from buffers: zero-copy, and no trip through pyarrow's pandas-aware conversion.
+    if valid is not None:
+        full = np.zeros(n, dtype=values.dtype)
+        full[rows] = values
+        values = full
+    data = np.packbits(values, bitorder="little") if values.dtype == np.bool_ else np.ascontiguousarray(values)
+    return pa.Array.from_buffers(t, n, [_bitmap(valid), pa.py_buffer(data)])
 
 
 def _read_binary(

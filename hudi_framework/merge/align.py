@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from hudi_framework.errors import DuplicateRecordKeyError, MergeError
 from hudi_framework.merge.flags import delete_mask, drop_flags
+from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import BoolMask
 from hudi_framework.merge.pair import unify_tables
 from hudi_framework.merge.partial import mark_partial, merge_pairs
@@ -25,7 +26,7 @@ from hudi_framework.merge.precombine import key_codes
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext, RecordMerger
 
-__all__ = ["MergedRows", "merge_with_base", "project_to_schema"]
+__all__ = ["MergedRows", "gather", "merge_with_base", "project_to_schema"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +103,18 @@ def _pick_rows(rows: pa.Table, indices: npt.NDArray[np.int64]) -> pa.Table:
     n = len(indices)
     if n == 0 or (indices[0] == 0 and indices[-1] == n - 1 and bool((np.diff(indices) == 1).all())):
         return rows.slice(0, n)
-    return rows.take(pa.array(indices, type=pa.int64()))
+    return gather(rows, indices)
+
+
+def gather(rows: pa.Table, indices: npt.NDArray[np.int64]) -> pa.Table:
+    """``rows.take(indices)`` column by column on contiguous arrays.
+
+    A table's ``take`` resolves every index against the chunks of a chunked column; concatenating
+    the chunks once and taking from one array is about a third cheaper for base + merged + incoming.
+    """
+    at = positions(indices)
+    columns = [column.combine_chunks().take(at) for column in rows.columns]
+    return pa.Table.from_arrays(columns, schema=rows.schema)
 
 
 def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ctx: MergeContext) -> MergedRows:
@@ -148,7 +160,7 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     incoming_at = np.flatnonzero(matched)
     base_at = incoming_codes[matched]
 
-    merged = merge_pairs(merger, base.take(pa.array(base_at)), incoming.take(pa.array(incoming_at)), ctx)
+    merged = merge_pairs(merger, base.take(positions(base_at)), incoming.take(positions(incoming_at)), ctx)
     if merged.num_rows != len(base_at):
         raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
     merged_deleted = delete_mask(merged, ctx)

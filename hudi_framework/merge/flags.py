@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.merge.numpy_arrow import from_numpy
 from hudi_framework.merge.ordering import BoolMask, as_mask
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def set_bool_column(table: pa.Table, name: str, values: BoolMask) -> pa.Table:
     Returns:
         A new table; ``table`` is unchanged.
     """
-    column = pa.array(values, type=pa.bool_())
+    column = from_numpy(np.asarray(values, dtype=np.bool_))
     index = table.schema.get_field_index(name)
     if index < 0:
         return table.append_column(pa.field(name, pa.bool_()), column)

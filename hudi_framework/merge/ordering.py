@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import OrderingTypeError
+from hudi_framework.merge.numpy_arrow import to_numpy
 
 __all__ = ["BoolMask", "as_mask", "compare_ordering_values", "newer_wins"]
 
@@ -42,8 +43,9 @@ def as_mask(values: Any) -> BoolMask:
         values: Arrow booleans.
     """
     if values.null_count:
-        values = pc.fill_null(values, False)
-    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.bool_)
+        # Kleene AND with the validity turns null into False without a Python scalar argument.
+        values = pc.and_kleene(values, pc.is_valid(values))
+    return np.asarray(to_numpy(values), dtype=np.bool_)
 
 
 def _plain(column: pa.ChunkedArray, field: str) -> pa.ChunkedArray:

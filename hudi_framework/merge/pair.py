@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import delete_mask, set_bool_column, supersedes_mask
+from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import BoolMask, newer_wins
 
 if TYPE_CHECKING:
@@ -138,5 +139,5 @@ class AlignedPair:
             chosen = self.newer
         else:
             indices = np.arange(self.size, dtype=np.int64) + take_newer.astype(np.int64) * self.size
-            chosen = self.rows.take(pa.array(indices))
+            chosen = self.rows.take(positions(indices))
         return set_bool_column(chosen, ctx.supersedes_older_field, self.older_supersedes | self.newer_supersedes)

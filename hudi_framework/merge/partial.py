@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.merge.flags import delete_mask
+from hudi_framework.merge.numpy_arrow import from_numpy, repeated_string
 from hudi_framework.merge.ordering import BoolMask, as_mask
 from hudi_framework.merge.pair import AlignedPair
 
@@ -66,7 +67,7 @@ def mark_partial(rows: pa.Table, columns: Iterable[str], ctx: MergeContext) -> p
         columns: The columns they carry.
         ctx: The merge context naming the bookkeeping column.
     """
-    value = pa.array(np.full(rows.num_rows, presence_value(columns), dtype=object), pa.string())
+    value = repeated_string(presence_value(columns), rows.num_rows)
     index = rows.schema.get_field_index(ctx.present_columns_field)
     field = pa.field(ctx.present_columns_field, pa.string())
     return rows.append_column(field, value) if index < 0 else rows.set_column(index, field, value)
@@ -97,16 +98,16 @@ def _presence_column(masks: dict[str, BoolMask], size: int) -> pa.Array:
     if not masks:
         return pa.nulls(size, pa.string())
     names = list(masks)
-    pieces = [pc.if_else(pa.array(masks[n]), f"{n}|", "") for n in names]
+    pieces = [pc.if_else(from_numpy(masks[n]), f"{n}|", "") for n in names]
     joined = pc.binary_join_element_wise(pa.scalar("|"), *pieces, pa.scalar(""))
     full = np.logical_and.reduce([masks[n] for n in names])
-    return pc.if_else(pa.array(full), pa.scalar(None, pa.string()), joined)
+    return pc.if_else(from_numpy(full), pa.scalar(None, pa.string()), joined)
 
 
 def _fill(rows: pa.Table, column: str, fill: BoolMask, source: pa.ChunkedArray) -> pa.Table:
     index = rows.schema.get_field_index(column)
     current = rows.column(index)
-    return rows.set_column(index, rows.field(index), pc.if_else(pa.array(fill), source, current))
+    return rows.set_column(index, rows.field(index), pc.if_else(from_numpy(fill), source, current))
 
 
 def merge_pairs(merger: RecordMerger, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:

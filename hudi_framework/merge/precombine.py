@@ -20,6 +20,8 @@ import pyarrow.compute as pc
 
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import with_flags
+from hudi_framework.merge.numpy_arrow import indices as positions
+from hudi_framework.merge.numpy_arrow import to_numpy
 from hudi_framework.merge.ordering import as_mask
 from hudi_framework.merge.pair import unify_tables
 from hudi_framework.merge.partial import merge_pairs
@@ -51,7 +53,7 @@ def key_codes(table: pa.Table, ctx: MergeContext) -> tuple[IntVector, int]:
     if keys.null_count:
         raise MergeError(f"{keys.null_count} row(s) to merge have a null record key")
     encoded = pc.dictionary_encode(keys.combine_chunks())
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    codes = np.asarray(to_numpy(encoded.indices), dtype=np.int64)
     return codes, len(encoded.dictionary)
 
 
@@ -122,16 +124,16 @@ def reduce_by_key(merger: RecordMerger, batch: pa.Table, ctx: MergeContext) -> p
         group_size = np.repeat(sizes, sizes)
         older_at = np.flatnonzero((rank % 2 == 0) & (rank + 1 < group_size))
         tail_at = np.flatnonzero((rank % 2 == 0) & (rank + 1 == group_size))
-        older = source.take(pa.array(at[older_at]))
-        merged = merge_pairs(merger, older, source.take(pa.array(at[older_at + 1])), ctx)
+        older = source.take(positions(at[older_at]))
+        merged = merge_pairs(merger, older, source.take(positions(at[older_at + 1])), ctx)
         _check_keys(merged, older, merger, ctx)
-        source = unify_tables([merged, source.take(pa.array(at[tail_at]))])
+        source = unify_tables([merged, source.take(positions(at[tail_at]))])
         next_groups = np.r_[groups[older_at], groups[tail_at]]
         at = np.lexsort((np.r_[rank[older_at], rank[tail_at]] // 2, next_groups))
         groups = next_groups[at]
-    parts = [table.take(pa.array(rows)) for table, rows, _ in finished]
+    parts = [table.take(positions(rows)) for table, rows, _ in finished]
     result = unify_tables(parts)
     order = np.concatenate([g for _, _, g in finished])
     if np.all(order[1:] >= order[:-1]):
         return result  # already in order of first appearance (one part, or parts that do not interleave)
-    return result.take(pa.array(np.argsort(order, kind="stable")))
+    return result.take(positions(np.argsort(order, kind="stable")))

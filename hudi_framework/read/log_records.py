@@ -34,6 +34,7 @@ from hudi_framework.errors import ReadError
 from hudi_framework.log.blocks import CommandBlock, CommandType, CorruptBlock, DataBlock, DeleteBlock, HFileBlock
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
+from hudi_framework.merge.numpy_arrow import from_numpy, python_array, repeated_string, string_array
 from hudi_framework.merge.partial import presence_value
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.spill import DEFAULT_SPILL_PARTITIONS, SpillPartitions, key_partitions
@@ -95,7 +96,7 @@ def conform_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
 
 def _with_seq(table: pa.Table, seq: int) -> pa.Table:
     index = table.schema.get_field_index(BLOCK_SEQ_FIELD)
-    column = pa.array(np.full(table.num_rows, seq, dtype=np.int64))
+    column = from_numpy(np.full(table.num_rows, seq, dtype=np.int64))
     return table.set_column(index, table.schema.field(index), column)
 
 
@@ -224,7 +225,7 @@ def _data_rows(block: DataBlock, task: MergedReadTask, schema: pa.Schema) -> pa.
     if block.is_partial:
         # IS_PARTIAL: the block carries only its schema's columns; the others keep earlier values.
         value = presence_value(records.column_names)
-        presence = pa.array(np.full(rows.num_rows, value, dtype=object), pa.string())
+        presence = repeated_string(value, rows.num_rows)
         rows = rows.set_column(rows.schema.get_field_index(PRESENT_COLUMNS_FIELD), PRESENT_COLUMNS_FIELD, presence)
     return rows
 
@@ -250,7 +251,7 @@ def _ordering_column(values: Sequence[OrderingValue | None], field: pa.Field, po
         else:
             raw.append(_ordering_scalar(value) if position == 0 else None)
     try:
-        return pa.array(raw).cast(field.type) if any(v is not None for v in raw) else pa.nulls(len(raw), field.type)
+        return python_array(raw).cast(field.type) if any(v is not None for v in raw) else pa.nulls(len(raw), field.type)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         # A value of another Java class than the column: Java never lets it beat a stored record.
         return pa.nulls(len(raw), field.type)
@@ -260,11 +261,11 @@ def _delete_rows(block: DeleteBlock, task: MergedReadTask, schema: pa.Schema) ->
     records = block.records
     n = len(records)
     columns: dict[str, pa.Array] = {
-        task.record_key_field: pa.array(block.record_keys, pa.string()),
-        IS_DELETED_FIELD: pa.array(np.ones(n, dtype=np.bool_)),
+        task.record_key_field: string_array(block.record_keys),
+        IS_DELETED_FIELD: from_numpy(np.ones(n, dtype=np.bool_)),
     }
     if schema.get_field_index(_PARTITION_PATH_FIELD) >= 0:
-        columns[_PARTITION_PATH_FIELD] = pa.array(block.partition_paths, pa.string())
+        columns[_PARTITION_PATH_FIELD] = string_array(block.partition_paths)
     orderings = block.ordering_values
     if any(v is not None and v != COMMIT_TIME_ORDERING for v in orderings):
         for position, name in enumerate(task.ordering_fields):

@@ -21,11 +21,15 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.merge.align import merge_with_base
-from hudi_framework.merge.ordering import as_mask
+from hudi_framework.errors import DuplicateRecordKeyError, MergeError
+from hudi_framework.merge.align import gather, merge_with_base, project_to_schema
+from hudi_framework.merge.flags import delete_mask
+from hudi_framework.merge.numpy_arrow import from_numpy, to_numpy
+from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
 from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema
 from hudi_framework.read.plan import ReadTask
@@ -55,6 +59,61 @@ def _base_batches(storage: StorageBackend, task: MergedReadTask, batch_size: int
     yield from read_task(base, storage, batch_size=batch_size)
 
 
+def _merge_batch(
+    batch: pa.RecordBatch, combined: pa.Table, task: MergedReadTask, ctx: MergeContext
+) -> tuple[pa.Table | None, npt.NDArray[np.int64]]:
+    """Merge one base batch with the (pre-combined, so unique) log rows whose keys it holds, by position.
+
+    One hash lookup of the batch's keys among the log keys (a small table, probed once per base row)
+    gives each matched base row its log row, already in base file order; the merger then sees only
+    the matched pairs, aligned (what :func:`~hudi_framework.merge.merge_with_base` does, without
+    hashing the whole batch or gathering it twice). The result is the batch with each matched row
+    replaced by its merge result in place, or dropped when that is a delete: the same rows in the
+    same order as ``merge_with_base(batch, matched log rows)``, gathered once per column.
+
+    Returns:
+        ``(merged rows or None when no log key is in the batch, positions of the matched log rows)``.
+
+    Raises:
+        DuplicateRecordKeyError: A key the logs update is stored twice in the batch.
+        MergeError: A null record key in a batch the logs update, or a merger that broke its contract.
+    """
+    base = pa.Table.from_batches([batch])
+    num_base = base.num_rows
+    key = ctx.record_key_field
+    base_keys, log_keys = base.column(key), combined.column(key)
+    if log_keys.type != base_keys.type:
+        log_keys = log_keys.cast(base_keys.type)
+    no_match = combined.num_rows
+    log_of_base = to_numpy(pc.index_in(base_keys, value_set=log_keys), null=no_match).astype(np.int64)
+    base_at = np.flatnonzero(log_of_base < no_match)
+    if not len(base_at):
+        return None, base_at
+    if base_keys.null_count:
+        raise MergeError(f"{base_keys.null_count} row(s) to merge have a null record key")
+    at = log_of_base[base_at]
+    if len(np.unique(at)) != len(at):
+        raise DuplicateRecordKeyError("base file rows", len(at) - len(np.unique(at)))
+    # The pair step of merge_with_base (same marking and merger calls), on the aligned pairs only.
+    merger = task.merger
+    newer = merger.mark_deletes(gather(combined, at), ctx)
+    if ctx.partial_columns:
+        newer = mark_partial(newer, ctx.partial_columns, ctx)
+    merged = merge_pairs(merger, gather(base, base_at), newer, ctx)
+    if merged.num_rows != len(base_at):
+        raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
+    live = ~delete_mask(merged, ctx)
+    merged = project_to_schema(merged.filter(from_numpy(live)), base.schema)
+    # Each live merge result goes to the position of its stored row; deleted pairs leave none.
+    live_at = base_at[live]
+    source = np.arange(num_base, dtype=np.int64)
+    source[live_at] = num_base + np.arange(len(live_at), dtype=np.int64)
+    keep = np.ones(num_base, dtype=np.bool_)
+    keep[base_at] = False
+    keep[live_at] = True
+    return gather(pa.concat_tables([base, merged]), source[keep]), at
+
+
 def _merge_part(
     base_batches: Iterable[pa.RecordBatch], logs: pa.Table, task: MergedReadTask, ctx: MergeContext, batch_size: int
 ) -> Iterator[pa.RecordBatch]:
@@ -63,23 +122,21 @@ def _merge_part(
         yield from base_batches
         return
     combined = task.merger.combine(logs, ctx)
-    keys = combined.column(ctx.record_key_field)
     matched = np.zeros(combined.num_rows, dtype=np.bool_)
     for batch in base_batches:
         if not batch.num_rows:
             continue
-        base = pa.Table.from_batches([batch])
-        at = np.flatnonzero(as_mask(pc.is_in(keys, value_set=base.column(ctx.record_key_field))))
-        if not len(at):
+        merged, at = _merge_batch(batch, combined, task, ctx)
+        if merged is None:
             yield batch
             continue
         matched[at] = True
-        merged = merge_with_base(base, combined.take(pa.array(at)), task.merger, ctx)
-        yield from merged.table.to_batches(max_chunksize=batch_size)
+        yield from merged.to_batches(max_chunksize=batch_size)
     rest = np.flatnonzero(~matched)
     if len(rest):
         # Keys only in the logs: live ones are inserts, deletes of unknown keys vanish.
-        inserts = merge_with_base(task.merge_schema.empty_table(), combined.take(pa.array(rest)), task.merger, ctx)
+        empty = pa.Table.from_batches([], schema=task.merge_schema)  # Schema.empty_table would probe pandas
+        inserts = merge_with_base(empty, gather(combined, rest), task.merger, ctx)
         yield from inserts.table.to_batches(max_chunksize=batch_size)
 
 

@@ -24,6 +24,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.merge.numpy_arrow import indices as positions
+
 #: Partitions a spilled file group is split into.
 DEFAULT_SPILL_PARTITIONS: Final = 8
 
@@ -109,7 +111,7 @@ class SpillPartitions:
         order = np.argsort(partitions, kind="stable")
         sorted_parts = partitions[order]
         bounds = np.flatnonzero(np.r_[True, sorted_parts[1:] != sorted_parts[:-1], True])
-        ordered = table.take(pa.array(order))
+        ordered = table.take(positions(order))
         for start, stop in itertools.pairwise(bounds):
             part = int(sorted_parts[start])
             chunk = ordered.slice(int(start), int(stop - start))
