@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from bench.dataset import KEY, PARTITION, split_changes
 from bench.step import Step, StepContext
+from bench.systems import ours
 
 
 def root(ctx: StepContext) -> str:
@@ -110,9 +111,20 @@ def rewrite_by_file(ctx: StepContext) -> dict[str, Any]:
     }
 
 
+def read_table_files(ctx: StepContext) -> dict[str, Any]:
+    """Plain pyarrow reading our copy-on-write table's base files (all 16 columns, meta columns
+    included): the floor the issue sets our snapshot read against, "reading the same files". The
+    state is a single bulk insert, so every parquet file under the table is a latest base file."""
+    table = ctx.work / "table"
+    files = sorted(str(p) for p in table.rglob("*.parquet") if ".hoodie" not in p.parts)
+    return {"rows": pq.read_table(files).num_rows, "files": len(files)}
+
+
 STEPS = [
     Step("pyarrow", "bulk_insert", write),
     Step("pyarrow", "cow_read", read, prepare),
+    # Shares ours' bulk-inserted copy-on-write state (the same prepare object).
+    Step("pyarrow", "cow_read_table_files", read_table_files, ours.load_cow),
     Step("pyarrow", "cow_upsert", rewrite, prepare),
 ]
 

@@ -11,25 +11,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hudi_framework.contracts.keygen import KeyGenerator, KeyGenOptions
-from hudi_framework.plugin import ComponentSpec, hookimpl
-from hudi_keygen_builtin.custom import CustomKeyGenerator
-from hudi_keygen_builtin.generators import (
-    ComplexKeyGenerator,
-    GlobalDeleteKeyGenerator,
-    NonPartitionedKeyGenerator,
-    SimpleKeyGenerator,
-    TimestampBasedKeyGenerator,
-)
+from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 
-__all__ = [
-    "ComplexKeyGenerator",
-    "CustomKeyGenerator",
-    "GlobalDeleteKeyGenerator",
-    "NonPartitionedKeyGenerator",
-    "SimpleKeyGenerator",
-    "TimestampBasedKeyGenerator",
-    "hudi_key_generators",
-]
+#: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
+#: entry point stays cheap for every process that builds a plugin manager.
+_EXPORTS = {
+    "ComplexKeyGenerator": "hudi_keygen_builtin.generators",
+    "CustomKeyGenerator": "hudi_keygen_builtin.custom",
+    "GlobalDeleteKeyGenerator": "hudi_keygen_builtin.generators",
+    "NonPartitionedKeyGenerator": "hudi_keygen_builtin.generators",
+    "SimpleKeyGenerator": "hudi_keygen_builtin.generators",
+    "TimestampBasedKeyGenerator": "hudi_keygen_builtin.generators",
+}
+__all__ = [*_EXPORTS, "hudi_key_generators"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 _PKG = "org.apache.hudi.keygen."
 
@@ -45,14 +40,14 @@ def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
     return [
         ComponentSpec(
             "simple",
-            factory=SimpleKeyGenerator,
+            factory="hudi_keygen_builtin.generators:SimpleKeyGenerator",
             options_model=KeyGenOptions,
             description="One record key field as is; zero or one partition field",
             aliases=_aliases("SIMPLE", "SimpleKeyGenerator", "SimpleAvroKeyGenerator"),
         ),
         ComponentSpec(
             "complex",
-            factory=ComplexKeyGenerator,
+            factory="hudi_keygen_builtin.generators:ComplexKeyGenerator",
             options_model=KeyGenOptions,
             description="field:value,... record keys; any number of partition fields",
             # Spark SQL's SqlKeyGenerator falls back to ComplexKeyGenerator without an original class.
@@ -64,28 +59,28 @@ def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
         ),
         ComponentSpec(
             "non-partition",
-            factory=NonPartitionedKeyGenerator,
+            factory="hudi_keygen_builtin.generators:NonPartitionedKeyGenerator",
             options_model=KeyGenOptions,
             description="Non-partitioned tables: every partition path is empty",
             aliases=_aliases("NON_PARTITION", "NonpartitionedKeyGenerator", "NonpartitionedAvroKeyGenerator"),
         ),
         ComponentSpec(
             "timestamp",
-            factory=TimestampBasedKeyGenerator,
+            factory="hudi_keygen_builtin.generators:TimestampBasedKeyGenerator",
             options_model=KeyGenOptions,
             description="One partition field formatted as a timestamp (hoodie.keygen.timebased.*)",
             aliases=_aliases("TIMESTAMP", "TimestampBasedKeyGenerator", "TimestampBasedAvroKeyGenerator"),
         ),
         ComponentSpec(
             "custom",
-            factory=CustomKeyGenerator,
+            factory="hudi_keygen_builtin.custom:CustomKeyGenerator",
             options_model=KeyGenOptions,
             description="Partition fields typed field:SIMPLE or field:TIMESTAMP",
             aliases=_aliases("CUSTOM", "CustomKeyGenerator", "CustomAvroKeyGenerator"),
         ),
         ComponentSpec(
             "global-delete",
-            factory=GlobalDeleteKeyGenerator,
+            factory="hudi_keygen_builtin.generators:GlobalDeleteKeyGenerator",
             options_model=KeyGenOptions,
             description="Deletes through a global index: field:value keys, empty partition paths",
             aliases=_aliases("GLOBAL_DELETE", "GlobalDeleteKeyGenerator", "GlobalAvroDeleteKeyGenerator"),
