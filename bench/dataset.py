@@ -113,6 +113,18 @@ def _rows(rng: np.random.Generator, ids: np.ndarray, ts: np.ndarray) -> pa.Table
     )
 
 
+def _change_batch(upserts: pa.Table, deleted_rows: pa.Table) -> pa.Table:
+    """Upserts flagged live, then the stored rows of deleted keys flagged deleted with a later event time."""
+    live = upserts.append_column(DELETED, pa.array(np.zeros(len(upserts), dtype=bool)))
+    deletes = deleted_rows.set_column(
+        deleted_rows.schema.get_field_index(EVENT_TIME),
+        EVENT_TIME,
+        pa.array(np.full(len(deleted_rows), 1_700_200_000_001, dtype=np.int64)),
+    )
+    deletes = deletes.append_column(DELETED, pa.array(np.ones(len(deletes), dtype=bool)))
+    return pa.concat_tables([live, deletes])
+
+
 def generate(root: Path, rows: int, *, seed: int = 7) -> Inputs:
     """Write the table and its change batch under ``root`` (reused when already there)."""
     inputs = Inputs(root)
@@ -129,16 +141,7 @@ def generate(root: Path, rows: int, *, seed: int = 7) -> Inputs:
     inserted = np.arange(rows, rows + n_insert)
     later = rng.integers(1_700_100_000_000, 1_700_200_000_000, n_update + n_insert)
     upserts = _rows(rng, np.concatenate([updated, inserted]), later)
-    upserts = upserts.append_column(DELETED, pa.array(np.zeros(len(upserts), dtype=bool)))
-    gone = pc.is_in(base.column(KEY), value_set=keys(deleted))
-    deletes = base.filter(gone)
-    deletes = deletes.set_column(
-        deletes.schema.get_field_index(EVENT_TIME),
-        EVENT_TIME,
-        pa.array(np.full(len(deletes), 1_700_200_000_001, dtype=np.int64)),
-    )
-    deletes = deletes.append_column(DELETED, pa.array(np.ones(len(deletes), dtype=bool)))
-    changes = pa.concat_tables([upserts, deletes])
+    changes = _change_batch(upserts, base.filter(pc.is_in(base.column(KEY), value_set=keys(deleted))))
     changes = changes.take(rng.permutation(len(changes)))
     small = _rows(
         rng,
@@ -176,16 +179,8 @@ def generate_scaling(root: Path, rows: int, shape: ScalingShape, *, seed: int = 
     picked = rng.choice(rows, n_update + n_delete, replace=False)
     later = rng.integers(1_700_100_000_000, 1_700_200_000_000, n_update + n_insert)
     upserts = _rows(rng, np.concatenate([picked[:n_update], np.arange(rows, rows + n_insert)]), later)
-    upserts = upserts.append_column(DELETED, pa.array(np.zeros(len(upserts), dtype=bool)))
     # Ids are 0..rows-1: the row of id x is at position argsort(ids)[x]; a delete repeats the stored row.
-    deletes = base.take(pa.array(np.argsort(ids)[picked[n_update:]]))
-    deletes = deletes.set_column(
-        deletes.schema.get_field_index(EVENT_TIME),
-        EVENT_TIME,
-        pa.array(np.full(len(deletes), 1_700_200_000_001, dtype=np.int64)),
-    )
-    deletes = deletes.append_column(DELETED, pa.array(np.ones(len(deletes), dtype=bool)))
-    changes = pa.concat_tables([upserts, deletes])
+    changes = _change_batch(upserts, base.take(pa.array(np.argsort(ids)[picked[n_update:]])))
     pq.write_table(base, inputs.base)
     pq.write_table(changes.take(rng.permutation(len(changes))), inputs.changes)
     inputs.scaling_file.write_text(json.dumps(asdict(shape)), encoding="utf-8")

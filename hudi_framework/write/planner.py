@@ -152,16 +152,16 @@ def _partition_counts(kind: str, names: pa.Array, counts: IntVector) -> pa.Table
     )
 
 
-def _counts(kind: str, partitions: pa.Array, file_ids: pa.Array | None = None) -> pa.Table:
-    columns = {"partition": partitions} if file_ids is None else {"partition": partitions, "file_id": file_ids}
-    grouped = pa.table(columns).group_by(list(columns)).aggregate([([], "count_all")])
-    n = grouped.num_rows
+def _file_group_counts(kind: str, partitions: pa.Array, file_ids: pa.Array) -> pa.Table:
+    grouped = pa.table({"partition": partitions, "file_id": file_ids}).group_by(["partition", "file_id"])
+    counted = grouped.aggregate([([], "count_all")])
+    n = counted.num_rows
     return pa.table(
         {
             "kind": pa.nulls(n, pa.string()).fill_null(kind),
-            "partition": grouped.column("partition"),
-            "file_id": grouped.column("file_id") if file_ids is not None else pa.nulls(n, pa.string()).fill_null(""),
-            "rows": grouped.column("count_all"),
+            "partition": counted.column("partition"),
+            "file_id": counted.column("file_id"),
+            "rows": counted.column("count_all"),
         },
         schema=SUMMARY_SCHEMA,
     )
@@ -184,7 +184,7 @@ def routing_summary(rows: Rows) -> pa.Table:
     parts = [_partition_counts("P", names, per_partition), _partition_counts("I", names, inserts)]
     if c.loc_partitions is not None and c.loc_file_ids is not None:
         located = pa.array(c.in_place | c.moving)
-        parts.append(_counts("U", c.loc_partitions.filter(located), c.loc_file_ids.filter(located)))
+        parts.append(_file_group_counts("U", c.loc_partitions.filter(located), c.loc_file_ids.filter(located)))
     return merge_summaries(parts)
 
 
