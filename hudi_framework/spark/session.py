@@ -17,6 +17,8 @@ BASE_CONF: Mapping[str, str] = {
     # Hudi stores timestamps as INT64 micros; never let Spark write INT96.
     "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # Workers fork from a daemon that has already imported our task modules (see its docstring).
+    "spark.python.daemon.module": "hudi_framework.spark.daemon",
 }
 
 

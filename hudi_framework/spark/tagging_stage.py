@@ -2,9 +2,11 @@
 
 The three steps of the index contract (:mod:`hudi_framework.contracts.index`), distributed:
 
-1. Driver: the latest base files, broadcast. When the index wants key ranges, a small job finds
-   the distinct incoming partitions (:meth:`RecordIndex.relevant_files` prunes the files by them)
-   and another reads the remaining files' footers, one task per group of files.
+1. Driver: the latest base files, broadcast. When the index wants key ranges, a small job counts
+   the incoming rows per partition (:meth:`RecordIndex.relevant_files` prunes the files by them)
+   and the remaining files' footers are read: by the driver (in threads) for up to
+   :data:`DRIVER_FOOTER_FILES` files, where scheduling a job costs more than the reads, else by
+   another job, one task per group of files.
 2. Executors: each partition of incoming keys prunes the files by its own partitions
    (:meth:`RecordIndex.relevant_files`) and plans its :class:`LookupTask` s with
    :meth:`RecordIndex.candidate_files` (pure functions, so planning per partition is allowed);
@@ -12,17 +14,20 @@ The three steps of the index contract (:mod:`hudi_framework.contracts.index`), d
    shuffled by file path, merged per file (``merge_lookup_tasks``) and run with
    :meth:`RecordIndex.lookup`, so every base file is opened by one task only.
 3. Spark: found locations are reduced to one per key (greatest instant, then file id, as
-   ``apply_locations`` does), counted, and left-joined with the incoming rows on the record key
+   ``apply_locations`` does), cached, and left-joined with the incoming rows on the record key
    (and the partition path, for a non-global index); a found set small enough is broadcast, so the
-   incoming rows are not shuffled again. For a global index that keeps keys in their partition
-   (``update_partition_path=False``) the partition path becomes the location's; otherwise a key
-   found in another partition moves only where merging with its stored record says so
-   (:func:`~hudi_framework.write.moves.settle_partition_moves`, per batch in executors).
+   incoming rows are not shuffled again (when the batch's row count is known from the partition
+   counts above and small enough, without a job to count the found keys first). For a global
+   index that keeps keys in their partition (``update_partition_path=False``) the partition path
+   becomes the location's; otherwise a key found in another partition moves only where merging
+   with its stored record says so (:func:`~hudi_framework.write.moves.settle_partition_moves`,
+   per batch in executors).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
@@ -68,6 +73,10 @@ __all__ = ["tag_rows"]
 
 #: Found locations up to this many keys are broadcast to the join instead of shuffling the rows.
 BROADCAST_FOUND_ROWS: Final = 2_000_000
+#: Key ranges of up to this many files are read by the driver: a footer costs milliseconds, a Spark
+#: job to read them (a shuffle and two stages under adaptive execution) the better part of a second.
+DRIVER_FOOTER_FILES: Final = 32
+_FOOTER_THREADS: Final = 8
 _FOUND_KEY: Final = "_hudi_fw_found_key"
 _LOCATION: Final = "_hudi_fw_location"
 
@@ -128,9 +137,9 @@ def _settle_task(
             yield from to_spark_batches(settled, out)
 
 
-def _distinct_partitions(rows: DataFrame) -> list[str]:
-    table = collect_arrow(rows.select(PARTITION_PATH).distinct())
-    return sorted(str(p) for p in table.column(PARTITION_PATH).to_pylist())
+def _rows_per_partition(rows: DataFrame) -> dict[str, int]:
+    table = collect_arrow(rows.groupBy(PARTITION_PATH).count())
+    return dict(zip(table.column(PARTITION_PATH).to_pylist(), table.column("count").to_pylist(), strict=True))
 
 
 def _with_key_ranges(spark: SparkSession, spec: WorkerSpec, files: list[IndexedFile], tasks: int) -> list[IndexedFile]:
@@ -138,6 +147,12 @@ def _with_key_ranges(spark: SparkSession, spec: WorkerSpec, files: list[IndexedF
     frame = spark.createDataFrame(files_to_arrow(files).cast(schema.arrow), schema=schema.struct)
     ranged = frame.repartition(tasks).mapInArrow(partial(_key_range_task, spec, schema.arrow), schema.struct)
     return files_from_arrow(collect_arrow(ranged))
+
+
+def _driver_key_ranges(spec: WorkerSpec, files: list[IndexedFile]) -> list[IndexedFile]:
+    storage = worker_components(spec).storage
+    with ThreadPoolExecutor(max_workers=min(_FOOTER_THREADS, len(files))) as pool:
+        return list(pool.map(lambda f: read_key_range(f, storage), files))
 
 
 def _null_locations(rows: DataFrame) -> DataFrame:
@@ -169,15 +184,22 @@ def tag_rows(
             moves partition is inserted as the merge with its stored record.
     """
     relevant = indexed_files(slices)
+    incoming: int | None = None  # rows of the batch, when a job has counted them anyway
     if index.wants_key_ranges and relevant:
-        # Footers are read only for the files of the incoming partitions: an extra (small) job.
-        relevant = index.relevant_files([] if index.is_global else _distinct_partitions(rows), relevant)
+        partitions: list[str] = []
+        if not index.is_global:
+            # Footers are read only for the files of the incoming partitions: an extra (small) job.
+            counts = _rows_per_partition(rows)
+            incoming, partitions = sum(counts.values()), sorted(counts)
+        relevant = index.relevant_files(partitions, relevant)
     if not relevant:
         return _null_locations(rows)
     tasks = max(1, min(tasks, len(relevant)))
     missing = [f for f in relevant if not f.has_key_range] if index.wants_key_ranges else []
     if missing:
-        ranged = {f.path: f for f in _with_key_ranges(spark, spec, missing, tasks)}
+        on_driver = len(missing) <= DRIVER_FOOTER_FILES
+        read = _driver_key_ranges(spec, missing) if on_driver else _with_key_ranges(spark, spec, missing, tasks)
+        ranged = {f.path: f for f in read}
         relevant = [ranged.get(f.path, f) for f in relevant]
     files = spark.sparkContext.broadcast(relevant)
     held.broadcasts.append(files)
@@ -201,11 +223,16 @@ def tag_rows(
         .persist(StorageLevel.MEMORY_AND_DISK_DESER)
     )
     held.cached.append(latest)
-    with typed_task_errors():
-        num_found = latest.count()
-    if not num_found:
-        return _null_locations(rows)
-    right = F.broadcast(latest) if num_found <= BROADCAST_FOUND_ROWS else latest
+    if incoming is not None and incoming <= BROADCAST_FOUND_ROWS:
+        # No more keys can be found than the batch has: broadcast without a job to count them; the
+        # lookups run in the next job (the routing summary's), which caches them for the write.
+        right = F.broadcast(latest)
+    else:
+        with typed_task_errors():
+            num_found = latest.count()
+        if not num_found:
+            return _null_locations(rows)
+        right = F.broadcast(latest) if num_found <= BROADCAST_FOUND_ROWS else latest
     condition = rows[RECORD_KEY] == right[_FOUND_KEY]
     if not index.is_global:
         condition = condition & (rows[PARTITION_PATH] == right[LOCATION_PARTITION])

@@ -278,3 +278,26 @@ def test_partition_slots_place_each_target_in_its_own_partition(spark: Any) -> N
     frame = spark.createDataFrame([(s,) for s in slots], "s int").repartition(7, "s")
     placed = frame.select("s", F.spark_partition_id().alias("p")).collect()
     assert sorted((slots.index(r.s), r.p) for r in placed) == [(p, p) for p in range(7)]
+
+
+@pytest.mark.parametrize("driver_footers", [32, 0], ids=["footers-on-driver", "footers-in-a-job"])
+def test_key_ranges_read_by_the_driver_or_a_job_tag_alike(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, driver_footers: int
+) -> None:
+    from hudi_framework.spark import tagging_stage
+
+    monkeypatch.setattr(tagging_stage, "DRIVER_FOOTER_FILES", driver_footers)
+    calls: list[str] = []
+    for name in ("_driver_key_ranges", "_with_key_ranges"):
+        original = getattr(tagging_stage, name)
+        monkeypatch.setattr(tagging_stage, name, lambda *a, _f=original, _n=name: calls.append(_n) or _f(*a))
+    _, overrides, steps = SCENARIOS["many-file-groups"]
+    settings = HudiSettings(**overrides, index={"type": "bloom"})
+    local = WriteClient(_table(tmp_path / "local"), settings)
+    remote = SparkWriteClient(_table(tmp_path / "spark"), settings, spark)
+    for step in steps:
+        expected, got = _run(local, step, spark.createDataFrame), _run(remote, step, spark.createDataFrame)
+        assert _counts(got) == _counts(expected)
+    assert _digest(remote.table.base_uri) == _digest(local.table.base_uri)
+    # The second upsert tags against the first one's files (the first finds an empty table).
+    assert calls == ["_driver_key_ranges" if driver_footers else "_with_key_ranges"]
