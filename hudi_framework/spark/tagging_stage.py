@@ -2,11 +2,12 @@
 
 The three steps of the index contract (:mod:`hudi_framework.contracts.index`), distributed:
 
-1. Driver: the latest base files, broadcast. When the index wants key ranges, a small job counts
-   the incoming rows per partition (:meth:`RecordIndex.relevant_files` prunes the files by them)
-   and the remaining files' footers are read: by the driver (in threads) for up to
-   :data:`DRIVER_FOOTER_FILES` files, where scheduling a job costs more than the reads, else by
-   another job, one task per group of files.
+1. Driver: the latest base files, broadcast. Up to :data:`DRIVER_FOOTER_FILES` of them, the
+   driver reads their footers in threads (key ranges when the index wants them, and row counts,
+   which bound the keys that can be found); scheduling a job costs more than such reads. Beyond,
+   when the index wants key ranges, a small job counts the incoming rows per partition
+   (:meth:`RecordIndex.relevant_files` prunes the files by them) and the remaining footers are read
+   by another job, one task per group of files.
 2. Executors: each partition of incoming keys prunes the files by its own partitions
    (:meth:`RecordIndex.relevant_files`) and plans its :class:`LookupTask` s with
    :meth:`RecordIndex.candidate_files` (pure functions, so planning per partition is allowed);
@@ -16,12 +17,11 @@ The three steps of the index contract (:mod:`hudi_framework.contracts.index`), d
 3. Spark: found locations are reduced to one per key (greatest instant, then file id, as
    ``apply_locations`` does), cached, and left-joined with the incoming rows on the record key
    (and the partition path, for a non-global index); a found set small enough is broadcast, so the
-   incoming rows are not shuffled again (when the batch's row count is known from the partition
-   counts above and small enough, without a job to count the found keys first). For a global
-   index that keeps keys in their partition (``update_partition_path=False``) the partition path
-   becomes the location's; otherwise a key found in another partition moves only where merging
-   with its stored record says so (:func:`~hudi_framework.write.moves.settle_partition_moves`,
-   per batch in executors).
+   incoming rows are not shuffled again (without a job to count the found keys first when step 1
+   bounded them). For a global index that keeps keys in their partition
+   (``update_partition_path=False``) the partition path becomes the location's; otherwise a key
+   found in another partition moves only where merging with its stored record says so
+   (:func:`~hudi_framework.write.moves.settle_partition_moves`, per batch in executors).
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ from hudi_framework.contracts.index import (
     IndexedFile,
 )
 from hudi_framework.contracts.merger import MergeContext
-from hudi_framework.index.file_lookup import read_key_range, virtual_key_lookup
+from hudi_framework.index.file_lookup import open_base_file, read_key_range, virtual_key_lookup
+from hudi_framework.index.footer import read_key_footer
 from hudi_framework.index.planning import distinct_partitions
 from hudi_framework.index.tagging import indexed_files
 from hudi_framework.index.tasks import (
@@ -149,10 +150,20 @@ def _with_key_ranges(spark: SparkSession, spec: WorkerSpec, files: list[IndexedF
     return files_from_arrow(collect_arrow(ranged))
 
 
-def _driver_key_ranges(spec: WorkerSpec, files: list[IndexedFile]) -> list[IndexedFile]:
+def _driver_footers(spec: WorkerSpec, files: list[IndexedFile], *, key_ranges: bool) -> tuple[list[IndexedFile], int]:
+    """``files`` (with key ranges when asked) and their total row count, from footers read in threads."""
     storage = worker_components(spec).storage
+
+    def read(file: IndexedFile) -> tuple[IndexedFile, int]:
+        with open_base_file(storage, file) as parquet:
+            if key_ranges and not file.has_key_range:
+                footer = read_key_footer(parquet.metadata, with_bloom=False)
+                file = file.with_key_range(footer.min_key, footer.max_key)
+            return file, parquet.metadata.num_rows
+
     with ThreadPoolExecutor(max_workers=min(_FOOTER_THREADS, len(files))) as pool:
-        return list(pool.map(lambda f: read_key_range(f, storage), files))
+        read_files = list(pool.map(read, files))
+    return [f for f, _ in read_files], sum(n for _, n in read_files)
 
 
 def _null_locations(rows: DataFrame) -> DataFrame:
@@ -184,23 +195,32 @@ def tag_rows(
             moves partition is inserted as the merge with its stored record.
     """
     relevant = indexed_files(slices)
-    incoming: int | None = None  # rows of the batch, when a job has counted them anyway
-    if index.wants_key_ranges and relevant:
+    # At most this many keys can be found (None: unknown until the found keys are counted).
+    bound: int | None = None
+    if relevant and len(relevant) <= DRIVER_FOOTER_FILES:
+        # Few files: the driver reads their footers (key ranges, row counts) without a job, and
+        # does not prune them by incoming partition (each lookup task prunes by its own keys).
+        relevant, bound = _driver_footers(spec, relevant, key_ranges=index.wants_key_ranges)
+    elif index.wants_key_ranges and relevant:
         partitions: list[str] = []
         if not index.is_global:
             # Footers are read only for the files of the incoming partitions: an extra (small) job.
             counts = _rows_per_partition(rows)
-            incoming, partitions = sum(counts.values()), sorted(counts)
+            bound, partitions = sum(counts.values()), sorted(counts)
         relevant = index.relevant_files(partitions, relevant)
+        missing = [f for f in relevant if not f.has_key_range]
+        if missing:
+            on_driver = len(missing) <= DRIVER_FOOTER_FILES
+            read = (
+                _driver_footers(spec, missing, key_ranges=True)[0]
+                if on_driver
+                else _with_key_ranges(spark, spec, missing, max(1, min(tasks, len(missing))))
+            )
+            ranged = {f.path: f for f in read}
+            relevant = [ranged.get(f.path, f) for f in relevant]
     if not relevant:
         return _null_locations(rows)
     tasks = max(1, min(tasks, len(relevant)))
-    missing = [f for f in relevant if not f.has_key_range] if index.wants_key_ranges else []
-    if missing:
-        on_driver = len(missing) <= DRIVER_FOOTER_FILES
-        read = _driver_key_ranges(spec, missing) if on_driver else _with_key_ranges(spark, spec, missing, tasks)
-        ranged = {f.path: f for f in read}
-        relevant = [ranged.get(f.path, f) for f in relevant]
     files = spark.sparkContext.broadcast(relevant)
     held.broadcasts.append(files)
     task_schema = SparkSchema.of_arrow(TASK_SCHEMA)
@@ -223,9 +243,9 @@ def tag_rows(
         .persist(StorageLevel.MEMORY_AND_DISK_DESER)
     )
     held.cached.append(latest)
-    if incoming is not None and incoming <= BROADCAST_FOUND_ROWS:
-        # No more keys can be found than the batch has: broadcast without a job to count them; the
-        # lookups run in the next job (the routing summary's), which caches them for the write.
+    if bound is not None and bound <= BROADCAST_FOUND_ROWS:
+        # Broadcast without a job to count the found keys: the lookups run in the next job (the
+        # routing summary's), which caches them for the write.
         right = F.broadcast(latest)
     else:
         with typed_task_errors():

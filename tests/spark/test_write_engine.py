@@ -288,9 +288,9 @@ def test_key_ranges_read_by_the_driver_or_a_job_tag_alike(
 
     monkeypatch.setattr(tagging_stage, "DRIVER_FOOTER_FILES", driver_footers)
     calls: list[str] = []
-    for name in ("_driver_key_ranges", "_with_key_ranges"):
+    for name in ("_driver_footers", "_with_key_ranges"):
         original = getattr(tagging_stage, name)
-        monkeypatch.setattr(tagging_stage, name, lambda *a, _f=original, _n=name: calls.append(_n) or _f(*a))
+        monkeypatch.setattr(tagging_stage, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
     _, overrides, steps = SCENARIOS["many-file-groups"]
     settings = HudiSettings(**overrides, index={"type": "bloom"})
     local = WriteClient(_table(tmp_path / "local"), settings)
@@ -300,4 +300,4 @@ def test_key_ranges_read_by_the_driver_or_a_job_tag_alike(
         assert _counts(got) == _counts(expected)
     assert _digest(remote.table.base_uri) == _digest(local.table.base_uri)
     # The second upsert tags against the first one's files (the first finds an empty table).
-    assert calls == ["_driver_key_ranges" if driver_footers else "_with_key_ranges"]
+    assert calls == ["_driver_footers" if driver_footers else "_with_key_ranges"]
