@@ -255,9 +255,10 @@ METHOD = """\
 - **Runs**: every step runs in its own Python process (`bench/worker.py`), on a fresh copy of its prepared
   state, at least 3 times; the tables show medians. States are prepared once per size (unmeasured) and
   shared by the steps that start from the same one (e.g. the bulk-inserted copy-on-write table).
-- **Imports are not timed**: each system's modules and `pyarrow.dataset` (which every step's first
-  `pq.read_table` of its inputs would import, with pandas, ~0.3-0.4 s) are imported before the timer. Until
-  2026-11-22 that import fell inside every step's timer, which flattered our ratios against the pyarrow floor.
+- **Imports are not timed**: each system's modules (for ours also the plugin modules its entry points name,
+  ~0.05 s, which a process otherwise imports on its first table open) and `pyarrow.dataset` (which every step's
+  first `pq.read_table` of its inputs would import, with pandas, ~0.3-0.4 s) are imported before the timer.
+  Until 2026-11-22 that import fell inside every step's timer, which flattered our ratios against the pyarrow floor.
 - **Wall** is `perf_counter` around the step. **CPU** is the process's CPU time plus that of its
   descendants (for Spark: the driver JVM and the Python workers it forks, read from `/proc`).
   **Peak RSS (Python)** is the worker's high-water mark (`ru_maxrss`, inputs included).

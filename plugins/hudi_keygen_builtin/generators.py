@@ -28,10 +28,11 @@ from hudi_framework.errors import InvalidConfigValueError
 from hudi_keygen_builtin.fields import empty_batch
 from hudi_keygen_builtin.partition import PartitionField, PartitionPaths
 from hudi_keygen_builtin.record_key import RecordKeyBuilder
-from hudi_keygen_builtin.timestamp import TimestampFormatter
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from hudi_keygen_builtin.timestamp import TimestampFormatter
 
 RECORD_KEY_OPTION = "hoodie.table.recordkey.fields"
 PARTITION_OPTION = "hoodie.table.partition.fields"
@@ -192,6 +193,8 @@ def timestamp_formatter(options: KeyGenOptions) -> TimestampFormatter:
     Raises:
         InvalidConfigValueError: No timestamp options were given.
     """
+    from hudi_keygen_builtin.timestamp import TimestampFormatter  # only timestamp keys pay its import
+
     if options.timestamp is None:
         raise InvalidConfigValueError(
             "hoodie.keygen.timebased.timestamp.type", "timestamp partition fields need the timestamp options"
