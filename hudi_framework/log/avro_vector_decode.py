@@ -161,13 +161,22 @@ def _read_binary(
     pos[rows] += size
     lengths = np.zeros(n, dtype=np.int64)
     lengths[rows] = lengths_at
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    gather = np.repeat(pos - offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
-    data = buf.take(gather, mode="clip")
+    if n:
+        # The column's values lie in record order in ``buf``, separated by the other fields' bytes.
+        # Viewed as one binary array over ``buf`` whose values alternate value, gap, value..., the
+        # column is its even elements: Arrow's take copies them, with no per-byte index array.
+        bounds = np.empty(2 * n, dtype=np.int64)
+        bounds[0::2] = pos
+        bounds[1::2] = pos + lengths
+        if np.any(np.diff(bounds) < 0) or int(bounds[-1]) > len(buf):
+            raise _DamagedError
+        spans = pa.Array.from_buffers(pa.large_binary(), 2 * n - 1, [None, pa.py_buffer(bounds), pa.py_buffer(buf)])
+        taken = spans.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int64)))
+        offsets, data = taken.buffers()[1:]
+    else:
+        offsets, data = pa.py_buffer(np.zeros(1, dtype=np.int64)), pa.py_buffer(b"")
     pos += lengths
-    large = pa.Array.from_buffers(pa.large_binary(), n, [_bitmap(valid), pa.py_buffer(offsets), pa.py_buffer(data)])
+    large = pa.Array.from_buffers(pa.large_binary(), n, [_bitmap(valid), offsets, data])
     try:
         # Casting binary to string validates UTF-8, as the reference decoder does.
         return (large.cast(pa.large_string()) if pa.types.is_string(t) else large).cast(t), pos
