@@ -193,6 +193,8 @@ def test_bloom_reads_key_column_only_for_bloom_positives(
         return real(parquet, file)
 
     monkeypatch.setattr(bloom_module, "read_record_keys", counting)
+    # A 40-row file's default filter costs more to decode than its keys to read: leave decoding out.
+    monkeypatch.setattr(bloom_module, "FOOTER_BYTES_PER_ROW", 1 << 40)
     # 40 stored keys: probing 2-3 candidates is cheaper than reading them (bloom_module.probe_pays).
     file = base_file("p", "f", "001", ["k1", "k5", "k9", *(f"z{i:02d}" for i in range(37))])
     index = build(registry, "bloom")
@@ -220,6 +222,7 @@ def test_bloom_is_skipped_when_probing_costs_more_than_the_exact_check(
         return real(metadata, with_bloom=with_bloom)
 
     monkeypatch.setattr(bloom_module, "read_key_footer", counting)
+    monkeypatch.setattr(bloom_module, "FOOTER_BYTES_PER_ROW", 1 << 40)  # probing cost only
     stored = [f"k{i:02d}" for i in range(0, 40, 2)]
     file = base_file("p", "f", "001", stored)
     index = build(registry, "bloom")
@@ -234,6 +237,31 @@ def test_bloom_is_skipped_when_probing_costs_more_than_the_exact_check(
     few = index.lookup(LookupTask(file, pa.array(["k01", "k02"], pa.large_string())), storage)
     assert few.column(RECORD_KEY).to_pylist() == ["k02"]
     assert probed == [False, True]
+
+
+def test_bloom_is_skipped_when_decoding_the_filter_costs_more_than_the_exact_check(
+    registry: ComponentRegistry,
+    storage: MemoryStorageBackend,
+    base_file: WriteBaseFile,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import hudi_index_bloom.index as bloom_module
+
+    probed: list[bool] = []
+    real = bloom_module.read_key_footer
+
+    def counting(metadata: Any, *, with_bloom: bool = True) -> Any:
+        probed.append(with_bloom)
+        return real(metadata, with_bloom=with_bloom)
+
+    monkeypatch.setattr(bloom_module, "read_key_footer", counting)
+    # The default filter (~860 KB serialised) outweighs reading 40 keys, even for one candidate.
+    assert bloom_module.probe_pays(1, 70_000)
+    assert not bloom_module.probe_pays(1, 40, footer_bytes=860_000)
+    file = base_file("p", "f", "001", [f"k{i:02d}" for i in range(0, 40, 2)])
+    found = build(registry, "bloom").lookup(LookupTask(file, pa.array(["k01", "k02"], pa.large_string())), storage)
+    assert found.column(RECORD_KEY).to_pylist() == ["k02"]
+    assert True not in probed
 
 
 @pytest.mark.parametrize("name", NON_GLOBAL + GLOBAL)
