@@ -38,6 +38,8 @@ def _needed_columns(task: ReadTask, file_schema: pa.Schema) -> list[str]:
 def _with_partition_columns(task: ReadTask, batch: pa.RecordBatch) -> pa.RecordBatch:
     """Add partition columns the file lacks (``drop.partition.columns``), parsed from the path."""
     missing = [(n, v) for n, v in task.partition_values if batch.schema.get_field_index(n) < 0]
+    if not missing:
+        return batch
     types = {f.name: f.type for f in task.filter_schema or ()} | {f.name: f.type for f in task.schema}
     for name, value in missing:
         if name not in types:
@@ -77,6 +79,10 @@ def _column_as(batch: pa.RecordBatch, field: pa.Field) -> pa.Array:
 
 def conform_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """Select and convert ``batch``'s columns to exactly ``schema``; absent columns become null."""
+    if batch.schema.equals(schema) and all(a.metadata == b.metadata for a, b in zip(batch.schema, schema, strict=True)):
+        # Files written with the read schema (the common case) need no per-column work; only the file's
+        # key-value metadata (bloom filter, key range) is swapped for the schema's.
+        return batch.replace_schema_metadata(schema.metadata)
     arrays = []
     for field in schema:
         index = batch.schema.get_field_index(field.name)

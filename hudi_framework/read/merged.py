@@ -111,7 +111,21 @@ def _merge_batch(
     keep = np.ones(num_base, dtype=np.bool_)
     keep[base_at] = False
     keep[live_at] = True
-    return gather(pa.concat_tables([base, merged]), source[keep]), at
+    return _interleave(base, merged, source[keep]), at
+
+
+def _interleave(base: pa.Table, merged: pa.Table, indices: npt.NDArray[np.int64]) -> pa.Table:
+    """Rows ``indices`` of base rows followed by merged rows, each column taken across both in one pass.
+
+    A chunked take reads base and merged chunks where they are; concatenating them first (what
+    :func:`~hudi_framework.merge.align.gather` does) would copy every base row once more.
+    """
+    at = pa.array(indices, type=pa.int64())
+    columns = [
+        pa.chunked_array(b.chunks + m.chunks, type=b.type).take(at)
+        for b, m in zip(base.columns, merged.columns, strict=True)
+    ]
+    return pa.Table.from_arrays(columns, schema=base.schema)
 
 
 def _merge_part(
