@@ -171,7 +171,8 @@ def _read_binary(
         if np.any(np.diff(bounds) < 0) or int(bounds[-1]) > len(buf):
             raise _DamagedError
         spans = pa.Array.from_buffers(pa.large_binary(), 2 * n - 1, [None, pa.py_buffer(bounds), pa.py_buffer(buf)])
-        taken = spans.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int64)))
+        even = np.arange(0, 2 * n, 2, dtype=np.int64)  # from buffers: pa.array would probe for pandas
+        taken = spans.take(pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(even)]))
         offsets, data = taken.buffers()[1:]
     else:
         offsets, data = pa.py_buffer(np.zeros(1, dtype=np.int64)), pa.py_buffer(b"")

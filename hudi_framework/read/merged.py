@@ -29,6 +29,7 @@ from hudi_framework.errors import DuplicateRecordKeyError, MergeError
 from hudi_framework.merge.align import gather, merge_with_base, project_to_schema
 from hudi_framework.merge.flags import delete_mask
 from hudi_framework.merge.numpy_arrow import from_numpy, to_numpy
+from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
 from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema
@@ -120,7 +121,7 @@ def _interleave(base: pa.Table, merged: pa.Table, indices: npt.NDArray[np.int64]
     A chunked take reads base and merged chunks where they are; concatenating them first (what
     :func:`~hudi_framework.merge.align.gather` does) would copy every base row once more.
     """
-    at = pa.array(indices, type=pa.int64())
+    at = positions(indices)
     columns = [
         pa.chunked_array(b.chunks + m.chunks, type=b.type).take(at)
         for b, m in zip(base.columns, merged.columns, strict=True)

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -129,8 +130,18 @@ def new_bucket(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     for name, value in DUMMY_AWS_ENV.items():
         monkeypatch.setenv(name, value)
     bucket = f"hudi-faults-{uuid.uuid4().hex[:10]}"
-    boto3.session.Session().client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
+    _admin_client(endpoint).create_bucket(Bucket=bucket)
     return bucket
+
+
+@cache
+def _admin_client(endpoint: str) -> Any:
+    """One client per moto server: a new boto3 session reloads botocore's service models (~0.1 s CPU)."""
+    return boto3.session.Session(
+        aws_access_key_id=DUMMY_AWS_ENV["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=DUMMY_AWS_ENV["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=DUMMY_AWS_ENV["AWS_SESSION_TOKEN"],
+    ).client("s3", endpoint_url=endpoint, region_name="us-east-1")
 
 
 def s3_options(endpoint: str, **extra: object) -> dict[str, object]:

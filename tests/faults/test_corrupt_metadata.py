@@ -18,7 +18,7 @@ from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import State
 from hudi_framework.write.client import WriteClient
-from tests.faults.s3_faults import Rows, expected, hudi_rs, new_bucket, ours, s3_options, snapshot
+from tests.faults.s3_faults import FAST_RETRY, Rows, expected, hudi_rs, new_bucket, ours, s3_options, snapshot
 
 BEFORE: Rows = [("a", "sf", 2), ("b", "ny", 1), ("c", "sf", 2)]
 PROPS = ".hoodie/hoodie.properties"
@@ -34,7 +34,7 @@ class Place:
 
     @property
     def options(self) -> dict[str, object] | None:
-        return s3_options(self.endpoint) if self.endpoint else None
+        return s3_options(self.endpoint, **FAST_RETRY) if self.endpoint else None
 
     def open(self) -> HudiTable:
         return HudiTable.open(self.uri, storage_options=self.options)

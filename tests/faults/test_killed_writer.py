@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -77,20 +78,45 @@ def _kill_writer(
     kill_writer(str(path), when, path.parent, rows, options, operation, while_parked=while_parked)
 
 
-def _table(path: Path, table_type: str, version: int) -> WriteClient:
+def _build(path: Path, table_type: str, version: int) -> None:
     config = new_table_config(
         "t", version=version, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
         ordering_fields=["ts"],
     )  # fmt: skip
-    client = WriteClient(HudiTable.create(str(path), config))
-    client.insert(pa.Table.from_pylist(_rows(["a", "b", "x", "y"], 1)))
-    return client
+    WriteClient(HudiTable.create(str(path), config)).insert(pa.Table.from_pylist(_rows(["a", "b", "x", "y"], 1)))
+
+
+@pytest.fixture(scope="module")
+def templates() -> dict[tuple[str, int], Path]:
+    """Starting tables built once per module, keyed by layout (see :func:`_table`)."""
+    return {}
+
+
+@pytest.fixture
+def make_table(
+    templates: dict[tuple[str, int], Path], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[Path, str, int], WriteClient]:
+    """A copy of the layout's starting table (rows a, b, x, y at ts 1) at ``path``: creating and
+    inserting once per layout instead of once per test."""
+
+    def make(path: Path, table_type: str, version: int) -> WriteClient:
+        template = templates.get((table_type, version))
+        if template is None:
+            template = tmp_path_factory.mktemp("template") / "t"
+            _build(template, table_type, version)
+            templates[(table_type, version)] = template
+        shutil.copytree(template, path)
+        return WriteClient(HudiTable.open(str(path)))
+
+    return make
 
 
 @pytest.mark.parametrize(("table_type", "version"), LAYOUTS)
-def test_killed_before_completion_is_rolled_back(tmp_path: Path, table_type: str, version: int) -> None:
+def test_killed_before_completion_is_rolled_back(
+    tmp_path: Path, make_table: Callable[[Path, str, int], WriteClient], table_type: str, version: int
+) -> None:
     path = tmp_path / "t"
-    client = _table(path, table_type, version)
+    client = make_table(path, table_type, version)
     before = _snapshot(path)
     files_before = _files(path)
     _kill_writer(path, "before", _rows(["a", "x", "c", "z"], 2))
@@ -113,9 +139,11 @@ def test_killed_before_completion_is_rolled_back(tmp_path: Path, table_type: str
 
 
 @pytest.mark.parametrize(("table_type", "version"), [("COPY_ON_WRITE", 8), ("MERGE_ON_READ", 6)])
-def test_killed_after_completion_is_kept(tmp_path: Path, table_type: str, version: int) -> None:
+def test_killed_after_completion_is_kept(
+    tmp_path: Path, make_table: Callable[[Path, str, int], WriteClient], table_type: str, version: int
+) -> None:
     path = tmp_path / "t"
-    client = _table(path, table_type, version)
+    client = make_table(path, table_type, version)
     _kill_writer(path, "after", _rows(["a", "c"], 2))
     expected = [("a", "sf", 2), ("b", "sf", 1), ("c", "sf", 2), ("x", "ny", 1), ("y", "ny", 1)]
     assert _ours(path) == _hudi_rs(path) == expected
@@ -130,9 +158,11 @@ def test_killed_after_completion_is_kept(tmp_path: Path, table_type: str, versio
     assert _ours(path) == _hudi_rs(path) == [*expected[:4], ("y", "ny", 3)]
 
 
-def test_lazy_rolls_back_only_after_the_heartbeat_expired(tmp_path: Path) -> None:
+def test_lazy_rolls_back_only_after_the_heartbeat_expired(
+    tmp_path: Path, make_table: Callable[[Path, str, int], WriteClient]
+) -> None:
     path = tmp_path / "t"
-    client = _table(path, "COPY_ON_WRITE", 8)
+    client = make_table(path, "COPY_ON_WRITE", 8)
     before = _snapshot(path)
     options = {"hoodie.cleaner.policy.failed.writes": "LAZY", "hoodie.client.heartbeat.interval_in_ms": "100"}
     policy = HeartbeatPolicy(interval_ms=100, tolerable_misses=2)
@@ -160,9 +190,11 @@ def test_lazy_rolls_back_only_after_the_heartbeat_expired(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("operation", ["insert", "bulk_insert", "upsert"])
-def test_rerunning_a_crashed_batch_does_not_duplicate_rows(tmp_path: Path, operation: str) -> None:
+def test_rerunning_a_crashed_batch_does_not_duplicate_rows(
+    tmp_path: Path, make_table: Callable[[Path, str, int], WriteClient], operation: str
+) -> None:
     path = tmp_path / "t"
-    client = _table(path, "MERGE_ON_READ", 9)
+    client = make_table(path, "MERGE_ON_READ", 9)
     batch = _rows(["c", "d", "z"], 2)
     _kill_writer(path, "before", batch, operation=operation)
     client.write(pa.Table.from_pylist(batch), operation)  # the re-run: EAGER rolls the crashed attempt back first
