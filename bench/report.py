@@ -255,6 +255,9 @@ METHOD = """\
 - **Runs**: every step runs in its own Python process (`bench/worker.py`), on a fresh copy of its prepared
   state, at least 3 times; the tables show medians. States are prepared once per size (unmeasured) and
   shared by the steps that start from the same one (e.g. the bulk-inserted copy-on-write table).
+- **Variation**: on a shared 2-core VM the whole machine's speed drifts between runs (the same pyarrow
+  upsert took 0.49 s in one run and 1.19 s in another on 2026-11-22), and Spark steps vary by ~20%. Ratios
+  are taken within one run, but a verdict within ~20% of its target can flip from one run to the next.
 - **Imports are not timed**: each system's modules (for ours also the plugin modules its entry points name,
   ~0.05 s, which a process otherwise imports on its first table open) and `pyarrow.dataset` (which every step's
   first `pq.read_table` of its inputs would import, with pandas, ~0.3-0.4 s) are imported before the timer.

@@ -74,8 +74,8 @@ __all__ = ["tag_rows"]
 
 #: Found locations up to this many keys are broadcast to the join instead of shuffling the rows.
 BROADCAST_FOUND_ROWS: Final = 2_000_000
-#: Key ranges of up to this many files are read by the driver: a footer costs milliseconds, a Spark
-#: job to read them (a shuffle and two stages under adaptive execution) the better part of a second.
+#: Footers of up to this many files are read by the driver: a footer costs milliseconds, a Spark job
+#: to read them (a shuffle and two stages under adaptive execution) the better part of a second.
 DRIVER_FOOTER_FILES: Final = 32
 _FOOTER_THREADS: Final = 8
 _FOUND_KEY: Final = "_hudi_fw_found_key"
