@@ -34,9 +34,17 @@ def open_base_file(storage: StorageBackend, file: IndexedFile) -> Iterator[pq.Pa
 
 def read_key_range(file: IndexedFile, storage: StorageBackend) -> IndexedFile:
     """``file`` with ``min_key``/``max_key`` from its footer (None where the footer has none)."""
+    return read_footer_facts(file, storage, key_range=True)[0]
+
+
+def read_footer_facts(file: IndexedFile, storage: StorageBackend, *, key_range: bool) -> tuple[IndexedFile, int]:
+    """``file`` (with its footer's key range when ``key_range`` and it has none yet) and its row count."""
     with open_base_file(storage, file) as parquet:
-        footer = read_key_footer(parquet.metadata, with_bloom=False)
-    return file.with_key_range(footer.min_key, footer.max_key)
+        metadata = parquet.metadata
+        if key_range and not file.has_key_range:
+            footer = read_key_footer(metadata, with_bloom=False)
+            file = file.with_key_range(footer.min_key, footer.max_key)
+        return file, metadata.num_rows
 
 
 def read_record_keys(parquet: pq.ParquetFile, file: IndexedFile) -> pa.LargeStringArray:

@@ -44,8 +44,7 @@ from hudi_framework.contracts.index import (
     IndexedFile,
 )
 from hudi_framework.contracts.merger import MergeContext
-from hudi_framework.index.file_lookup import open_base_file, read_key_range, virtual_key_lookup
-from hudi_framework.index.footer import read_key_footer
+from hudi_framework.index.file_lookup import read_footer_facts, read_key_range, virtual_key_lookup
 from hudi_framework.index.planning import distinct_partitions
 from hudi_framework.index.tagging import indexed_files
 from hudi_framework.index.tasks import (
@@ -153,17 +152,9 @@ def _with_key_ranges(spark: SparkSession, spec: WorkerSpec, files: list[IndexedF
 def _driver_footers(spec: WorkerSpec, files: list[IndexedFile], *, key_ranges: bool) -> tuple[list[IndexedFile], int]:
     """``files`` (with key ranges when asked) and their total row count, from footers read in threads."""
     storage = worker_components(spec).storage
-
-    def read(file: IndexedFile) -> tuple[IndexedFile, int]:
-        with open_base_file(storage, file) as parquet:
-            if key_ranges and not file.has_key_range:
-                footer = read_key_footer(parquet.metadata, with_bloom=False)
-                file = file.with_key_range(footer.min_key, footer.max_key)
-            return file, parquet.metadata.num_rows
-
     with ThreadPoolExecutor(max_workers=min(_FOOTER_THREADS, len(files))) as pool:
-        read_files = list(pool.map(read, files))
-    return [f for f, _ in read_files], sum(n for _, n in read_files)
+        read = list(pool.map(lambda f: read_footer_facts(f, storage, key_range=key_ranges), files))
+    return [f for f, _ in read], sum(n for _, n in read)
 
 
 def _null_locations(rows: DataFrame) -> DataFrame:

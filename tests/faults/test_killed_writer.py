@@ -87,17 +87,10 @@ def _build(path: Path, table_type: str, version: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def templates() -> dict[tuple[str, int], Path]:
-    """Starting tables built once per module, keyed by layout (see :func:`_table`)."""
-    return {}
-
-
-@pytest.fixture
-def make_table(
-    templates: dict[tuple[str, int], Path], tmp_path_factory: pytest.TempPathFactory
-) -> Callable[[Path, str, int], WriteClient]:
-    """A copy of the layout's starting table (rows a, b, x, y at ts 1) at ``path``: creating and
-    inserting once per layout instead of once per test."""
+def make_table(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path, str, int], WriteClient]:
+    """A copy, at ``path``, of the layout's starting table (rows a, b, x, y at ts 1): each layout is
+    created and filled once per module, not once per test."""
+    templates: dict[tuple[str, int], Path] = {}
 
     def make(path: Path, table_type: str, version: int) -> WriteClient:
         template = templates.get((table_type, version))

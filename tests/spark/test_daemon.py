@@ -16,7 +16,7 @@ from hudi_framework.spark.daemon import PRELOADED, preload
 
 
 def _parent_command(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    # Run in a worker: the command line of the process it was forked from, and what that one imported.
+    # Runs in a worker: the command line of the process it was forked from.
     parent = os.getppid()
     command = Path(f"/proc/{parent}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     for _ in batches:

@@ -206,22 +206,31 @@ def test_bloom_reads_key_column_only_for_bloom_positives(
     assert reads == ["f"]
 
 
+@pytest.fixture
+def footer_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each footer read of the bloom index, as whether it decoded the filter."""
+    import hudi_index_bloom.index as bloom_module
+
+    reads: list[bool] = []
+    real = bloom_module.read_key_footer
+
+    def counting(metadata: Any, *, with_bloom: bool = True) -> Any:
+        reads.append(with_bloom)
+        return real(metadata, with_bloom=with_bloom)
+
+    monkeypatch.setattr(bloom_module, "read_key_footer", counting)
+    return reads
+
+
 def test_bloom_is_skipped_when_probing_costs_more_than_the_exact_check(
     registry: ComponentRegistry,
     storage: MemoryStorageBackend,
     base_file: WriteBaseFile,
     monkeypatch: pytest.MonkeyPatch,
+    footer_reads: list[bool],
 ) -> None:
     import hudi_index_bloom.index as bloom_module
 
-    probed: list[bool] = []
-    real = bloom_module.read_key_footer
-
-    def counting(metadata: Any, *, with_bloom: bool = True) -> Any:
-        probed.append(with_bloom)
-        return real(metadata, with_bloom=with_bloom)
-
-    monkeypatch.setattr(bloom_module, "read_key_footer", counting)
     monkeypatch.setattr(bloom_module, "FOOTER_BYTES_PER_ROW", 1 << 40)  # probing cost only
     stored = [f"k{i:02d}" for i in range(0, 40, 2)]
     file = base_file("p", "f", "001", stored)
@@ -232,36 +241,28 @@ def test_bloom_is_skipped_when_probing_costs_more_than_the_exact_check(
     many = pa.array([f"k{i:02d}" for i in range(10)], pa.large_string())
     found = index.lookup(LookupTask(file, many), storage)
     assert found.column(RECORD_KEY).to_pylist() == ["k00", "k02", "k04", "k06", "k08"]
-    assert probed == [False]  # the footer is read for its key range only; the filter is not decoded
+    assert footer_reads == [False]  # the footer is read for its key range only; the filter is not decoded
     # Few candidates: probed (the lookup reads the footer with its filter).
     few = index.lookup(LookupTask(file, pa.array(["k01", "k02"], pa.large_string())), storage)
     assert few.column(RECORD_KEY).to_pylist() == ["k02"]
-    assert probed == [False, True]
+    assert footer_reads == [False, True]
 
 
 def test_bloom_is_skipped_when_decoding_the_filter_costs_more_than_the_exact_check(
     registry: ComponentRegistry,
     storage: MemoryStorageBackend,
     base_file: WriteBaseFile,
-    monkeypatch: pytest.MonkeyPatch,
+    footer_reads: list[bool],
 ) -> None:
     import hudi_index_bloom.index as bloom_module
 
-    probed: list[bool] = []
-    real = bloom_module.read_key_footer
-
-    def counting(metadata: Any, *, with_bloom: bool = True) -> Any:
-        probed.append(with_bloom)
-        return real(metadata, with_bloom=with_bloom)
-
-    monkeypatch.setattr(bloom_module, "read_key_footer", counting)
     # The default filter (~860 KB serialised) outweighs reading 40 keys, even for one candidate.
     assert bloom_module.probe_pays(1, 70_000)
     assert not bloom_module.probe_pays(1, 40, footer_bytes=860_000)
     file = base_file("p", "f", "001", [f"k{i:02d}" for i in range(0, 40, 2)])
     found = build(registry, "bloom").lookup(LookupTask(file, pa.array(["k01", "k02"], pa.large_string())), storage)
     assert found.column(RECORD_KEY).to_pylist() == ["k02"]
-    assert True not in probed
+    assert footer_reads == [False]  # the key range only: the filter is never decoded
 
 
 @pytest.mark.parametrize("name", NON_GLOBAL + GLOBAL)
