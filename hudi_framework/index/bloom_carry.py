@@ -20,26 +20,13 @@ from collections.abc import Mapping
 from typing import Final
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from hudi_framework.errors import BloomFilterFormatError
 from hudi_framework.index.bloom_filter import MURMUR_HASH, BloomFilter, BloomFilterConfig, BloomFilterType, bloom_size
 from hudi_framework.index.footer import read_key_footer
-from hudi_framework.index.key_arrays import as_key_array
 
 #: Stale (deleted) keys a carried filter may hold, as a share of the new file's rows.
 STALE_RATIO: Final = 0.1
-
-
-def new_keys(incoming: pa.Array | pa.ChunkedArray, stored: pa.Array | pa.ChunkedArray) -> pa.LargeStringArray:
-    """The distinct ``incoming`` keys that ``stored`` lacks (a superset of a merge's inserts)."""
-    inc = as_key_array(pc.unique(as_key_array(incoming)))
-    if not len(inc):
-        return inc
-    keys = as_key_array(stored)
-    # Hash the smaller side: the stored keys that are incoming, then the incoming ones not among them.
-    present = keys.filter(pc.is_in(keys, value_set=inc, skip_nulls=True))
-    return as_key_array(inc.filter(pc.invert(pc.is_in(inc, value_set=present, skip_nulls=True))))
 
 
 def carried_bloom(
@@ -51,7 +38,7 @@ def carried_bloom(
         previous: The key/value footer of the file being rewritten.
         config: The writer's filter sizing.
         live_rows: Rows of the new file.
-        added: Keys the new file holds that the previous one may not (see :func:`new_keys`).
+        added: Keys the new file holds that the previous one lacks (a merge's inserts).
     """
     if previous is None or config.filter_type is not BloomFilterType.DYNAMIC_V0:
         return None

@@ -21,6 +21,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.merge.numpy_arrow import contiguous
+
 #: UTF-8 bytes -> bytes whose lexicographic order is Java's ``String.compareTo`` order.
 _TO_JAVA: Final = bytes(
     {0xEE: 0xF3, 0xEF: 0xF4, 0xF0: 0xEE, 0xF1: 0xEF, 0xF2: 0xF0, 0xF3: 0xF1, 0xF4: 0xF2}.get(b, b) for b in range(256)
@@ -43,7 +45,7 @@ def as_key_array(keys: KeysLike) -> pa.LargeStringArray:
     else:
         arr = keys
     if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks else pa.array([], type=arr.type)
+        arr = contiguous(arr)
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
     # A null-typed array is what ``pa.array([])`` gives: no keys, or only nulls.

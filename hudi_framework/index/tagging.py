@@ -45,6 +45,7 @@ from hudi_framework.index.file_lookup import empty_locations, read_key_range, vi
 from hudi_framework.index.key_arrays import as_key_array
 from hudi_framework.index.planning import distinct_partitions, incoming_columns
 from hudi_framework.layout.file_group import FileSlice
+from hudi_framework.merge.numpy_arrow import to_numpy
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.keygen import KeyGenerator
@@ -159,11 +160,11 @@ def apply_locations(incoming: pa.Table, found: pa.Table, *, is_global: bool, upd
     by_partition = not is_global
     located = found.select(LOOKUP_SCHEMA.names).cast(LOOKUP_SCHEMA).combine_chunks()
     located_keys = as_key_array(located.column(RECORD_KEY))
-    if pc.count_distinct(located_keys).as_py() == located.num_rows:
+    position = pc.index_in(as_key_array(keys), value_set=located_keys)
+    if _each_found_once(position, located.num_rows):
         # Each key found once (the usual case): match on the key alone, then drop matches from
         # another partition when partitions count. Same answer as matching (partition, key),
         # without building the composite strings for every incoming and located row.
-        position = pc.index_in(as_key_array(keys), value_set=located_keys)
         if by_partition:
             same = pc.equal(located.column(LOCATION_PARTITION).take(position), as_key_array(partitions))
             position = pc.if_else(same, position, pa.scalar(None, position.type))
@@ -190,6 +191,19 @@ def apply_locations(incoming: pa.Table, found: pa.Table, *, is_global: bool, upd
     for name in LOCATION_COLUMNS:
         out = out.append_column(pa.field(name, pa.large_string()), tagged[name])
     return out
+
+
+def _each_found_once(position: pa.Array, num_located: int) -> bool:
+    """Whether every located row is the first of its key, i.e. located keys are distinct.
+
+    ``index_in`` points each incoming key at the first located row holding it, and every located key
+    was looked up for some incoming key; so a located row no incoming key points at repeats an
+    earlier key (or is a key nobody asked for, which the general path handles as well). This spares
+    a hash pass over the located keys just to count them.
+    """
+    referenced = np.zeros(num_located, dtype=np.bool_)
+    referenced[to_numpy(position.drop_null()).astype(np.int64, copy=False)] = True
+    return bool(referenced.all())
 
 
 def found_locations(results: Sequence[pa.Table]) -> pa.Table:

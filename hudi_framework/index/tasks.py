@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from hudi_framework.contracts.index import IndexedFile, LookupTask
 from hudi_framework.index.key_arrays import as_key_array
+from hudi_framework.merge.numpy_arrow import contiguous
 
 #: Columns of one :class:`IndexedFile`.
 FILE_SCHEMA: Final = pa.schema(
@@ -66,7 +67,7 @@ def _cumsum(values: Iterable[int]) -> list[int]:
 def tasks_from_arrow(table: pa.Table) -> list[LookupTask]:
     """Invert :func:`tasks_to_arrow` (key arrays are zero-copy slices of the table)."""
     files = files_from_arrow(table)
-    keys = table.column("keys").combine_chunks()
+    keys = contiguous(table.column("keys"))
     missing: list[bool] = keys.is_null().to_pylist()
     return [
         LookupTask(file, None if none else as_key_array(keys[i].values))

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import LogBlockEncodeError
+from hudi_framework.merge.numpy_arrow import contiguous
 from hudi_framework.model.schema import AVRO_PRIMITIVES, AvroSchema, avro_to_arrow
 
 _DECIMAL_BYTES = 16  # decimal128
@@ -105,7 +106,7 @@ def to_logical(table: pa.Table, schema: AvroSchema) -> pa.Table:
     logical = avro_to_arrow(schema)
     walker = _Walker()
     columns = [
-        _convert(walker, f["type"], table.column(i).combine_chunks(), lf.type, _leaf_to_logical)
+        _convert(walker, f["type"], contiguous(table.column(i)), lf.type, _leaf_to_logical)
         for i, (f, lf) in enumerate(zip(schema["fields"], logical, strict=True))
     ]
     return pa.Table.from_arrays(columns, schema=logical)
@@ -116,7 +117,7 @@ def to_physical(table: pa.Table, schema: AvroSchema) -> pa.Table:
     physical = physical_schema(schema)
     walker = _Walker()
     columns = [
-        _convert(walker, f["type"], table.column(i).combine_chunks(), pf.type, _leaf_to_physical)
+        _convert(walker, f["type"], contiguous(table.column(i)), pf.type, _leaf_to_physical)
         for i, (f, pf) in enumerate(zip(schema["fields"], physical, strict=True))
     ]
     return pa.Table.from_arrays(columns, schema=physical)

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from hudi_framework.errors import LogBlockEncodeError
 from hudi_framework.log.avro_flat_schema import FlatField
+from hudi_framework.merge.numpy_arrow import contiguous
 
 #: Rows encoded per pass: bounds the numpy temporaries (8 bytes of index per output byte).
 _CHUNK_ROWS = 1 << 16
@@ -39,7 +40,7 @@ class _Piece:
 def encode_flat_records(table: pa.Table, fields: list[FlatField]) -> bytes:
     """The framed records (``int32 length | datum`` each) of a physical-typed ``table``."""
     parts: list[bytes] = []
-    columns = [table.column(i).combine_chunks() for i in range(table.num_columns)]
+    columns = [contiguous(table.column(i)) for i in range(table.num_columns)]
     for start in range(0, table.num_rows, _CHUNK_ROWS):
         chunk = [c.slice(start, _CHUNK_ROWS) for c in columns]
         parts.append(_encode_chunk(chunk, fields, len(chunk[0])))

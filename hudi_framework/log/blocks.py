@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pyarrow as pa
 
 from hudi_framework.errors import CorruptLogBlockError, LogBlockEncodeError
 from hudi_framework.log.avro_records import conform_records
+from hudi_framework.log.delete_columns import DeleteColumns, columns_from_records
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, DeleteRecord, OrderingValue
 from hudi_framework.log.hfile_records import decode_hfile_records
 
@@ -189,26 +190,117 @@ class DataBlock(_Headed):
         return self.records.column("_hoodie_record_key")
 
 
-@dataclass(frozen=True, slots=True)
 class DeleteBlock(_Headed):
-    """Keys deleted by one write.
+    """Keys deleted by one write, held as records, as columns, or both (each made from the other on
+    first use).
+
+    A frozen value: equal when records, header and footer are; ``position`` does not count.
 
     Attributes:
-        records: One entry per deleted key.
         header: Header entries (INSTANT_TIME; Java adds SCHEMA, the full table schema).
         footer: Footer entries (empty in practice).
         position: Where the block was read from; None for blocks made in memory.
     """
 
-    records: tuple[DeleteRecord, ...]
+    __slots__ = ("_columns", "_records", "footer", "header", "position")
+    __match_args__ = ("records", "header", "footer", "position")
+    _records: tuple[DeleteRecord, ...] | None
+    _columns: DeleteColumns | None
     header: Mapping[HeaderKey, str]
-    footer: Mapping[HeaderKey, str] = field(default_factory=dict)
-    position: BlockPosition | None = field(default=None, compare=False)
+    footer: Mapping[HeaderKey, str]
+    position: BlockPosition | None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "records", tuple(self.records))
-        object.__setattr__(self, "header", _frozen(self.header))
-        object.__setattr__(self, "footer", _frozen(self.footer))
+    def __init__(
+        self,
+        records: Iterable[DeleteRecord],
+        header: Mapping[HeaderKey, str],
+        footer: Mapping[HeaderKey, str] | None = None,
+        position: BlockPosition | None = None,
+    ) -> None:
+        """A block of ``records`` (one entry per deleted key)."""
+        self._init(tuple(records), None, header, footer, position)
+
+    @classmethod
+    def from_columns(
+        cls,
+        columns: DeleteColumns,
+        header: Mapping[HeaderKey, str],
+        footer: Mapping[HeaderKey, str] | None = None,
+        position: BlockPosition | None = None,
+    ) -> DeleteBlock:
+        """A block of decoded columns; its records are made on first access.
+
+        Raises:
+            LogBlockEncodeError: ``columns`` has no ordering column (then only records can hold them).
+        """
+        if columns.ordering_values is None:
+            raise LogBlockEncodeError("a delete block made from columns needs their ordering column")
+        block = cls.__new__(cls)
+        block._init(None, columns, header, footer, position)
+        return block
+
+    def _init(
+        self,
+        records: tuple[DeleteRecord, ...] | None,
+        columns: DeleteColumns | None,
+        header: Mapping[HeaderKey, str],
+        footer: Mapping[HeaderKey, str] | None,
+        position: BlockPosition | None,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "_records", records)
+        set_(self, "_columns", columns)
+        set_(self, "header", _frozen(header))
+        set_(self, "footer", _frozen(footer))
+        set_(self, "position", position)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self) -> tuple[object, ...]:
+        return self._records, self._columns, self.header, self.footer, self.position
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self._init(*state)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, DeleteBlock)
+        return (self.records, self.header, self.footer) == (other.records, other.header, other.footer)
+
+    def __hash__(self) -> int:
+        # As a frozen dataclass would: the header dict makes it unhashable (TypeError).
+        return hash((self.records, self.header, self.footer))
+
+    def __repr__(self) -> str:
+        return (
+            f"DeleteBlock(records={self.records!r}, header={self.header!r}, footer={self.footer!r}, "
+            f"position={self.position!r})"
+        )
+
+    @property
+    def records(self) -> tuple[DeleteRecord, ...]:
+        """One entry per deleted key (made from the columns on first access)."""
+        records = self._records
+        if records is None:
+            assert self._columns is not None  # one of the two is always set
+            records = self._columns.to_records()
+            object.__setattr__(self, "_records", records)
+        return records
+
+    @property
+    def columns(self) -> DeleteColumns:
+        """The entries as Arrow columns (made from the records on first access)."""
+        columns = self._columns
+        if columns is None:
+            assert self._records is not None  # one of the two is always set
+            columns = columns_from_records(self._records)
+            object.__setattr__(self, "_columns", columns)
+        return columns
 
     @property
     def block_type(self) -> BlockType:
@@ -254,12 +346,16 @@ class DeleteBlock(_Headed):
     @property
     def record_keys(self) -> tuple[str | None, ...]:
         """The deleted keys, in block order."""
-        return tuple(r.record_key for r in self.records)
+        if self._records is None:
+            return tuple(self.columns.record_keys.to_pylist())
+        return tuple(r.record_key for r in self._records)
 
     @property
     def partition_paths(self) -> tuple[str | None, ...]:
         """The partition path of each deleted key."""
-        return tuple(r.partition_path for r in self.records)
+        if self._records is None:
+            return tuple(self.columns.partition_paths.to_pylist())
+        return tuple(r.partition_path for r in self._records)
 
     @property
     def ordering_values(self) -> tuple[OrderingValue | None, ...]:
@@ -268,11 +364,9 @@ class DeleteBlock(_Headed):
 
     def to_arrow(self) -> pa.Table:
         """Keys and partition paths as a table (``_hoodie_record_key``, ``_hoodie_partition_path``)."""
-        return pa.table(
-            {
-                "_hoodie_record_key": pa.array(self.record_keys, pa.string()),
-                "_hoodie_partition_path": pa.array(self.partition_paths, pa.string()),
-            }
+        columns = self.columns
+        return pa.Table.from_arrays(
+            [columns.record_keys, columns.partition_paths], names=["_hoodie_record_key", "_hoodie_partition_path"]
         )
 
 

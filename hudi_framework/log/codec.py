@@ -23,6 +23,7 @@ from hudi_framework.log.blocks import (
     HFileBlock,
     LogBlock,
 )
+from hudi_framework.log.delete_columns import decode_delete_columns
 from hudi_framework.log.delete_records import decode_delete_content, encode_delete_content
 from hudi_framework.log.framing import (
     MAGIC,
@@ -128,6 +129,10 @@ def frame_to_block(frame: BlockFrame, position: BlockPosition | None = None) -> 
         _check_command(frame)
         return CommandBlock(header, footer, position)
     if block_type is BlockType.DELETE:
+        # Columnar when the content allows; the reference decoder reads (or rejects) everything else.
+        columns = decode_delete_columns(frame.content)
+        if columns is not None:
+            return DeleteBlock.from_columns(columns, header, footer, position)
         return DeleteBlock(decode_delete_content(frame.content), header, footer, position)
     if block_type is BlockType.HFILE_DATA:
         _check_hfile(frame.content)

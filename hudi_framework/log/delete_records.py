@@ -89,6 +89,8 @@ _SCALAR_TYPES: Final = (
     OrderingType.TIME_MICROS,
     OrderingType.TIMESTAMP_MICROS,
 )
+#: The scalar wrappers in union order: ``orderingVal`` branch ``i + 1`` is ``SCALAR_ORDERING_TYPES[i]``.
+SCALAR_ORDERING_TYPES: Final = _SCALAR_TYPES
 # Avro type of each wrapper's ``value`` field, logical types left out on purpose: Java writes dates
 # and timestamps as raw numbers, and decimals are converted here so that bytes round-trip exactly.
 _WRAPPED_AVRO: Final = {

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_framework.errors import DuplicateRecordKeyError, MergeError
 from hudi_framework.merge.flags import delete_mask, drop_flags
+from hudi_framework.merge.numpy_arrow import contiguous, to_numpy
 from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import BoolMask
 from hudi_framework.merge.pair import unify_tables
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext, RecordMerger
 
 __all__ = ["MergedRows", "gather", "merge_with_base", "project_to_schema"]
+
+IntVector = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +83,40 @@ def project_to_schema(table: pa.Table, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _joint_key_codes(base: pa.Table, incoming: pa.Table, ctx: MergeContext) -> npt.NDArray[np.int64]:
-    """Key numbers (by first appearance) over base rows followed by incoming rows."""
-    parts: list[pa.Table] = []
-    for side, rows in (("base file", base), ("incoming", incoming)):
-        if rows.num_rows:
-            if ctx.record_key_field not in rows.column_names:
-                raise MergeError(f"{side} rows have no record key column {ctx.record_key_field!r}")
-            keys = rows.select([ctx.record_key_field])
-            parts.append(keys if not parts or keys.schema == parts[0].schema else keys.cast(parts[0].schema))
-    if not parts:
-        return np.zeros(0, dtype=np.int64)
-    return key_codes(pa.concat_tables(parts), ctx)[0]
+def _key_column(rows: pa.Table, side: str, ctx: MergeContext) -> pa.Array:
+    if ctx.record_key_field not in rows.column_names:
+        raise MergeError(f"{side} rows have no record key column {ctx.record_key_field!r}")
+    keys = contiguous(rows.column(ctx.record_key_field))
+    if keys.null_count:
+        raise MergeError(f"{keys.null_count} row(s) to merge have a null record key")
+    return keys
+
+
+def _matches(base: pa.Table, incoming: pa.Table, ctx: MergeContext) -> tuple[IntVector, IntVector]:
+    """``(base_at, incoming_at)``: the stored rows holding an incoming key (in base order) and that
+    incoming row of each (incoming keys unique).
+
+    One hash table of the incoming keys, probed by every stored key: cheaper than numbering the
+    keys of both sides, which inserts every stored key into a hash table.
+
+    Raises:
+        DuplicateRecordKeyError: A key the incoming rows update is stored twice.
+    """
+    if not base.num_rows or not incoming.num_rows:
+        if base.num_rows:
+            _key_column(base, "base file", ctx)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    stored = _key_column(base, "base file", ctx)
+    keys = _key_column(incoming, "incoming", ctx)
+    if keys.type != stored.type:
+        keys = keys.cast(stored.type)
+    found = to_numpy(pc.index_in(stored, value_set=keys), null=-1).astype(np.int64, copy=False)
+    base_at = np.flatnonzero(found >= 0)
+    incoming_at = found[base_at]
+    repeats = len(incoming_at) - len(np.unique(incoming_at))
+    if repeats:
+        raise DuplicateRecordKeyError("base file rows", repeats)
+    return base_at, incoming_at
 
 
 def _pick_rows(rows: pa.Table, indices: npt.NDArray[np.int64]) -> pa.Table:
@@ -113,7 +139,7 @@ def gather(rows: pa.Table, indices: npt.NDArray[np.int64]) -> pa.Table:
     the chunks once and taking from one array is about a third cheaper for base + merged + incoming.
     """
     at = positions(indices)
-    columns = [column.combine_chunks().take(at) for column in rows.columns]
+    columns = [contiguous(column).take(at) for column in rows.columns]
     return pa.Table.from_arrays(columns, schema=rows.schema)
 
 
@@ -133,7 +159,8 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
         The live rows and counts.
 
     Raises:
-        DuplicateRecordKeyError: ``base`` holds a key twice.
+        DuplicateRecordKeyError: ``base`` holds a key of ``incoming`` twice (other stored keys are not
+            checked: they are copied as they are, as Apache Hudi's merge handle does).
         MergeError: Missing or null keys, or a merger that broke its contract.
     """
     # Whether ``_hoodie_is_deleted`` is table data (kept, false on live rows) or only a delete marker
@@ -144,21 +171,14 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     if ctx.partial_columns:
         incoming = mark_partial(incoming, ctx.partial_columns, ctx)
     num_base = base.num_rows
-    codes = _joint_key_codes(base, incoming, ctx)
-    if np.bincount(codes[num_base:]).max(initial=0) > 1:
-        incoming = merger.combine(incoming, ctx)
-        codes = _joint_key_codes(base, incoming, ctx)
+    if incoming.num_rows:
+        _key_column(incoming, "incoming", ctx)
+        if key_codes(incoming, ctx)[1] < incoming.num_rows:
+            incoming = merger.combine(incoming, ctx)
     incoming_deleted = delete_mask(incoming, ctx)
-    # Keys are numbered in order of first appearance over base rows then incoming rows, so base keys
-    # are unique exactly when base row i got number i, and then an incoming key numbered below
-    # ``num_base`` is stored in base row <that number>. One hash pass answers both questions.
-    base_codes = codes[:num_base]
-    if num_base and not np.array_equal(base_codes, np.arange(num_base)):
-        raise DuplicateRecordKeyError("base file rows", num_base - len(np.unique(base_codes)))
-    incoming_codes = codes[num_base:]
-    matched: BoolMask = incoming_codes < num_base
-    incoming_at = np.flatnonzero(matched)
-    base_at = incoming_codes[matched]
+    base_at, incoming_at = _matches(base, incoming, ctx)
+    matched: BoolMask = np.zeros(incoming.num_rows, dtype=np.bool_)
+    matched[incoming_at] = True
 
     merged = merge_pairs(merger, base.take(positions(base_at)), incoming.take(positions(incoming_at)), ctx)
     if merged.num_rows != len(base_at):

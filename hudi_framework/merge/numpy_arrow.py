@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-__all__ = ["from_numpy", "indices", "python_array", "repeated_string", "string_array", "to_numpy"]
+__all__ = ["contiguous", "from_numpy", "indices", "python_array", "repeated_string", "string_array", "to_numpy"]
 
 #: Arrow types of the numpy dtypes that convert zero-copy, by dtype name.
 _TYPES: Final = MappingProxyType(
@@ -104,6 +104,19 @@ def python_array(values: Sequence[object]) -> pa.Array:
     return pa.array(values)
 
 
+def contiguous(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``values`` as one array: the only chunk as it is, several concatenated.
+
+    ``ChunkedArray.combine_chunks`` copies even a single chunk (a whole base file column, for a
+    gather of a tenth of its rows).
+    """
+    if isinstance(values, pa.Array):
+        return values
+    if values.num_chunks == 1:
+        return values.chunk(0)
+    return values.combine_chunks() if values.num_chunks else pa.nulls(0, values.type)
+
+
 def to_numpy(values: pa.Array | pa.ChunkedArray, *, null: int | None = None) -> npt.NDArray[Any]:
     """A boolean or numeric Arrow column as a numpy vector, read from its data buffer.
 
@@ -116,7 +129,7 @@ def to_numpy(values: pa.Array | pa.ChunkedArray, *, null: int | None = None) -> 
     if isinstance(values, pa.ChunkedArray):
         if not values.num_chunks and dtype is not None:
             return np.zeros(0, dtype=dtype)  # combine_chunks() of no chunks goes through pa.array
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+        values = contiguous(values)
     n, offset = len(values), values.offset
     nulls = values.null_count
     if dtype is None or (nulls and (null is None or dtype == np.bool_)):

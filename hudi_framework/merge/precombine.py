@@ -20,8 +20,8 @@ import pyarrow.compute as pc
 
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import with_flags
+from hudi_framework.merge.numpy_arrow import contiguous, to_numpy
 from hudi_framework.merge.numpy_arrow import indices as positions
-from hudi_framework.merge.numpy_arrow import to_numpy
 from hudi_framework.merge.ordering import as_mask
 from hudi_framework.merge.pair import unify_tables
 from hudi_framework.merge.partial import merge_pairs
@@ -52,7 +52,7 @@ def key_codes(table: pa.Table, ctx: MergeContext) -> tuple[IntVector, int]:
     keys = table.column(ctx.record_key_field)
     if keys.null_count:
         raise MergeError(f"{keys.null_count} row(s) to merge have a null record key")
-    encoded = pc.dictionary_encode(keys.combine_chunks())
+    encoded = pc.dictionary_encode(contiguous(keys))
     codes = np.asarray(to_numpy(encoded.indices), dtype=np.int64)
     return codes, len(encoded.dictionary)
 

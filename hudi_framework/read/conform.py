@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import ReadError
+from hudi_framework.merge.numpy_arrow import contiguous
 
 _CAST_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 
@@ -40,7 +41,7 @@ def conform_array(values: pa.Array | pa.ChunkedArray, target: pa.DataType, *, na
         ReadError: The data cannot be converted (an incompatible type change).
     """
     if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+        values = contiguous(values)
     if values.type == target:
         return values
     if pa.types.is_dictionary(values.type):

@@ -32,9 +32,10 @@ import pyarrow.compute as pc
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, PRESENT_COLUMNS_FIELD
 from hudi_framework.errors import ReadError
 from hudi_framework.log.blocks import CommandBlock, CommandType, CorruptBlock, DataBlock, DeleteBlock, HFileBlock
+from hudi_framework.log.delete_columns import DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
-from hudi_framework.merge.numpy_arrow import from_numpy, python_array, repeated_string, string_array
+from hudi_framework.merge.numpy_arrow import from_numpy, python_array, repeated_string
 from hudi_framework.merge.partial import presence_value
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.spill import DEFAULT_SPILL_PARTITIONS, SpillPartitions, key_partitions
@@ -257,22 +258,61 @@ def _ordering_column(values: Sequence[OrderingValue | None], field: pa.Field, po
         return pa.nulls(len(raw), field.type)
 
 
+def _event_time_orderings(columns: DeleteColumns) -> pa.Array | None:
+    """The ordering column of a delete block as Python values would be typed (``int64``, ``double``,
+    ``bool``, ``string``, ``binary``), null for a commit-time delete (``IntWrapper(0)``); None when the
+    values are not one scalar column (then they are read record by record)."""
+    values = columns.ordering_values
+    if values is None:
+        return None
+    if columns.ordering_type is None:
+        return values
+    if columns.ordering_type is OrderingType.INT:
+        commit_time = columns.commit_time
+        if commit_time.any():
+            values = pc.if_else(from_numpy(commit_time), pa.nulls(len(values), values.type), values)
+    # What _ordering_column's python_array would infer for the same values, so that the cast to the
+    # ordering field's type behaves the same (including what fails and becomes null).
+    if pa.types.is_int32(values.type):
+        return values.cast(pa.int64())
+    if pa.types.is_float32(values.type):
+        return values.cast(pa.float64())
+    return values
+
+
 def _delete_rows(block: DeleteBlock, task: MergedReadTask, schema: pa.Schema) -> pa.Table:
-    records = block.records
-    n = len(records)
+    columns_of = block.columns
+    n = len(columns_of)
     columns: dict[str, pa.Array] = {
-        task.record_key_field: string_array(block.record_keys),
+        task.record_key_field: columns_of.record_keys,
         IS_DELETED_FIELD: from_numpy(np.ones(n, dtype=np.bool_)),
     }
     if schema.get_field_index(_PARTITION_PATH_FIELD) >= 0:
-        columns[_PARTITION_PATH_FIELD] = string_array(block.partition_paths)
-    orderings = block.ordering_values
-    if any(v is not None and v != COMMIT_TIME_ORDERING for v in orderings):
+        columns[_PARTITION_PATH_FIELD] = columns_of.partition_paths
+    orderings = _event_time_orderings(columns_of)
+    if orderings is not None:
+        # One scalar column: only the first ordering field gets values (as _ordering_column gives).
+        if orderings.null_count < n and task.ordering_fields:
+            name = task.ordering_fields[0]
+            index = schema.get_field_index(name)
+            if index >= 0 and name not in columns:
+                columns[name] = _cast_ordering(orderings, schema.field(index))
+        return conform_table(pa.table(columns), schema)
+    values = block.ordering_values
+    if any(v is not None and v != COMMIT_TIME_ORDERING for v in values):
         for position, name in enumerate(task.ordering_fields):
             index = schema.get_field_index(name)
             if index >= 0 and name not in columns:
-                columns[name] = _ordering_column(orderings, schema.field(index), position)
+                columns[name] = _ordering_column(values, schema.field(index), position)
     return conform_table(pa.table(columns), schema)
+
+
+def _cast_ordering(values: pa.Array, field: pa.Field) -> pa.Array:
+    try:
+        return values.cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        # A value of another Java class than the column: Java never lets it beat a stored record.
+        return pa.nulls(len(values), field.type)
 
 
 def collect_log_records(

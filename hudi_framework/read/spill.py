@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.merge.numpy_arrow import contiguous
 from hudi_framework.merge.numpy_arrow import indices as positions
 
 #: Partitions a spilled file group is split into.
@@ -42,7 +43,7 @@ def key_partitions(keys: pa.Array | pa.ChunkedArray, num_partitions: int) -> npt
         num_partitions: How many partitions.
     """
     if isinstance(keys, pa.ChunkedArray):
-        keys = keys.combine_chunks()
+        keys = contiguous(keys)
     if not pa.types.is_binary(keys.type):
         keys = pc.cast(keys if pa.types.is_string(keys.type) else pc.cast(keys, pa.string()), pa.binary())
     n = len(keys)

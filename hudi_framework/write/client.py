@@ -12,16 +12,14 @@ failure after the instant started deletes what the write produced (by markers) a
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from hudi_framework.write.file_group_task import MergedFileGroup, merge_file_group
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
@@ -32,7 +30,7 @@ from hudi_framework.write.target_task import write_target
 if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.timeline.metadata import WriteStat
-    from hudi_framework.write.file_group_task import WriteTaskContext
+    from hudi_framework.write.file_group_task import FileGroupWrite, WriteTaskContext
     from hudi_framework.write.operation import WriteOperation
 
 __all__ = ["WriteClient", "WriteResult"]
@@ -78,41 +76,25 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         storage = self.table.storage
         jobs = [(i, t, idx) for i, (t, idx) in enumerate(zip(plan.targets, per_target, strict=True)) if idx is not None]
 
-        def rows_of(idx: npt.NDArray[np.int64]) -> pa.Table:
-            # Each task takes its own rows (in the merge-ahead thread when it has one), so the copy
-            # of a large batch is spread over the workers instead of done up front.
-            return rows.take(pa.array(idx))
+        def run(job: tuple[int, FileGroupWrite, npt.NDArray[np.int64]]) -> WriteStat:
+            task_id, target, idx = job
+            # Each task takes its own rows, so the copy of a large batch is spread over the workers.
+            return write_target(
+                storage, session.merger, ctx, target, rows.take(pa.array(idx)), task_partition_id=task_id,
+                write_token=f"{task_id}-0-0", keygen=session.keygen,
+            )  # fmt: skip
 
-        def merge_ahead(job: int) -> Future[MergedFileGroup] | None:
-            # Later copy-on-write tasks' reads and merges (no side effects) overlap this task's write;
-            # tasks still write their markers and files one after another.
-            if job >= len(jobs) or jobs[job][1].append:
-                return None
-            task_id, target, idx = jobs[job]
-
-            def merged() -> MergedFileGroup:
-                return merge_file_group(
-                    storage, session.merger, ctx, target, rows_of(idx), task_partition_id=task_id, keygen=session.keygen
-                )
-
-            return ahead.submit(merged)
-
-        stats = []
-        # Reading and merging a file group costs more than encoding it, so with a second core two
-        # groups are merged ahead; at most lookahead + 1 merged groups are held at once.
-        lookahead = 2 if (os.cpu_count() or 1) > 1 else 1
-        with ThreadPoolExecutor(max_workers=lookahead) as ahead:
-            pending = deque(merge_ahead(job) for job in range(lookahead))
-            for job, (task_id, target, idx) in enumerate(jobs):
-                current = pending.popleft()
-                pending.append(merge_ahead(job + lookahead))
-                # A task merged ahead never reads ``incoming`` again: it gets no copy of its rows.
-                incoming = rows_of(idx) if current is None else rows.schema.empty_table()
-                stats.append(
-                    write_target(
-                        storage, session.merger, ctx, target, incoming, task_partition_id=task_id,
-                        write_token=f"{task_id}-0-0", keygen=session.keygen,
-                        merged=current.result if current is not None else None,
-                    )
-                )  # fmt: skip
-        return stats
+        # Whole tasks (read, merge, encode: mostly Arrow and Parquet work that releases the GIL) run
+        # side by side, one per core, as Spark runs them on executors; stats keep plan order.
+        workers = min(len(jobs), os.cpu_count() or 1)
+        if workers <= 1:
+            return [run(job) for job in jobs]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hudi-write") as pool:
+            futures = [pool.submit(run, job) for job in jobs]
+            try:
+                return [future.result() for future in futures]
+            except BaseException:
+                # The commit fails: tasks not started yet never start (the rollback removes the rest).
+                for future in futures:
+                    future.cancel()
+                raise

@@ -7,7 +7,7 @@ inside ``mapInArrow`` on an executor. The task writes its marker before its data
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -19,12 +19,13 @@ import pyarrow.parquet as pq
 from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.index.bloom_carry import carried_bloom, new_keys
+from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.index.bloom_filter import BloomFilterConfig
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, merge_with_base
+from hudi_framework.merge.numpy_arrow import contiguous
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
@@ -130,7 +131,7 @@ class MergedFileGroup:
         rows: The new base file's rows (meta columns stamped except ``_hoodie_file_name``).
         merged: The merge result (counts for the write stat).
         previous_footer: The key/value footer of the base file merged with (None for a new group).
-        added_keys: Incoming keys that base file lacks (None for a new group).
+        added_keys: The keys the base file merged with lacks (None for a new group).
     """
 
     rows: pa.Table
@@ -160,8 +161,7 @@ def merge_file_group(
 ) -> MergedFileGroup:
     """Read ``target``'s base file and merge ``incoming`` into it; writes nothing.
 
-    Arguments as in :func:`write_file_group`. An engine may run this ahead of the task (the local
-    engine merges the next file group while the current one is written).
+    Arguments as in :func:`write_file_group`.
     """
     footer: Mapping[bytes, bytes] | None = None
     if target.base_file_key:
@@ -185,7 +185,8 @@ def merge_file_group(
     rows = merged.table
     if not ctx.populate_meta_fields:
         return MergedFileGroup(rows.drop_columns([RECORD_KEY]), merged)
-    added = new_keys(incoming.column(RECORD_KEY), base.column(RECORD_KEY)) if footer else None
+    # The inserts end the merged rows: exactly the keys the previous file lacks.
+    added = contiguous(rows.column(RECORD_KEY).slice(rows.num_rows - merged.num_inserts)) if footer else None
     return MergedFileGroup(rows, merged, footer, added)
 
 
@@ -199,7 +200,6 @@ def write_file_group(
     task_partition_id: int = 0,
     write_token: str = "0-0-0",
     keygen: KeyGenerator | None = None,
-    merged: Callable[[], MergedFileGroup] | None = None,
 ) -> WriteStat:
     """Merge ``incoming`` into ``target`` and write the file group's new base file.
 
@@ -213,8 +213,6 @@ def write_file_group(
         task_partition_id: Task number (goes into sequence numbers).
         write_token: ``<task>-<stage>-<attempt>`` (goes into the file name).
         keygen: The key generator; needed only when the table does not populate meta fields.
-        merged: Returns :func:`merge_file_group`'s result for these arguments when it was started
-            ahead (called after the marker exists, so its errors surface where the merge's would).
 
     Returns:
         The write stat of the new base file.
@@ -223,12 +221,9 @@ def write_file_group(
     key = join_key(target.partition, name)
     create_marker(storage, ctx.instant, target.partition, name, IOType.MERGE if target.base_file_key else IOType.CREATE)
 
-    if merged is not None:
-        result = merged()
-    else:
-        result = merge_file_group(
-            storage, merger, ctx, target, incoming, task_partition_id=task_partition_id, keygen=keygen
-        )
+    result = merge_file_group(
+        storage, merger, ctx, target, incoming, task_partition_id=task_partition_id, keygen=keygen
+    )
     rows = result.rows
     if ctx.populate_meta_fields:
         # One value per file: a dictionary column spares the Parquet writer hashing every row (the

@@ -6,7 +6,6 @@ The planner decides per file group (:attr:`FileGroupWrite.append`); both engines
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hudi_framework.write.file_group_task import write_file_group
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.timeline.metadata import WriteStat
-    from hudi_framework.write.file_group_task import FileGroupWrite, MergedFileGroup, WriteTaskContext
+    from hudi_framework.write.file_group_task import FileGroupWrite, WriteTaskContext
 
 __all__ = ["write_target"]
 
@@ -34,11 +33,8 @@ def write_target(
     task_partition_id: int = 0,
     write_token: str = "0-0-0",
     keygen: KeyGenerator | None = None,
-    merged: Callable[[], MergedFileGroup] | None = None,
 ) -> WriteStat:
     """Write ``incoming`` to ``target``: a log append when planned so, else a new base file.
-
-    ``merged`` hands a base-file write its merge computed ahead (see ``write_file_group``).
 
     See :func:`~hudi_framework.write.file_group_task.write_file_group` and
     :func:`~hudi_framework.write.log_task.append_file_group` for the arguments.
@@ -56,5 +52,4 @@ def write_target(
         task_partition_id=task_partition_id,
         write_token=write_token,
         keygen=keygen,
-        merged=merged,
     )

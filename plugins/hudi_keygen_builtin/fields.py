@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import KeyFieldError
+from hudi_framework.merge.numpy_arrow import contiguous
 
 #: What key generators accept: a record batch or a table of the data columns.
 Batch: TypeAlias = pa.RecordBatch | pa.Table
@@ -29,7 +30,7 @@ def field_column(batch: Batch, path: str) -> pa.Array:
         raise KeyFieldError(path, f"no column {parts[0]!r} in the records (columns: {', '.join(batch.schema.names)})")
     column = batch.column(index)
     if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        column = contiguous(column)
     for depth, part in enumerate(parts[1:], start=1):
         if not pa.types.is_struct(column.type):
             raise KeyFieldError(path, f"{'.'.join(parts[:depth])!r} is a {column.type}, not a struct")

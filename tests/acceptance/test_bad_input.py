@@ -119,7 +119,7 @@ def test_an_unknown_option_is_refused_before_any_write(scenario: Scenario) -> No
 def test_a_task_failing_after_writing_its_file(
     layout: Layout, version: int, fail_on: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Local engine: a task writes its file (and marker), then fails; the tasks before it completed.
+    """Local engine: a task writes its file (and marker), then fails; tasks started before it completed.
 
     (The Spark engine runs tasks on executors; its failure injection belongs with its own tests.)
     """
@@ -138,7 +138,8 @@ def test_a_task_failing_after_writing_its_file(
     monkeypatch.setattr(client_module, "write_target", flaky)
     data = to_table(sc.rows.rows(sc.live_keys()[:20]) + sc.rows.rows(range(2000, 2010)))
     _assert_unchanged(sc, _write(sc, data), StorageError)
-    assert len(calls) == fail_on + 1, "the failure was not injected where intended"
+    # Tasks run two at a time: the other one running may finish after the failing one.
+    assert len(calls) >= fail_on + 1, "the failure was not injected where intended"
     monkeypatch.undo()
     # The table still takes writes afterwards, and they are read back right.
     sc.write_upsert(updates=5, stale=1, inserts=5, duplicates=1, deletes=1)

@@ -39,10 +39,15 @@ def test_duplicate_incoming_keys_are_pre_combined_first(event_time: RecordMerger
     assert picked(merge_with_base(BASE, incoming, event_time.__class__(), ctx).table)[0] == "a3"
 
 
-def test_duplicate_base_keys_are_an_error(event_time: RecordMerger, ctx: MergeContext) -> None:
+def test_duplicate_base_keys_are_an_error_when_updated(event_time: RecordMerger, ctx: MergeContext) -> None:
+    doubled = pa.concat_tables([BASE, BASE.slice(1, 2)])
     with pytest.raises(DuplicateRecordKeyError) as info:
-        merge_with_base(pa.concat_tables([BASE, BASE.slice(1, 2)]), BASE.slice(0, 1), event_time, ctx)
+        merge_with_base(doubled, BASE.slice(0, 3), event_time, ctx)
     assert info.value.num_duplicates == 2
+    # Stored duplicates no incoming key touches are copied as they are (Apache Hudi does not look).
+    untouched = merge_with_base(doubled, BASE.slice(0, 1), event_time, ctx)
+    assert untouched.table.num_rows == doubled.num_rows
+    assert untouched.num_unchanged == doubled.num_rows - 1
 
 
 def test_missing_or_null_keys_are_an_error(event_time: RecordMerger, ctx: MergeContext) -> None:

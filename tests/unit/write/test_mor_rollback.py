@@ -60,7 +60,9 @@ def test_v6_failed_appends_get_rollback_blocks(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(RuntimeError, match="injected"):
         client.upsert(_batch(["a", "b", "c"], ["sf", "ny", "la"], 2))
     monkeypatch.undo()
-    assert len(written) == 2
+    # Tasks run two at a time, so a third may have written its log file before the failure: every
+    # file written gets its rollback block.
+    assert len(written) >= 2
     timeline = client.table.reload().timeline
     (rollback,) = [i for i in timeline.instants if i.action is Action.ROLLBACK]
     assert rollback.is_completed
@@ -99,7 +101,7 @@ def test_v8_plus_failed_appends_are_deleted(version: int, tmp_path: Path, monkey
     written = _fail_second_append(monkeypatch)
     with pytest.raises(RuntimeError, match="injected"):
         client.upsert(_batch(["a", "b", "c"], ["sf", "ny", "la"], 2))
-    assert len(written) == 2
+    assert len(written) >= 2  # a third task may have written too: its file goes as well
     after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert after == before
     assert _hudi_rs(tmp_path) == [("a", 1), ("b", 1), ("c", 1)]
