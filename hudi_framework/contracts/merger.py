@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import pyarrow as pa
 
 __all__ = [
@@ -180,6 +182,28 @@ class RecordMerger(ABC):
         Returns:
             The merged rows, deletes included.
         """
+
+    def select(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> npt.NDArray[np.bool_] | None:
+        """Which version each pair keeps, for mergers whose result row is always one of its inputs.
+
+        An optional shortcut the kernel tries before :meth:`merge` on full (not partial) rows. The
+        inputs are aligned as for :meth:`merge` but hold only the record key, the ordering fields
+        and the flag-related columns (is-deleted, operation, supersedes-older) that exist; the kernel
+        then copies each kept row once instead of gathering both versions of every column first.
+
+        If it returns a mask, :meth:`merge` on the full rows must give, row ``i``, the newer row where
+        the mask is true and the older one where false (flag columns aside). The default returns
+        None: the kernel calls :meth:`merge`. Override it only in mergers that select.
+
+        Args:
+            older: The earlier versions (narrow).
+            newer: The later versions (narrow), aligned with ``older``.
+            ctx: The table's merge context.
+
+        Returns:
+            One boolean per row (True: keep the newer version), or None.
+        """
+        return None
 
     def partial_merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
         """Merge versions of which some are *partial* rows (Apache Hudi's ``partialMerge``).

@@ -24,6 +24,7 @@ from hudi_framework.merge.ordering import BoolMask
 from hudi_framework.merge.pair import unify_tables
 from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.merge.precombine import key_codes
+from hudi_framework.merge.selection import select_pairs
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext, RecordMerger
@@ -180,23 +181,36 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     matched: BoolMask = np.zeros(incoming.num_rows, dtype=np.bool_)
     matched[incoming_at] = True
 
-    merged = merge_pairs(merger, base.take(positions(base_at)), incoming.take(positions(incoming_at)), ctx)
-    if merged.num_rows != len(base_at):
-        raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
-    merged_deleted = delete_mask(merged, ctx)
-
-    # Output = rows of concat(base, merged, incoming) picked by index: base row i, or its merge
-    # result at num_base + j, dropped when that is a delete; then live inserts.
-    replacement = np.full(num_base, -1, dtype=np.int64)
-    replacement[base_at] = np.arange(len(base_at), dtype=np.int64)
-    untouched = replacement < 0
-    live = untouched | ~merged_deleted[np.where(untouched, 0, replacement)] if len(base_at) else untouched
-    from_base = np.where(untouched, np.arange(num_base, dtype=np.int64), num_base + replacement)[live]
-    inserts = np.flatnonzero(~matched & ~incoming_deleted) + num_base + merged.num_rows
-    indices = np.concatenate([from_base, inserts])
+    # Each stored row is replaced by the row at ``source`` (an index into the concatenation below),
+    # or dropped when ``gone``.
+    source = np.arange(num_base, dtype=np.int64)
+    gone = np.zeros(num_base, dtype=np.bool_)
+    selection = select_pairs(merger, base, base_at, incoming, incoming_at, ctx)
+    if selection is not None:
+        # Kept rows are copied once, from the base file or the incoming rows.
+        merged_deleted = selection.deleted
+        source[base_at] = np.where(selection.take_newer, num_base + incoming_at, base_at)
+        parts = [base, incoming]
+        incoming_start = num_base
+    else:
+        merged = merge_pairs(merger, base.take(positions(base_at)), incoming.take(positions(incoming_at)), ctx)
+        if merged.num_rows != len(base_at):
+            raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
+        merged_deleted = delete_mask(merged, ctx)
+        source[base_at] = num_base + np.arange(len(base_at), dtype=np.int64)
+        parts = [base, merged, incoming]
+        incoming_start = num_base + merged.num_rows
+    gone[base_at] = merged_deleted
+    untouched = np.ones(num_base, dtype=np.bool_)
+    untouched[base_at] = False
+    live = ~gone
+    # Output = stored rows in their order (replaced, or dropped when the merge result is a delete),
+    # then live inserts in incoming order.
+    inserts = np.flatnonzero(~matched & ~incoming_deleted) + incoming_start
+    indices = np.concatenate([source[live], inserts])
     touched = np.concatenate([~untouched[live], np.ones(len(inserts), dtype=np.bool_)])
 
-    rows = _pick_rows(unify_tables([base, merged, incoming]), indices)
+    rows = _pick_rows(unify_tables(parts), indices)
     if ctx.schema is not None:
         rows = project_to_schema(rows, ctx.schema)
     else:

@@ -31,6 +31,7 @@ from hudi_framework.merge.flags import delete_mask
 from hudi_framework.merge.numpy_arrow import from_numpy, to_numpy
 from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.partial import mark_partial, merge_pairs
+from hudi_framework.merge.selection import select_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
 from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema
 from hudi_framework.read.plan import ReadTask
@@ -95,9 +96,17 @@ def _merge_batch(
     at = log_of_base[base_at]
     if len(np.unique(at)) != len(at):
         raise DuplicateRecordKeyError("base file rows", len(at) - len(np.unique(at)))
-    # The pair step of merge_with_base (same marking and merger calls), on the aligned pairs only.
     merger = task.merger
-    newer = merger.mark_deletes(gather(combined, at), ctx)
+    source = np.arange(num_base, dtype=np.int64)
+    keep = np.ones(num_base, dtype=np.bool_)
+    selection = None if ctx.partial_columns else select_pairs(merger, base, base_at, combined, at, ctx)
+    if selection is not None:
+        # Each kept row is taken once, from the batch or from the log rows.
+        source[base_at] = np.where(selection.take_newer, num_base + at, base_at)
+        keep[base_at[selection.deleted]] = False
+        return _interleave(base, project_to_schema(combined, base.schema), source[keep]), at
+    # The pair step of merge_with_base (same merger calls), on the aligned pairs only.
+    newer = gather(combined, at)
     if ctx.partial_columns:
         newer = mark_partial(newer, ctx.partial_columns, ctx)
     merged = merge_pairs(merger, gather(base, base_at), newer, ctx)
@@ -107,9 +116,7 @@ def _merge_batch(
     merged = project_to_schema(merged.filter(from_numpy(live)), base.schema)
     # Each live merge result goes to the position of its stored row; deleted pairs leave none.
     live_at = base_at[live]
-    source = np.arange(num_base, dtype=np.int64)
     source[live_at] = num_base + np.arange(len(live_at), dtype=np.int64)
-    keep = np.ones(num_base, dtype=np.bool_)
     keep[base_at] = False
     keep[live_at] = True
     return _interleave(base, merged, source[keep]), at
@@ -136,7 +143,8 @@ def _merge_part(
     if not logs.num_rows:
         yield from base_batches
         return
-    combined = task.merger.combine(logs, ctx)
+    # Marked once here (marking is per row, and marking marked rows changes nothing), not per batch.
+    combined = task.merger.mark_deletes(task.merger.combine(logs, ctx), ctx)
     matched = np.zeros(combined.num_rows, dtype=np.bool_)
     for batch in base_batches:
         if not batch.num_rows:

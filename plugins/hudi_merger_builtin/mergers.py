@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Final, final
 
+import numpy as np
+
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.merge.pair import AlignedPair
 
@@ -11,6 +13,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from hudi_framework.contracts.merger import MergeContext
+    from hudi_framework.merge.ordering import BoolMask
     from hudi_framework.plugin import NoOptions
 
 __all__ = ["COMMIT_TIME_STRATEGY_ID", "EVENT_TIME_STRATEGY_ID", "CommitTimeOrderingMerger", "EventTimeOrderingMerger"]
@@ -37,11 +40,19 @@ class CommitTimeOrderingMerger(RecordMerger):
         """Keep every newer row; see :meth:`RecordMerger.merge`."""
         return AlignedPair.of(older, newer, ctx).choose(None, ctx)
 
+    def select(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> BoolMask:
+        """Every newer row; see :meth:`RecordMerger.select`."""
+        return np.ones(newer.num_rows, dtype=np.bool_)
+
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)
 
     def __hash__(self) -> int:
         return hash(type(self))
+
+
+def _newer_wins(pair: AlignedPair, ctx: MergeContext) -> BoolMask:
+    return pair.newer_supersedes | pair.newer_wins(ctx)
 
 
 @final
@@ -62,8 +73,11 @@ class EventTimeOrderingMerger(RecordMerger):
     def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
         """Keep the newer row where it supersedes or its ordering value is >=; see :meth:`RecordMerger.merge`."""
         pair = AlignedPair.of(older, newer, ctx)
-        take_newer = pair.newer_supersedes | pair.newer_wins(ctx)
-        return pair.choose(take_newer, ctx)
+        return pair.choose(_newer_wins(pair, ctx), ctx)
+
+    def select(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> BoolMask:
+        """The rows :meth:`merge` takes from ``newer``; see :meth:`RecordMerger.select`."""
+        return _newer_wins(AlignedPair.of(older, newer, ctx), ctx)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)
