@@ -27,6 +27,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -40,6 +41,7 @@ from hudi_framework.merge import (
     merge_with_base,
     with_flags,
 )
+from hudi_framework.merge.selection import select_pairs
 
 __all__ = ["ORDERING_TYPES", "RecordMergerContract", "merger_rows", "monotone_ordering", "version_tables"]
 
@@ -241,6 +243,28 @@ class RecordMergerContract:
         for name in merge_context.flag_fields:
             assert merged.schema.field(name).type == pa.bool_()
             assert merged.column(name).null_count == 0
+
+    @_SETTINGS
+    @given(data=st.data())
+    def test_select_agrees_with_merge(
+        self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
+    ) -> None:
+        """Where the merger selects (``RecordMerger.select``), merge keeps exactly the selected rows."""
+        keys = [f"k{i}" for i in range(data.draw(st.integers(0, 6), label="rows"))]
+        (older, newer), _ = version_tables(data, keys, 2, self._ordering(data))
+        at = np.arange(len(keys), dtype=np.int64)
+        selection = select_pairs(merger, older, at, newer, at, merge_context)
+        if selection is None:
+            return
+        merged = merger.merge(older, newer, merge_context)
+        flags = set(merge_context.flag_fields)
+        data_columns = [name for name in older.column_names if name not in flags]
+        chosen = [
+            (newer if take else older).slice(i, 1).select(data_columns) for i, take in enumerate(selection.take_newer)
+        ]
+        expected = merger_rows(pa.concat_tables(chosen)) if chosen else []
+        assert merger_rows(merged.select(data_columns)) == expected
+        assert list(delete_mask(merged, merge_context)) == list(selection.deleted)
 
     # ------------------------------------------------------------------ algebra
     @_SETTINGS
