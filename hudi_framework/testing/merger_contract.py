@@ -216,6 +216,12 @@ class RecordMergerContract:
     def _ordering(self, data: st.DataObject) -> str:
         return data.draw(st.sampled_from(self.ordering_types), label="ordering type")
 
+    def _two_versions(self, data: st.DataObject) -> tuple[list[str], pa.Table, pa.Table]:
+        """Up to six keys and an older and a newer version of each."""
+        keys = [f"k{i}" for i in range(data.draw(st.integers(0, 6), label="rows"))]
+        (older, newer), _ = version_tables(data, keys, 2, self._ordering(data))
+        return keys, older, newer
+
     # ------------------------------------------------------------------ identity and shape
     def test_strategy_id_is_a_uuid(self, merger: RecordMerger) -> None:
         assert str(uuid.UUID(merger.strategy_id)) == merger.strategy_id.lower()
@@ -232,8 +238,7 @@ class RecordMergerContract:
     def test_merge_is_aligned_and_flagged(
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
-        keys = [f"k{i}" for i in range(data.draw(st.integers(0, 6), label="rows"))]
-        (older, newer), _ = version_tables(data, keys, 2, self._ordering(data))
+        keys, older, newer = self._two_versions(data)
         before = (merger_rows(older), merger_rows(newer))
         merged = merger.merge(older, newer, merge_context)
         assert (merger_rows(older), merger_rows(newer)) == before, "inputs must not change"
@@ -250,8 +255,7 @@ class RecordMergerContract:
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
         """Where the merger selects (``RecordMerger.select``), merge keeps exactly the selected rows."""
-        keys = [f"k{i}" for i in range(data.draw(st.integers(0, 6), label="rows"))]
-        (older, newer), _ = version_tables(data, keys, 2, self._ordering(data))
+        keys, older, newer = self._two_versions(data)
         at = np.arange(len(keys), dtype=np.int64)
         selection = select_pairs(merger, older, at, newer, at, merge_context)
         if selection is None:
