@@ -19,23 +19,28 @@ import binascii
 import enum
 import math
 import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
 from hudi_framework.errors import BloomFilterFormatError
 from hudi_framework.index.key_arrays import KeysLike, as_key_array
-from hudi_framework.index.murmur import PreparedKeys, bit_positions
+from hudi_framework.index.murmur import U32, PreparedKeys, bit_positions
 
 #: ``InternalFilter.VERSION``: the first int of every serialised filter header.
 _VERSION: Final = -1
 #: Hadoop ``Hash.MURMUR_HASH``; the only hash type Apache Hudi writes.
 MURMUR_HASH: Final = 1
-_HEADER: Final = struct.Struct(">iibi")  # version, nbHash, hashType, vectorSize
-_DYNAMIC: Final = struct.Struct(">iii")  # nr, currentNbRecord, rows
+#: The header of a filter and of every ``DYNAMIC_V0`` row: version, nbHash, hashType, vectorSize.
+FILTER_HEADER: Final = struct.Struct(">iibi")
+#: ``DYNAMIC_V0``'s own header after the filter header: nr, currentNbRecord, rows.
+DYNAMIC_HEADER: Final = struct.Struct(">iii")
 #: Keys hashed per batch: bounds temporary memory and keeps the working arrays cache-sized.
 _CHUNK: Final = 1 << 16
 
@@ -70,6 +75,82 @@ def bloom_size(num_entries: int, fpp: float) -> tuple[int, int]:
     bits = math.ceil(num_entries * (-math.log(fpp) / (math.log(2) * math.log(2))))
     hashes = math.ceil(math.log(2) * bits / num_entries)
     return bits, hashes
+
+
+@dataclass(frozen=True, slots=True)
+class RowCursor:
+    """Where a ``DYNAMIC_V0`` filter sends its next keys (``InternalDynamicBloomFilter``'s add state).
+
+    Attributes:
+        num_rows: Rows in the matrix.
+        count: Keys counted in the active row (``currentNbRecord``).
+        reached_max: Rows stopped growing and keys go round-robin; not serialised (Java resets it on read).
+        next_row: The round-robin row of the next key; not serialised either.
+    """
+
+    num_rows: int
+    count: int
+    reached_max: bool = False
+    next_row: int = 0
+
+    def assign(self, n: int, row_capacity: int, max_entries: int) -> tuple[npt.NDArray[np.int64], RowCursor]:
+        """Rows of the next ``n`` keys and the state after them; rows past ``num_rows`` are new, empty rows."""
+        out = np.zeros(n, dtype=np.int64)
+        rows, count, reached, next_row = self.num_rows, self.count, self.reached_max, self.next_row
+        pos = 0
+        # One iteration per row boundary, never per key.
+        while pos < n and not reached:
+            if count >= row_capacity:
+                if rows * row_capacity < max_entries:
+                    rows += 1
+                    count = 0
+                else:
+                    # getActiveStandardBF: this key goes to row 0 and the round-robin index stays 0.
+                    reached = True
+                    out[pos] = 0
+                    pos += 1
+                    count += 1
+                    break
+            take = min(row_capacity - count, n - pos)
+            out[pos : pos + take] = rows - 1
+            count += take
+            pos += take
+        if pos < n:
+            rest = n - pos
+            out[pos:] = (next_row + np.arange(rest, dtype=np.int64)) % rows
+            next_row += rest
+            count += rest
+        return out, RowCursor(rows, count, reached, next_row)
+
+
+def checked_keys(keys: KeysLike) -> pa.LargeStringArray:
+    """``keys`` as one array, refusing what Java's ``HashFunction`` cannot add.
+
+    Raises:
+        ValueError: A key is null or empty.
+    """
+    arr = as_key_array(keys)
+    if arr.null_count:
+        raise ValueError("bloom filter keys must not be null")
+    if len(arr) and pc.min(pc.binary_length(arr)).as_py() == 0:
+        raise ValueError("bloom filter keys must not be empty (Apache Hudi rejects empty keys)")
+    return arr
+
+
+def key_bit_positions(
+    keys: pa.LargeStringArray, rows: npt.NDArray[np.int64], nb_hash: int, vector_size: int
+) -> Iterator[tuple[npt.NDArray[np.int64], Iterator[U32]]]:
+    """Per batch of keys: their rows and, per hash function, their bit positions (both in one key order).
+
+    Args:
+        keys: Checked keys (:func:`checked_keys`).
+        rows: The row of every key, input order.
+        nb_hash: Hash functions per key.
+        vector_size: Bits per row.
+    """
+    for start in range(0, len(keys), _CHUNK):
+        prepared = PreparedKeys.from_keys(keys.slice(start, _CHUNK))
+        yield prepared.from_input_order(rows[start : start + _CHUNK]), prepared.positions(nb_hash, vector_size)
 
 
 class BloomFilter:
@@ -214,32 +295,14 @@ class BloomFilter:
     # ------------------------------------------------------------------ add / probe
     def _row_assignment(self, n: int) -> npt.NDArray[np.int64]:
         """Rows for the next ``n`` keys, advancing the ``DYNAMIC_V0`` state exactly as Java would."""
-        out = np.zeros(n, dtype=np.int64)
         if self._type is BloomFilterType.SIMPLE:
-            return out
-        pos = 0
-        # One iteration per row boundary, never per key.
-        while pos < n and not self._reached_max:
-            if self._count >= self._nr:
-                if self.num_rows * self._nr < self._max_entries:
-                    self._rows = np.vstack([self._rows, np.zeros((1, self._rows.shape[1]), dtype=np.uint8)])
-                    self._count = 0
-                else:
-                    # getActiveStandardBF: this key goes to row 0 and the round-robin index stays 0.
-                    self._reached_max = True
-                    out[pos] = 0
-                    pos += 1
-                    self._count += 1
-                    break
-            take = min(self._nr - self._count, n - pos)
-            out[pos : pos + take] = self.num_rows - 1
-            self._count += take
-            pos += take
-        if pos < n:
-            rest = n - pos
-            out[pos:] = (self._next_row + np.arange(rest, dtype=np.int64)) % self.num_rows
-            self._next_row += rest
-            self._count += rest
+            return np.zeros(n, dtype=np.int64)
+        cursor = RowCursor(self.num_rows, self._count, self._reached_max, self._next_row)
+        out, after = cursor.assign(n, self._nr, self._max_entries)
+        if after.num_rows > self.num_rows:
+            grown = np.zeros((after.num_rows - self.num_rows, self._rows.shape[1]), dtype=np.uint8)
+            self._rows = np.vstack([self._rows, grown])
+        self._count, self._reached_max, self._next_row = after.count, after.reached_max, after.next_row
         return out
 
     def add(self, keys: KeysLike) -> None:
@@ -248,11 +311,7 @@ class BloomFilter:
         Raises:
             ValueError: A key is null or empty (Java's ``HashFunction`` rejects empty keys).
         """
-        arr = as_key_array(keys)
-        if arr.null_count:
-            raise ValueError("bloom filter keys must not be null")
-        if len(arr) and pc.min(pc.binary_length(arr)).as_py() == 0:
-            raise ValueError("bloom filter keys must not be empty (Apache Hudi rejects empty keys)")
+        arr = checked_keys(keys)
         self._require_murmur()
         if not len(arr):
             return
@@ -262,10 +321,9 @@ class BloomFilter:
         unpacked = np.unpackbits(self._rows, axis=1, bitorder="little").view(np.bool_)
         flat = unpacked.reshape(-1)
         row_bits = unpacked.shape[1]
-        for start in range(0, len(arr), _CHUNK):
-            prepared = PreparedKeys.from_keys(arr.slice(start, _CHUNK))
-            base = prepared.from_input_order(rows[start : start + _CHUNK]) * row_bits
-            for positions in prepared.positions(self._nb_hash, self._vector_size):
+        for key_rows, hashes in key_bit_positions(arr, rows, self._nb_hash, self._vector_size):
+            base = key_rows * row_bits
+            for positions in hashes:
                 flat[base + positions] = True
         self._rows = np.packbits(unpacked, axis=1, bitorder="little")
 
@@ -318,7 +376,7 @@ class BloomFilter:
 
     # ------------------------------------------------------------------ serialisation
     def _header(self) -> bytes:
-        return _HEADER.pack(_VERSION, self._nb_hash, self._hash_type, self._vector_size)
+        return filter_header(self._nb_hash, self._hash_type, self._vector_size)
 
     def to_bytes(self) -> bytes:
         """Java's ``write(DataOutput)`` bytes (before base64)."""
@@ -327,7 +385,7 @@ class BloomFilter:
         if self._type is BloomFilterType.SIMPLE:
             first: bytes = packed[0].tobytes()
             return header + first
-        parts = [header, _DYNAMIC.pack(self._nr, self._count, self.num_rows)]
+        parts = [header, DYNAMIC_HEADER.pack(self._nr, self._count, self.num_rows)]
         for row in packed:
             parts += [header, row.tobytes()]
         return b"".join(parts)
@@ -345,20 +403,25 @@ class BloomFilter:
         """
         kind = BloomFilterType(filter_type)
         view = memoryview(data)
-        nb_hash, hash_type, vector_size, offset = _read_header(view, 0)
+        nb_hash, hash_type, vector_size, offset = read_filter_header(view, 0)
         if kind is BloomFilterType.SIMPLE:
             row, offset = _read_row(view, offset, vector_size)
             _expect_end(view, offset)
             return cls(kind, vector_size=vector_size, nb_hash=nb_hash, rows=row[None, :], hash_type=hash_type)
-        if len(view) < offset + _DYNAMIC.size:
+        if len(view) < offset + DYNAMIC_HEADER.size:
             raise BloomFilterFormatError("truncated DYNAMIC_V0 header")
-        nr, count, nrows = _DYNAMIC.unpack_from(view, offset)
-        offset += _DYNAMIC.size
+        nr, count, nrows = DYNAMIC_HEADER.unpack_from(view, offset)
+        offset += DYNAMIC_HEADER.size
         if nrows <= 0:
             raise BloomFilterFormatError(f"a DYNAMIC_V0 filter has {nrows} rows")
+        expected = offset + nrows * (FILTER_HEADER.size + (vector_size + 7) // 8)
+        # Checked before allocating the rows: a damaged row count may ask for terabytes.
+        if len(view) < expected:
+            raise BloomFilterFormatError(f"truncated filter: {len(view)} bytes, the header describes {expected}")
+        _expect_end(view, expected)
         rows = np.empty((nrows, (vector_size + 7) // 8), dtype=np.uint8)
         for i in range(nrows):
-            row_hash, row_type, row_size, offset = _read_header(view, offset)
+            row_hash, row_type, row_size, offset = read_filter_header(view, offset)
             if (row_hash, row_type, row_size) != (nb_hash, hash_type, vector_size):
                 raise BloomFilterFormatError(f"row {i} header differs from the filter header")
             rows[i], offset = _read_row(view, offset, vector_size)
@@ -393,16 +456,26 @@ class BloomFilter:
         )
 
 
-def _read_header(view: memoryview, offset: int) -> tuple[int, int, int, int]:
-    if len(view) < offset + _HEADER.size:
+def filter_header(nb_hash: int, hash_type: int, vector_size: int) -> bytes:
+    """The serialised header of a filter, and of each of a ``DYNAMIC_V0`` filter's rows."""
+    return FILTER_HEADER.pack(_VERSION, nb_hash, hash_type, vector_size)
+
+
+def read_filter_header(view: memoryview, offset: int) -> tuple[int, int, int, int]:
+    """``(nb_hash, hash_type, vector_size, end offset)`` of the filter header at ``offset``.
+
+    Raises:
+        BloomFilterFormatError: Truncated, not version -1, or non-positive sizes.
+    """
+    if len(view) < offset + FILTER_HEADER.size:
         raise BloomFilterFormatError(f"truncated filter header at byte {offset}")
-    version, nb_hash, hash_type, vector_size = _HEADER.unpack_from(view, offset)
+    version, nb_hash, hash_type, vector_size = FILTER_HEADER.unpack_from(view, offset)
     if version != _VERSION:
         # A positive first int is Hadoop's pre-versioning layout (Jenkins hash); Hudi never wrote it.
         raise BloomFilterFormatError(f"unsupported filter version {version} at byte {offset}")
     if nb_hash <= 0 or vector_size <= 0:
         raise BloomFilterFormatError(f"bad filter sizes at byte {offset}: {nb_hash} hashes, {vector_size} bits")
-    return nb_hash, hash_type, vector_size, offset + _HEADER.size
+    return nb_hash, hash_type, vector_size, offset + FILTER_HEADER.size
 
 
 def _read_row(view: memoryview, offset: int, vector_size: int) -> tuple[npt.NDArray[np.uint8], int]:

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from hudi_framework.errors import BloomFilterFormatError
 from hudi_framework.index.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
+from hudi_framework.index.bloom_text import SerializedBloom
 from hudi_framework.index.key_arrays import KeysLike, as_key_array, java_min_max
 
 #: The serialised (base64) bloom filter.
@@ -46,7 +47,7 @@ class KeyFooter:
 
 
 def bloom_footer_metadata(
-    keys: KeysLike, config: BloomFilterConfig | None = None, *, bloom: BloomFilter | None = None
+    keys: KeysLike, config: BloomFilterConfig | None = None, *, bloom: BloomFilter | SerializedBloom | None = None
 ) -> dict[bytes, bytes]:
     """The footer key/value entries for a base file holding ``keys``.
 
@@ -55,7 +56,8 @@ def bloom_footer_metadata(
             past its first row depends on the order, and Java adds keys as rows are written).
         config: Filter sizing; Apache Hudi's defaults when None.
         bloom: A filter already holding at least ``keys`` (one carried over from the file this
-            one rewrites, :mod:`~hudi_framework.index.bloom_carry`); built from ``keys`` when None.
+            one rewrites, :mod:`~hudi_framework.index.bloom_carry`, stays serialised); built from
+            ``keys`` when None.
 
     Returns:
         ``org.apache.hudi.bloomfilter`` always; ``hoodie_bloom_filter_type_code`` for dynamic
@@ -69,7 +71,8 @@ def bloom_footer_metadata(
     arr = as_key_array(keys)
     if bloom is None:
         bloom = BloomFilter.from_keys(arr, cfg)
-    out = {BLOOM_FILTER_KEY: bloom.serialize().encode("ascii")}
+    text = bloom.text if isinstance(bloom, SerializedBloom) else bloom.serialize().encode("ascii")
+    out = {BLOOM_FILTER_KEY: text}
     if bloom.filter_type is BloomFilterType.DYNAMIC_V0:
         # Java writes the type code only for dynamic filters; readers assume SIMPLE without it.
         out[BLOOM_FILTER_TYPE_CODE_KEY] = bloom.filter_type.value.encode("ascii")
