@@ -12,11 +12,15 @@ task, which sorts its rows by arrival and calls the kernel's
 :func:`~hudi_framework.write.prepare.combine_rows` (per key, or per key and partition path for a
 non-global index, as the local engine). Each surviving row takes the arrival sequence of its
 group's first version, as the local engine keeps rows in order of first appearance.
+
+A caller may hand the pre-combine tasks a *finish* step (a picklable function of the combined rows
+that keeps their order and appends columns): the narrow tagging of
+:mod:`~hudi_framework.spark.tagging_stage` runs there, so the rows cross into Python once for both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
@@ -37,11 +41,13 @@ if TYPE_CHECKING:
 
     from hudi_framework.write.operation import WriteOperation
 
-__all__ = ["SEQ", "keyed_rows"]
+__all__ = ["SEQ", "RowsFinish", "keyed_rows"]
 
 #: Arrival sequence of a row (kernel bookkeeping, never written).
 SEQ: Final = "_hudi_fw_seq"
 _PARTITION_SHIFT: Final = 33
+#: A last step of the pre-combine tasks: the same rows in the same order, with columns appended.
+RowsFinish = Callable[[pa.Table], pa.Table]
 
 
 def _partition_id() -> int:
@@ -82,6 +88,7 @@ def _combine_task(
     spec: WorkerSpec,
     ordering_fields: tuple[str, ...],
     by_partition: bool,
+    finish: RowsFinish | None,
     out: pa.Schema,
     batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
@@ -98,6 +105,8 @@ def _combine_task(
     first = _first_appearances(rows, by_partition=by_partition)
     if combined.num_rows != len(first):
         raise MergeError(f"pre-combining {len(first)} keys returned {combined.num_rows} rows")
+    if finish is not None:
+        combined = finish(combined)
     combined = combined.append_column(SEQ, seq.take(pa.array(first)))
     yield from to_spark_batches(combined, out)
 
@@ -111,6 +120,8 @@ def keyed_rows(
     combine: bool,
     by_partition: bool = False,
     partitions: int | None = None,
+    finish: RowsFinish | None = None,
+    finish_fields: Sequence[pa.Field] = (),
 ) -> DataFrame:
     """The write rows of ``frame``: conformed, keyed, flagged, and pre-combined if asked.
 
@@ -123,19 +134,28 @@ def keyed_rows(
         by_partition: Pre-combine per record key *and* partition path (a non-global index).
         partitions: Tasks of the pre-combine shuffle (None: Spark's shuffle partitions, which
             adaptive execution may coalesce).
+        finish: Run by each pre-combine task on its combined rows (only with ``combine``): it
+            keeps their order and appends ``finish_fields``.
+        finish_fields: The columns ``finish`` appends (Spark's Arrow types).
 
     Returns:
         A lazy DataFrame: data columns, ``_hoodie_record_key``, ``_hoodie_partition_path``,
-        ``_hoodie_is_deleted``, the supersedes-older flag when combined, and :data:`SEQ`.
+        ``_hoodie_is_deleted``, the supersedes-older flag when combined, ``finish_fields``, and
+        :data:`SEQ`.
+
+    Raises:
+        ValueError: ``finish`` without ``combine``.
     """
+    if finish is not None and not combine:
+        raise ValueError("a finish step runs in the pre-combine tasks: it needs combine=True")
     keyed = SparkSchema.of_arrow(prepared_schema(schema).append(pa.field(SEQ, pa.int64())))
     rows = frame.mapInArrow(partial(_keys_task, spec, operation, schema, keyed.arrow), keyed.struct)
     if not combine:
         return rows
     fields = [f for f in keyed.arrow if f.name != SEQ]
     combined = SparkSchema.of_arrow(
-        pa.schema([*fields, pa.field(SUPERSEDES_OLDER_FIELD, pa.bool_()), pa.field(SEQ, pa.int64())])
+        pa.schema([*fields, pa.field(SUPERSEDES_OLDER_FIELD, pa.bool_()), *finish_fields, pa.field(SEQ, pa.int64())])
     )
     shuffled = rows.repartition(partitions, RECORD_KEY) if partitions else rows.repartition(RECORD_KEY)
-    task = partial(_combine_task, spec, tuple(spec.config.ordering_fields), by_partition, combined.arrow)
+    task = partial(_combine_task, spec, tuple(spec.config.ordering_fields), by_partition, finish, combined.arrow)
     return shuffled.mapInArrow(task, combined.struct)

@@ -1,6 +1,16 @@
-"""Tagging on Spark: the index's lookups run in executors, the match is a Spark join.
+"""Tagging on Spark: the index's lookups run in executors.
 
-The three steps of the index contract (:mod:`hudi_framework.contracts.index`), distributed:
+**Narrow tagging** (few base files): when the tasks that pre-combine the rows times the table's
+base files is at most :data:`NARROW_FILE_OPENS`, every pre-combine task tags its own rows with the
+local engine's :func:`~hudi_framework.write.moves.tag_for_write` against all latest file slices
+(a broadcast list): its keys are all versions of those keys (the rows are partitioned by record
+key), so each key is tagged, deduplicated and settled exactly as in one process. A base file is
+then opened by each task that has candidate keys for it instead of once, and no further job,
+shuffle or join is needed; Spark's cost per job and shuffle is far above a few more footer and
+key-column reads.
+
+**Shuffled tagging** (otherwise): the three steps of the index contract
+(:mod:`hudi_framework.contracts.index`), distributed:
 
 1. Driver: the latest base files, broadcast. Up to :data:`DRIVER_FOOTER_FILES` of them, the
    driver reads their footers in threads (key ranges when the index wants them, and row counts,
@@ -28,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
@@ -59,7 +70,7 @@ from hudi_framework.index.tasks import (
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema, collect_arrow, to_spark_batches
 from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
-from hudi_framework.write.moves import settle_partition_moves
+from hudi_framework.write.moves import settle_partition_moves, tag_for_write
 from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY
 
 if TYPE_CHECKING:
@@ -68,8 +79,9 @@ if TYPE_CHECKING:
 
     from hudi_framework.contracts.index import RecordIndex
     from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.spark.keys_stage import RowsFinish
 
-__all__ = ["tag_rows"]
+__all__ = ["NARROW_FILE_OPENS", "NarrowTagging", "narrow_tagging", "tag_rows"]
 
 #: Found locations up to this many keys are broadcast to the join instead of shuffling the rows.
 BROADCAST_FOUND_ROWS: Final = 2_000_000
@@ -77,6 +89,9 @@ BROADCAST_FOUND_ROWS: Final = 2_000_000
 #: to read them (a shuffle and two stages under adaptive execution) the better part of a second.
 DRIVER_FOOTER_FILES: Final = 32
 _FOOTER_THREADS: Final = 8
+#: Narrow tagging up to this many (pre-combine task, base file) pairs: on ``local[2]`` a table of up
+#: to 64 base files, on a cluster with 200 shuffle partitions a single file.
+NARROW_FILE_OPENS: Final = 128
 _FOUND_KEY: Final = "_hudi_fw_found_key"
 _LOCATION: Final = "_hudi_fw_location"
 
@@ -135,6 +150,50 @@ def _settle_task(
                 rows, slices.value, components.storage, components.write.merger, ctx, keygen=keygen
             )
             yield from to_spark_batches(settled, out)
+
+
+def _tag_in_task(
+    spec: WorkerSpec, slices: Broadcast[list[FileSlice]], partial_columns: tuple[str, ...], rows: pa.Table
+) -> pa.Table:
+    components = worker_components(spec)
+    return tag_for_write(
+        rows, slices.value, components.storage,
+        config=spec.config, index=components.write.index, merger=components.write.merger,
+        keygen=components.write.keygen, partial_columns=partial_columns,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class NarrowTagging:
+    """The tagging step the pre-combine tasks run (see the module docstring).
+
+    Attributes:
+        finish: Tags a task's combined rows (picklable).
+        fields: The location columns it appends, as Spark's Arrow types.
+    """
+
+    finish: RowsFinish
+    fields: tuple[pa.Field, ...] = tuple(pa.field(name, pa.string()) for name in LOCATION_COLUMNS)
+
+
+def narrow_tagging(
+    spark: SparkSession,
+    spec: WorkerSpec,
+    slices: Sequence[FileSlice],
+    *,
+    tasks: int,
+    held: SparkResources,
+    partial_columns: tuple[str, ...] = (),
+) -> NarrowTagging | None:
+    """The narrow tagging step for ``tasks`` pre-combine tasks, or None when the table has no base
+    file or too many for it (:data:`NARROW_FILE_OPENS`); broadcasts the file slices (released with
+    ``held``)."""
+    files = len(indexed_files(slices))
+    if not files or files * tasks > NARROW_FILE_OPENS:
+        return None
+    stored = spark.sparkContext.broadcast(list(slices))
+    held.broadcasts.append(stored)
+    return NarrowTagging(partial(_tag_in_task, spec, stored, partial_columns))
 
 
 def _rows_per_partition(rows: DataFrame) -> dict[str, int]:

@@ -38,7 +38,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
-from hudi_framework.spark.tagging_stage import tag_rows
+from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
 from hudi_framework.write.batch import conform_batch
@@ -110,33 +110,45 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         conform_batch(self._incoming_schema(data).empty_table(), schema, allow_missing=is_delete)
         session = self.session
         spec = WorkerSpec.of(self.table.base_uri, self.table.config, session.settings)
-        rows = keyed_rows(
-            data,
-            spec,
-            operation,
-            schema,
-            combine=session.combines(operation),
-            by_partition=session.combines_by_partition,
-            partitions=self._parallelism(),
-        ).persist(StorageLevel.MEMORY_AND_DISK_DESER)
-        staged = _Staged(rows, spec)
-        staged.held.cached.append(rows)
-        if looks_up_existing(operation):
-            try:
-                staged.rows = tag_rows(
+        combine = session.combines(operation)
+        held = SparkResources()
+        narrow = None
+        if combine and looks_up_existing(operation):
+            narrow = narrow_tagging(
+                self._spark, spec, slices, tasks=self._combine_tasks(), held=held, partial_columns=partial_columns
+            )
+        try:
+            rows = keyed_rows(
+                data,
+                spec,
+                operation,
+                schema,
+                combine=combine,
+                by_partition=session.combines_by_partition,
+                partitions=self._parallelism(),
+                finish=narrow.finish if narrow else None,
+                finish_fields=narrow.fields if narrow else (),
+            ).persist(StorageLevel.MEMORY_AND_DISK_DESER)
+            held.cached.append(rows)
+            if looks_up_existing(operation) and narrow is None:
+                rows = tag_rows(
                     self._spark,
                     spec,
                     session.index,
                     rows,
                     slices,
                     tasks=self._parallelism() or self._spark.sparkContext.defaultParallelism,
-                    held=staged.held,
+                    held=held,
                     partial_columns=partial_columns,
                 )
-            except BaseException:
-                staged.held.release()
-                raise
-        return staged
+        except BaseException:
+            held.release()
+            raise
+        return _Staged(rows, spec, held)
+
+    def _combine_tasks(self) -> int:
+        """Tasks of the pre-combine shuffle (at most: adaptive execution may coalesce them)."""
+        return self._parallelism() or int(self._spark.conf.get("spark.sql.shuffle.partitions") or 200)
 
     def _summarize(self, staged: _Staged) -> pa.Table:
         return summarize(staged.rows)

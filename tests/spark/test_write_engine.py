@@ -159,13 +159,28 @@ SCENARIOS: dict[str, tuple[dict[str, bool], dict[str, Any], list[Step]]] = {
 }
 
 
+@pytest.mark.parametrize("tagging", ["narrow", "shuffled"])
 @pytest.mark.parametrize("name", list(SCENARIOS))
-def test_engines_agree(spark: Any, tmp_path: Path, name: str) -> None:
+def test_engines_agree(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, tagging: str) -> None:
+    from hudi_framework.spark import tagging_stage, write_engine
+
+    if tagging == "shuffled":
+        monkeypatch.setattr(tagging_stage, "NARROW_FILE_OPENS", 0)
+    shuffled: list[str] = []  # operations tagged by the shuffled path (the first step finds no files)
+    current: list[str] = []
+    original = write_engine.tag_rows
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        shuffled.append(current[-1] if len(current) > 1 else "first")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(write_engine, "tag_rows", spy)
     table_options, overrides, steps = SCENARIOS[name]
     settings = HudiSettings(**overrides)
     local = WriteClient(_table(tmp_path / "local", **table_options), settings)
     remote = SparkWriteClient(_table(tmp_path / "spark", **table_options), settings, spark)
     for step in steps:
+        current.append(step[0])
         expected = _run(local, step, spark.createDataFrame)
         got = _run(remote, step, spark.createDataFrame)
         assert _counts(got) == _counts(expected), step[0]
@@ -189,6 +204,8 @@ def test_engines_agree(spark: Any, tmp_path: Path, name: str) -> None:
         }  # fmt: skip
     if name == "many-file-groups":
         assert len(remote.table.reload().latest_file_slices()) > 4
+    # Pre-combined upserts of a table with base files tag in the pre-combine tasks unless forced not to.
+    assert ("upsert" in shuffled) == (tagging == "shuffled")
 
 
 def test_precombine_keeps_the_latest_version(spark: Any, tmp_path: Path) -> None:
@@ -287,6 +304,7 @@ def test_key_ranges_read_by_the_driver_or_a_job_tag_alike(
     from hudi_framework.spark import tagging_stage
 
     monkeypatch.setattr(tagging_stage, "DRIVER_FOOTER_FILES", driver_footers)
+    monkeypatch.setattr(tagging_stage, "NARROW_FILE_OPENS", 0)
     calls: list[str] = []
     for name in ("_driver_footers", "_with_key_ranges"):
         original = getattr(tagging_stage, name)
