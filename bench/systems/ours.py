@@ -10,7 +10,7 @@ import pyarrow as pa
 from bench.dataset import EVENT_TIME, KEY, PARTITION
 from bench.step import Step, StepContext
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import TableType, new_table_config
@@ -53,6 +53,27 @@ def settings(table: HudiTable | None = None) -> HudiSettings:
     """The write settings of every step of ours (the Spark engine's too), for ``table`` if given."""
     mor = table is not None and table.config.table_type is TableType.MERGE_ON_READ
     return HudiSettings.from_hoodie_options({**SETTINGS, **(MOR_SETTINGS if mor else {})}, env=False)
+
+
+def preload() -> None:
+    """Import what our steps use before the timer, as every other system's modules are imported.
+
+    Plugins name their implementations lazily ("module:attribute"), so a plugin manager alone no
+    longer imports the key generators, merger, index and services: build them once for a table
+    config like the bench's (no table is opened).
+    """
+    from hudi_framework.plugin.manager import build_plugin_manager
+    from hudi_framework.write.session import build_write_components
+
+    registry = ComponentRegistry.from_manager(build_plugin_manager())
+    for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ"):
+        config = new_table_config(
+            "bench", table_type=table_type, record_key_fields=[KEY], partition_fields=[PARTITION],
+            ordering_fields=[EVENT_TIME],
+        )  # fmt: skip
+        build_write_components(registry, config, settings())
+    for service in ("compaction", "clean"):
+        registry.get(ComponentKind.SERVICE, service).spec.load_factory()
 
 
 def _path(ctx: StepContext) -> str:

@@ -158,9 +158,14 @@ def write_partition_metadata(
         True if this call created the file, False if it already existed.
     """
     check_no_traversal(partition_path)
+    key = partition_metadata_key(partition_path)
+    # Almost every write goes to partitions that have the file already: a lookup is one stat (a HEAD
+    # on object stores), where a conditional put writes a temporary copy first. Java checks too.
+    if storage.exists(key):
+        return False
     data = PartitionMetadata.for_partition(partition_path, commit_time).to_bytes(now)
     try:
-        storage.put_if_absent(partition_metadata_key(partition_path), data)
+        storage.put_if_absent(key, data)
     except PreconditionFailedError:
         return False
     return True

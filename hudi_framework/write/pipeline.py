@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.services.inline import run_inline_services
@@ -179,12 +180,16 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         staged = self._stage(op, data, schema, slices, partial) if data is not None else None
         try:
             summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
+            # The average record size reads a commit's metadata; only insert buckets use it.
+            record_size = session.settings.write.record_size_estimate
+            if _has_inserts(summary):
+                record_size = session.record_size(table)
             plan = plan_targets(
                 op,
                 summary,
                 slices,
                 sizing=session.sizing(),
-                record_size=session.record_size(table),
+                record_size=record_size,
                 overwrite_partitions=drop_partitions,
                 merge_on_read=mor,
                 writer_slices=writer_slices,
@@ -203,6 +208,12 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         table.reload()
         run_inline_services(table, session.settings, table.registry)  # table services after the commit
         return WriteResult(done, op, tuple(stats))
+
+
+def _has_inserts(summary: pa.Table) -> bool:
+    """Whether a routing summary counts rows to insert (the planner then sizes insert buckets)."""
+    kinds = summary.column("kind")
+    return bool(pc.any(pc.and_(pc.equal(kinds, "I"), pc.greater(summary.column("rows"), 0))).as_py())
 
 
 def _latest_slices(table: HudiTable, *, merge_on_read: bool) -> tuple[list[FileSlice], list[FileSlice] | None]:

@@ -84,3 +84,17 @@ def test_read_parquet_and_orc_variants(tmp_path: Path) -> None:
     storage.write(f"q/{PARTITION_METADATA_FILE}.orc", b"ORC")
     with pytest.raises(UnsupportedFormatError, match="orc"):
         read_partition_metadata(storage, "q")
+
+
+def test_existing_metadata_is_not_written_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    storage = LocalStorageBackend(str(tmp_path))
+    puts: list[str] = []
+    original = storage.put_if_absent
+    monkeypatch.setattr(storage, "put_if_absent", lambda key, data: puts.append(key) or original(key, data))
+    assert write_partition_metadata(storage, "region=eu", "20240101000000000")
+    assert not write_partition_metadata(storage, "region=eu", "20250101000000000")
+    assert puts == [partition_metadata_key("region=eu")]  # the second call only looked
+    # A rival that creates the file between the lookup and the put: still first writer wins.
+    monkeypatch.setattr(storage, "exists", lambda key: False)
+    assert not write_partition_metadata(storage, "region=eu", "20260101000000000")
+    assert read_partition_metadata(storage, "region=eu") == PartitionMetadata("20240101000000000", 1)
