@@ -21,9 +21,14 @@ class FlatField:
     kind: str  #: boolean | int | long | float | double | string | bytes | fixed
     size: int  #: byte size of a ``fixed``; 0 otherwise
     null_branch: int | None  #: union index of ``null`` (0 or 1), None for a bare type
+    #: union index of the value in a union of more than two branches (encoding only: a DELETE
+    #: block's ``orderingVal``); None for the other branch of a two-branch union
+    branch: int | None = None
 
     @property
     def value_branch(self) -> int:
+        if self.branch is not None:
+            return self.branch
         return 1 - self.null_branch if self.null_branch is not None else 0
 
 

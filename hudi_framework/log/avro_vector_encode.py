@@ -9,6 +9,7 @@ its records.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,28 +40,39 @@ class _Piece:
 
 def encode_flat_records(table: pa.Table, fields: list[FlatField]) -> bytes:
     """The framed records (``int32 length | datum`` each) of a physical-typed ``table``."""
+    return _encode(table.columns, fields, framed=True)
+
+
+def encode_flat_items(columns: Sequence[pa.Array | pa.ChunkedArray], fields: list[FlatField]) -> bytes:
+    """The records of ``columns`` back to back, without lengths: the items of an Avro array."""
+    return _encode(columns, fields, framed=False)
+
+
+def _encode(columns: Sequence[pa.Array | pa.ChunkedArray], fields: list[FlatField], *, framed: bool) -> bytes:
     parts: list[bytes] = []
-    columns = [contiguous(table.column(i)) for i in range(table.num_columns)]
-    for start in range(0, table.num_rows, _CHUNK_ROWS):
-        chunk = [c.slice(start, _CHUNK_ROWS) for c in columns]
-        parts.append(_encode_chunk(chunk, fields, len(chunk[0])))
+    flat = [contiguous(c) for c in columns]
+    rows = len(flat[0]) if flat else 0
+    for start in range(0, rows, _CHUNK_ROWS):
+        chunk = [c.slice(start, _CHUNK_ROWS) for c in flat]
+        parts.append(_encode_chunk(chunk, fields, len(chunk[0]), framed=framed))
     return b"".join(parts)
 
 
-def _encode_chunk(columns: list[pa.Array], fields: list[FlatField], n: int) -> bytes:
+def _encode_chunk(columns: list[pa.Array], fields: list[FlatField], n: int, *, framed: bool) -> bytes:
     pieces: list[_Piece] = []
     for column, field in zip(columns, fields, strict=True):
         pieces.extend(_field_pieces(column, field, n))
-    datum = np.zeros(n, dtype=np.int64)
-    for p in pieces:
-        datum += p.lengths
-    prefix = _Piece(np.full(n, 4, dtype=np.int64), datum.astype(">i4").view(np.uint8), 4)
-    stacked = pa.concat_arrays([_binary(p) for p in [prefix, *pieces]])
+    if framed:
+        datum = np.zeros(n, dtype=np.int64)
+        for p in pieces:
+            datum += p.lengths
+        pieces.insert(0, _Piece(np.full(n, 4, dtype=np.int64), datum.astype(">i4").view(np.uint8), 4))
+    stacked = pa.concat_arrays([_binary(p) for p in pieces])
     # Piece-major to row-major: Arrow copies each row's pieces, in order, into one buffer.
-    order = (np.arange(len(pieces) + 1, dtype=np.int64)[None, :] * n + np.arange(n, dtype=np.int64)[:, None]).ravel()
-    framed = stacked.take(pa.array(order))
-    offsets = np.frombuffer(framed.buffers()[1], dtype=np.int64, count=len(framed) + 1, offset=framed.offset * 8)
-    data: bytes = framed.buffers()[2][int(offsets[0]) : int(offsets[-1])].to_pybytes()
+    order = (np.arange(len(pieces), dtype=np.int64)[None, :] * n + np.arange(n, dtype=np.int64)[:, None]).ravel()
+    rows = stacked.take(pa.array(order))
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64, count=len(rows) + 1, offset=rows.offset * 8)
+    data: bytes = rows.buffers()[2][int(offsets[0]) : int(offsets[-1])].to_pybytes()
     return data
 
 

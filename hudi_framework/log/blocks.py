@@ -303,6 +303,11 @@ class DeleteBlock(_Headed):
         return columns
 
     @property
+    def held_columns(self) -> DeleteColumns | None:
+        """The columns the block was made from or has already made (None: only records so far)."""
+        return self._columns
+
+    @property
     def block_type(self) -> BlockType:
         """Always DELETE."""
         return BlockType.DELETE
@@ -337,11 +342,20 @@ class DeleteBlock(_Headed):
             raise LogBlockEncodeError(
                 f"{len(keys)} keys, {len(paths)} partition paths and {len(orderings)} ordering values"
             )
-        header = {HeaderKey.INSTANT_TIME: instant_time}
-        if schema is not None:
-            header[HeaderKey.SCHEMA] = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
         records = tuple(DeleteRecord(k, p, o) for k, p, o in zip(keys, paths, orderings, strict=True))
-        return cls(records, header)
+        return cls(records, _writer_header(instant_time, schema))
+
+    @classmethod
+    def create_from_columns(
+        cls, columns: DeleteColumns, *, instant_time: str, schema: AvroSchema | str | None = None
+    ) -> DeleteBlock:
+        """A delete block as a writer makes it, from columns: no Python object per deleted key, and
+        the content is encoded from the columns (:mod:`~hudi_framework.log.delete_encode`).
+
+        Raises:
+            LogBlockEncodeError: ``columns`` has no ordering column.
+        """
+        return cls.from_columns(columns, _writer_header(instant_time, schema))
 
     @property
     def record_keys(self) -> tuple[str | None, ...]:
@@ -368,6 +382,13 @@ class DeleteBlock(_Headed):
         return pa.Table.from_arrays(
             [columns.record_keys, columns.partition_paths], names=["_hoodie_record_key", "_hoodie_partition_path"]
         )
+
+
+def _writer_header(instant_time: str, schema: AvroSchema | str | None) -> dict[HeaderKey, str]:
+    header = {HeaderKey.INSTANT_TIME: instant_time}
+    if schema is not None:
+        header[HeaderKey.SCHEMA] = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+    return header
 
 
 @dataclass(frozen=True, slots=True)

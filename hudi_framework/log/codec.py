@@ -24,6 +24,7 @@ from hudi_framework.log.blocks import (
     LogBlock,
 )
 from hudi_framework.log.delete_columns import decode_delete_columns
+from hudi_framework.log.delete_encode import encode_delete_columns
 from hudi_framework.log.delete_records import decode_delete_content, encode_delete_content
 from hudi_framework.log.framing import (
     MAGIC,
@@ -71,7 +72,14 @@ def block_to_frame(block: LogBlock | CorruptBlock) -> BlockFrame:
             content = encode_avro_records(block.records, _header_schema(block.header, encode=True))
         frame = BlockFrame(block.block_type, block.header, content, block.footer)
     elif isinstance(block, DeleteBlock):
-        frame = BlockFrame(BlockType.DELETE, block.header, encode_delete_content(block.records), block.footer)
+        columns = block.held_columns
+        # Columns with an ordering column encode without a Python object per entry (same bytes).
+        content = (
+            encode_delete_columns(columns)
+            if columns is not None and columns.ordering_values is not None
+            else encode_delete_content(block.records)
+        )
+        frame = BlockFrame(BlockType.DELETE, block.header, content, block.footer)
     elif isinstance(block, CommandBlock):
         frame = BlockFrame(BlockType.COMMAND, block.header, b"", block.footer)
     else:

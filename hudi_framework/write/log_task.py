@@ -30,16 +30,18 @@ from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey, LogBlock
+from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.writer import create_next_log_file
 from hudi_framework.merge.flags import delete_mask
+from hudi_framework.merge.numpy_arrow import contiguous
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.file_group_task import FILE_NAME, RECORD_KEY, FileGroupWrite, WriteTaskContext, stamp_incoming
 from hudi_framework.write.markers import IOType, create_marker
 
-__all__ = ["append_file_group", "log_block_schema", "ordering_values"]
+__all__ = ["append_file_group", "delete_columns", "log_block_schema", "ordering_column", "ordering_values"]
 
 #: First table version whose log files are named by their own delta commit.
 _OWN_INSTANT_LOG_VERSION = 8
@@ -119,6 +121,63 @@ def ordering_values(rows: pa.Table, ordering_fields: Sequence[str]) -> list[Orde
     return out
 
 
+def ordering_column(rows: pa.Table, ordering_fields: Sequence[str]) -> tuple[OrderingType, pa.Array] | None:
+    """The DELETE-block ordering values of ``rows`` as one column, when they are of one scalar wrapper
+    type: what :func:`ordering_values` gives, without a Python object per row.
+
+    None when they are not (several ordering fields, nulls, which become commit-time deletes beside
+    typed values, decimals, or a type :func:`ordering_values` does not wrap): use that function then.
+    """
+    n = rows.num_rows
+    fields = [f for f in ordering_fields if f in rows.column_names]
+    if not fields or len(fields) != len(ordering_fields):
+        return OrderingType.INT, pa.array(np.zeros(n, dtype=np.int32))  # commit-time deletes
+    if len(fields) > 1:
+        return None
+    column = contiguous(rows.column(fields[0]))
+    t = column.type
+    if column.null_count:
+        return None
+    if pa.types.is_timestamp(t):
+        return OrderingType.TIMESTAMP_MICROS, column.cast(pa.timestamp("us")).cast(pa.int64())
+    kind = _columnar_kind(t)
+    return None if kind is None else (kind, column.cast(ORDERING_ARROW_TYPES[kind]))
+
+
+def _columnar_kind(t: pa.DataType) -> OrderingType | None:
+    # The wrapper _wrap picks for a value of Arrow type t (uint64 and float16 are left to it).
+    if pa.types.is_boolean(t):
+        return OrderingType.BOOLEAN
+    if pa.types.is_int64(t) or pa.types.is_uint32(t):
+        return OrderingType.LONG
+    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t):
+        return OrderingType.INT
+    if pa.types.is_uint8(t) or pa.types.is_uint16(t):
+        return OrderingType.INT
+    if pa.types.is_float32(t):
+        return OrderingType.FLOAT
+    if pa.types.is_float64(t):
+        return OrderingType.DOUBLE
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return OrderingType.STRING
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return OrderingType.BYTES
+    if pa.types.is_date32(t):
+        return OrderingType.DATE
+    return None
+
+
+def delete_columns(rows: pa.Table, partition: str, ordering_fields: Sequence[str]) -> DeleteColumns | None:
+    """The DELETE-block entries of ``rows`` (deletes of one file group in ``partition``) as columns,
+    or None when their ordering values are not columnar (see :func:`ordering_column`)."""
+    ordering = ordering_column(rows, ordering_fields)
+    if ordering is None:
+        return None
+    keys = contiguous(rows.column(RECORD_KEY)).cast(pa.string())
+    paths = pa.repeat(pa.scalar(partition, pa.string()), rows.num_rows)
+    return DeleteColumns(keys, paths, ordering[0], ordering[1])
+
+
 def _data_records(rows: pa.Table, ctx: WriteTaskContext, file_id: str, task_partition_id: int) -> pa.Table:
     """Upserted rows as log records: exactly the file schema, meta columns filled as Java fills them."""
     if ctx.populate_meta_fields:
@@ -180,20 +239,19 @@ def append_file_group(
             )
         )
     if deletes.num_rows:
-        orderings = (
-            ordering_values(deletes, ctx.ordering_fields)
-            if ctx.delete_ordering
-            else [COMMIT_TIME_ORDERING] * deletes.num_rows
-        )
-        blocks.append(
-            DeleteBlock.create(
-                deletes.column(RECORD_KEY).to_pylist(),
-                [target.partition] * deletes.num_rows,
-                instant_time=ctx.instant,
-                ordering_values=orderings,
-                schema=schema_json,
+        columns = delete_columns(deletes, target.partition, ctx.ordering_fields if ctx.delete_ordering else ())
+        if columns is not None:
+            blocks.append(DeleteBlock.create_from_columns(columns, instant_time=ctx.instant, schema=schema_json))
+        else:
+            blocks.append(
+                DeleteBlock.create(
+                    deletes.column(RECORD_KEY).to_pylist(),
+                    [target.partition] * deletes.num_rows,
+                    instant_time=ctx.instant,
+                    ordering_values=ordering_values(deletes, ctx.ordering_fields),
+                    schema=schema_json,
+                )
             )
-        )
     own_instant = ctx.table_version >= _OWN_INSTANT_LOG_VERSION
 
     def mark(name: LogFileName) -> None:
