@@ -21,7 +21,7 @@ from hudi_framework.merge.flags import delete_mask, drop_flags
 from hudi_framework.merge.numpy_arrow import contiguous, to_numpy
 from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import BoolMask
-from hudi_framework.merge.pair import unify_tables
+from hudi_framework.merge.pair import decode_dictionaries, unify_tables
 from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.merge.precombine import key_codes
 from hudi_framework.merge.selection import select_pairs
@@ -120,6 +120,26 @@ def _matches(base: pa.Table, incoming: pa.Table, ctx: MergeContext) -> tuple[Int
     return base_at, incoming_at
 
 
+def _dictionary_aligned(first: pa.Table, second: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """Both tables with a column that is a dictionary on one side dictionary-encoded on the other.
+
+    A base file's few-valued columns may be read as dictionaries; the other side's plain values are
+    encoded to the same type, so the rows concatenate and are gathered by their indices.
+    """
+
+    def encode(rows: pa.Table, types: dict[str, pa.DataType]) -> pa.Table:
+        for index, field in enumerate(rows.schema):
+            wanted = types.get(field.name)
+            if wanted is not None and not pa.types.is_dictionary(field.type) and field.type == wanted.value_type:
+                rows = rows.set_column(index, field.with_type(wanted), rows.column(index).cast(wanted))
+        return rows
+
+    def dictionaries(rows: pa.Table) -> dict[str, pa.DataType]:
+        return {f.name: f.type for f in rows.schema if pa.types.is_dictionary(f.type)}
+
+    return encode(first, dictionaries(second)), encode(second, dictionaries(first))
+
+
 def _pick_rows(rows: pa.Table, indices: npt.NDArray[np.int64]) -> pa.Table:
     """``rows.take(indices)``, as a zero-copy slice when the indices are 0, 1, 2, ...
 
@@ -190,9 +210,11 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
         # Kept rows are copied once, from the base file or the incoming rows.
         merged_deleted = selection.deleted
         source[base_at] = np.where(selection.take_newer, num_base + incoming_at, base_at)
-        parts = [base, incoming]
+        parts = list(_dictionary_aligned(base, incoming))
         incoming_start = num_base
     else:
+        # Mergers see plain columns; ``ctx.schema`` re-encodes dictionary columns at the end.
+        base, incoming = decode_dictionaries(base), decode_dictionaries(incoming)
         merged = merge_pairs(merger, base.take(positions(base_at)), incoming.take(positions(incoming_at)), ctx)
         if merged.num_rows != len(base_at):
             raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")

@@ -22,7 +22,7 @@ from hudi_framework.merge.ordering import BoolMask, newer_wins
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext
 
-__all__ = ["AlignedPair", "unify_tables"]
+__all__ = ["AlignedPair", "decode_dictionaries", "unify_tables"]
 
 
 def unify_tables(tables: Sequence[pa.Table]) -> pa.Table:
@@ -44,6 +44,15 @@ def unify_tables(tables: Sequence[pa.Table]) -> pa.Table:
         return pa.concat_tables(tables, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
         raise MergeError(f"cannot unify the schemas of the rows being merged: {e}") from e
+
+
+def decode_dictionaries(rows: pa.Table) -> pa.Table:
+    """``rows`` with dictionary columns decoded to their values (mergers are given plain columns)."""
+    for index, field in enumerate(rows.schema):
+        if pa.types.is_dictionary(field.type):
+            plain = field.type.value_type
+            rows = rows.set_column(index, field.with_type(plain), rows.column(index).cast(plain))
+    return rows
 
 
 @dataclass(frozen=True, slots=True)

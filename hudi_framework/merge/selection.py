@@ -24,6 +24,7 @@ from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import delete_mask
 from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import BoolMask
+from hudi_framework.merge.pair import decode_dictionaries
 from hudi_framework.merge.partial import has_partial_rows
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def _narrow(rows: pa.Table, at: npt.NDArray[np.int64], ctx: MergeContext) -> pa.
     flags = (ctx.is_deleted_field, ctx.operation_field, ctx.supersedes_older_field)
     wanted = (ctx.record_key_field, *ctx.ordering_fields, *flags)
     names = [name for name in dict.fromkeys(wanted) if name in rows.column_names]
-    return rows.select(names).take(positions(at))
+    return decode_dictionaries(rows.select(names).take(positions(at)))
 
 
 def _plain_is_deleted(rows: pa.Table, ctx: MergeContext) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -43,14 +44,47 @@ def dictionary_columns(table: pa.Table) -> list[str] | bool:
         return True
     plain = UNIQUE_META_COLUMNS.intersection(schema.names)
     if table.num_rows >= DICTIONARY_SAMPLE_ROWS:
+        # Dictionary columns are written from their own dictionary, never hashed.
         plain |= {
             f.name
             for f in schema
-            if f.name not in plain and not pa.types.is_boolean(f.type) and _near_unique(table.column(f.name))
+            if f.name not in plain
+            and not pa.types.is_boolean(f.type)
+            and not pa.types.is_dictionary(f.type)
+            and _near_unique(table.column(f.name))
         }
     if not plain:
         return True
     return [name for name in schema.names if name not in plain]
+
+
+def plain_nbytes(table: pa.Table) -> int:
+    """``table.nbytes`` with every dictionary column counted as its decoded values.
+
+    Row groups are sized by the rows' in-memory size; a column held as a dictionary (a merge's meta
+    columns) must not make the same rows look smaller than when they were plain strings.
+    """
+    total: int = table.nbytes
+    for column in table.columns:
+        if not pa.types.is_dictionary(column.type) or not pa.types.is_string(column.type.value_type):
+            continue
+        for chunk in column.chunks:
+            total += _decoded_extra_bytes(chunk)
+    return total
+
+
+def _decoded_extra_bytes(chunk: pa.DictionaryArray) -> int:
+    """Bytes a string dictionary chunk gains when decoded: its values per row and int32 offsets,
+    less its indices and dictionary (``nbytes`` of the decoded chunk, less the chunk's)."""
+    values = chunk.dictionary
+    lengths = np.asarray(pc.binary_length(values).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    indices = chunk.indices
+    codes = np.asarray(indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    valid = np.asarray(indices.is_valid().to_numpy(zero_copy_only=False), dtype=np.bool_)
+    value_bytes = int(lengths[codes][valid].sum()) if len(lengths) else 0
+    offsets = 4 * len(chunk)  # as Arrow counts a string array's offsets
+    encoded: int = indices.nbytes + values.nbytes
+    return value_bytes + offsets - encoded
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +116,7 @@ def write_base_file(
     opts = options or ParquetOptions()
     table = table.replace_schema_metadata(None)
     rows = max(1, table.num_rows)
-    avg = max(1, table.nbytes // rows)
+    avg = max(1, plain_nbytes(table) // rows)
     rows_per_group = max(1, min(opts.max_rows_per_group, opts.row_group_bytes // avg))
     with storage.open_output(key) as sink:
         # No ARROW:schema blob: Hudi readers take the schema from Parquet itself, and the footer

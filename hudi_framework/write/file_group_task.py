@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Final
 
 import numpy as np
 import pyarrow as pa
@@ -33,6 +34,10 @@ from hudi_framework.write.base_file_writer import ParquetOptions, write_base_fil
 from hudi_framework.write.markers import IOType, create_marker
 
 COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME = META_FIELDS
+#: Meta columns with one value per commit, partition or file: a rewrite reads them as dictionaries,
+#: carries their int32 indices through the merge and writes the dictionary pages from them, instead
+#: of materialising, copying and re-hashing one string per row (same UTF8 column in the file).
+DICTIONARY_META_COLUMNS: Final = (COMMIT_TIME, PARTITION_PATH, FILE_NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,11 +121,24 @@ def stamp_incoming(incoming: pa.Table, instant: str, task_partition_id: int) -> 
     return incoming
 
 
+def dictionary_meta_schema(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with the :data:`DICTIONARY_META_COLUMNS` it has as ``dictionary<int32, string>``."""
+    for name in DICTIONARY_META_COLUMNS:
+        index = schema.get_field_index(name)
+        if index >= 0 and schema.field(index).type == pa.string():
+            schema = schema.set(index, schema.field(index).with_type(pa.dictionary(pa.int32(), pa.string())))
+    return schema
+
+
 def _read_base(storage: StorageBackend, key: str) -> tuple[pa.Table, Mapping[bytes, bytes]]:
-    """The base file's rows and its key/value footer (for the bloom filter carried over)."""
+    """The base file's rows (:data:`DICTIONARY_META_COLUMNS` as dictionaries) and its key/value
+    footer (for the bloom filter carried over)."""
     with storage.open_input(key) as f:
-        parquet = pq.ParquetFile(f)
-        return parquet.read(), parquet.metadata.metadata or {}
+        metadata = pq.ParquetFile(f).metadata
+        names = set(metadata.schema.to_arrow_schema().names)
+        dictionaries = [name for name in DICTIONARY_META_COLUMNS if name in names]
+        parquet = pq.ParquetFile(f, metadata=metadata, read_dictionary=dictionaries)
+        return parquet.read(), metadata.metadata or {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +146,8 @@ class MergedFileGroup:
     """The side-effect-free part of a task: a file group's merged rows, ready to be written.
 
     Attributes:
-        rows: The new base file's rows (meta columns stamped except ``_hoodie_file_name``).
+        rows: The new base file's rows (meta columns stamped except ``_hoodie_file_name``), in
+            :func:`dictionary_meta_schema` of the write's schema.
         merged: The merge result (counts for the write stat).
         previous_footer: The key/value footer of the base file merged with (None for a new group).
         added_keys: The keys the base file merged with lacks (None for a new group).
@@ -164,11 +183,11 @@ def merge_file_group(
     Arguments as in :func:`write_file_group`.
     """
     footer: Mapping[bytes, bytes] | None = None
+    schema = dictionary_meta_schema(ctx.schema)
     if target.base_file_key:
         base, footer = _read_base(storage, target.base_file_key)
     else:
-        base = ctx.schema.empty_table()
-    schema = ctx.schema
+        base = schema.empty_table()
     if ctx.populate_meta_fields:
         incoming = stamp_incoming(incoming, ctx.instant, task_partition_id)
     else:

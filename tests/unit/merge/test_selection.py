@@ -123,3 +123,35 @@ def test_a_mask_of_the_wrong_length_is_a_merge_error(event_time: RecordMerger) -
     base = _base(50, np.random.default_rng(7))
     with pytest.raises(MergeError, match="select returned"):
         merge_with_base(base, _incoming(base, 8), _Counting(event_time, broken=True), ctx)
+
+
+class _NoDictionaries(_Merging):
+    """``_Merging`` that fails on a dictionary column: mergers are given plain columns."""
+
+    def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+        assert not any(pa.types.is_dictionary(t) for t in [*older.schema.types, *newer.schema.types])
+        return super().merge(older, newer, ctx)
+
+    def select(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> BoolMask | None:
+        assert not any(pa.types.is_dictionary(t) for t in [*older.schema.types, *newer.schema.types])
+        return self.inner.select(older, newer, ctx)
+
+
+@pytest.mark.parametrize("selects", [True, False])
+def test_dictionary_base_columns_merge_by_their_indices(selects: bool, event_time: RecordMerger) -> None:
+    """A base file's column read as a dictionary (the rewrite's commit time) merges like its plain
+    values and stays a dictionary when ``ctx.schema`` says so; incoming plain values are encoded."""
+    plain_ctx = MergeContext(ordering_fields=("ts",), schema=SCHEMA)
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+    at = SCHEMA.get_field_index("_hoodie_commit_time")
+    ctx = MergeContext(ordering_fields=("ts",), schema=SCHEMA.set(at, SCHEMA.field(at).with_type(dictionary)))
+    base = _base(1500, np.random.default_rng(5))
+    incoming = _incoming(base, 15)
+    expected = merge_with_base(base, incoming, event_time, plain_ctx)
+    merger = _NoDictionaries(event_time) if selects else _Merging(_NoDictionaries(event_time))
+    merged = merge_with_base(base.cast(ctx.schema), incoming, merger, ctx)
+    assert merged.table.schema == ctx.schema
+    assert merged.table.cast(SCHEMA).equals(expected.table)
+    assert (merged.num_inserts, merged.num_updates, merged.num_deletes) == (
+        expected.num_inserts, expected.num_updates, expected.num_deletes
+    )  # fmt: skip
