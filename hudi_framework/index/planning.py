@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from hudi_framework.contracts.index import PARTITION_PATH, RECORD_KEY, IndexedFile, LookupTask
 from hudi_framework.errors import RecordIndexError
-from hudi_framework.index.key_arrays import as_key_array, java_order_bytes, java_sort_keys
+from hudi_framework.index.key_arrays import as_key_array, in_java_range, java_order_bytes, java_sort_keys
 
 
 def incoming_columns(incoming: pa.Table) -> tuple[pa.LargeStringArray, pa.LargeStringArray]:
@@ -53,7 +53,8 @@ def keys_by_partition(incoming: pa.Table) -> dict[str, pa.LargeStringArray]:
     encoded = pc.dictionary_encode(partitions)
     codes = encoded.indices.to_numpy(zero_copy_only=False)
     names: list[str] = encoded.dictionary.to_pylist()
-    order = np.argsort(codes, kind="stable")
+    # Stable keeps arrival order within a partition; on 16-bit codes numpy sorts by radix (linear).
+    order = np.argsort(codes.astype(np.int16) if len(names) < 2**15 else codes, kind="stable")
     counts = np.bincount(codes, minlength=len(names))
     starts = np.cumsum(counts) - counts
     grouped = keys.take(pa.array(order))
@@ -100,13 +101,17 @@ def _tasks_for(keys: pa.LargeStringArray, files: Sequence[IndexedFile], prune_by
     if not len(keys):
         return []
     ranged = prune_by_ranges and any(f.has_key_range for f in files)
-    sorted_keys = SortedKeys(keys) if ranged else None
+    # Sorting pays for many files' binary searches; a partition's only file filters the keys in
+    # one pass instead (same keys, in incoming order: lookups answer per key, whatever the order).
+    sorted_keys = SortedKeys(keys) if ranged and len(files) > 1 else None
     tasks = []
     for file in files:
-        if sorted_keys is not None and file.min_key is not None and file.max_key is not None:
+        if not ranged or file.min_key is None or file.max_key is None:
+            candidates = keys
+        elif sorted_keys is not None:
             candidates = sorted_keys.in_range(file.min_key, file.max_key)
         else:
-            candidates = keys
+            candidates = keys.filter(pa.array(in_java_range(keys, file.min_key, file.max_key)))
         if len(candidates):
             tasks.append(LookupTask(file, candidates))
     return tasks

@@ -177,6 +177,29 @@ def test_range_pruning_plans_only_keys_in_range(
         assert tagged.column(LOCATION_FILE_ID).to_pylist() == [None, "low", None, None, "high", None]
 
 
+def test_a_partitions_only_file_is_pruned_without_sorting(
+    registry: ComponentRegistry,
+    storage: MemoryStorageBackend,
+    base_file: WriteBaseFile,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import hudi_framework.index.planning as planning
+
+    def no_sorting(keys: pa.LargeStringArray) -> None:
+        raise AssertionError("one file per partition needs no sorted keys")
+
+    monkeypatch.setattr(planning, "SortedKeys", no_sorting)
+    only = read_key_range(base_file("p", "only", "001", ["c", "e", "g"]), storage)
+    other = read_key_range(base_file("q", "other", "001", ["a", "b"]), storage)
+    table = incoming([(k, "p") for k in ["h", "e", "b", "c", "g", "d"]] + [("b", "q"), ("z", "q")])
+    tasks = build(registry, "bloom").candidate_files(table, [only, other])
+    # The keys in range, in incoming order (lookups answer per key whatever the order).
+    assert [(t.file.file_id, t.keys.to_pylist()) for t in tasks if t.keys is not None] == [
+        ("only", ["e", "c", "g", "d"]),
+        ("other", ["b"]),
+    ]
+
+
 def test_bloom_reads_key_column_only_for_bloom_positives(
     registry: ComponentRegistry,
     storage: MemoryStorageBackend,
