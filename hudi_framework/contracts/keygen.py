@@ -222,6 +222,16 @@ class KeyGenerator(ABC):
         """Both columns: ``(record_keys(batch), partition_paths(batch))``."""
         return self.record_keys(batch), self.partition_paths(batch)
 
+    def key_source_field(self, schema: pa.Schema) -> str | None:
+        """A top-level field of ``schema`` whose value alone decides the record key, one to one
+        (two rows get equal keys exactly when their values are equal), or None.
+
+        Engines may group incoming rows by this field before computing keys (Spark shuffles the raw
+        rows by it, so each key's rows meet in one task). The default, None, is always safe.
+        """
+        del schema
+        return None
+
     def check_schema(self, schema: pa.Schema) -> None:
         """Fail early when ``schema`` cannot yield keys (missing field, unsupported type).
 

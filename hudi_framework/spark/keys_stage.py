@@ -21,12 +21,14 @@ that keeps their order and appends columns): the narrow tagging of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from pyspark.sql import functions as F  # noqa: N812 - the conventional alias
 
 from hudi_framework.contracts.merger import SUPERSEDES_OLDER_FIELD, MergeContext
 from hudi_framework.errors import MergeError
@@ -83,20 +85,34 @@ def _first_appearances(rows: pa.Table, *, by_partition: bool) -> np.ndarray:
     return np.sort(first)
 
 
+@dataclass(frozen=True)
+class _Keying:
+    """What a pre-combine task needs to key raw incoming rows itself (see :func:`keyed_rows`)."""
+
+    operation: WriteOperation
+    schema: pa.Schema
+
+
 @carrying_errors
 def _combine_task(
     spec: WorkerSpec,
     ordering_fields: tuple[str, ...],
     by_partition: bool,
     finish: RowsFinish | None,
+    keying: _Keying | None,
     out: pa.Schema,
     batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
     parts = [b for b in batches if b.num_rows]
     if not parts:
         return
-    merger = worker_components(spec).write.merger
+    components = worker_components(spec)
+    merger = components.write.merger
     rows = pa.Table.from_batches(parts)
+    if keying is not None:
+        arrival = rows.column(SEQ)
+        rows = prepare_rows(keying.operation, rows.drop_columns([SEQ]), keying.schema, components.write.keygen)
+        rows = rows.append_column(SEQ, arrival)
     rows = rows.take(pc.sort_indices(rows, sort_keys=[(SEQ, "ascending")]))
     seq = rows.column(SEQ)
     rows = rows.drop_columns([SEQ])
@@ -122,6 +138,7 @@ def keyed_rows(
     partitions: int | None = None,
     finish: RowsFinish | None = None,
     finish_fields: Sequence[pa.Field] = (),
+    key_source: str | None = None,
 ) -> DataFrame:
     """The write rows of ``frame``: conformed, keyed, flagged, and pre-combined if asked.
 
@@ -137,6 +154,10 @@ def keyed_rows(
         finish: Run by each pre-combine task on its combined rows (only with ``combine``): it
             keeps their order and appends ``finish_fields``.
         finish_fields: The columns ``finish`` appends (Spark's Arrow types).
+        key_source: With ``combine``: a column of ``frame`` whose values decide the record key one
+            to one (:meth:`KeyGenerator.key_source_field`). The raw rows, numbered in arrival order
+            by ``monotonically_increasing_id`` (the same numbers the keys stage gives), are then
+            shuffled by it and each pre-combine task keys its own rows: one Python pass instead of two.
 
     Returns:
         A lazy DataFrame: data columns, ``_hoodie_record_key``, ``_hoodie_partition_path``,
@@ -149,13 +170,20 @@ def keyed_rows(
     if finish is not None and not combine:
         raise ValueError("a finish step runs in the pre-combine tasks: it needs combine=True")
     keyed = SparkSchema.of_arrow(prepared_schema(schema).append(pa.field(SEQ, pa.int64())))
-    rows = frame.mapInArrow(partial(_keys_task, spec, operation, schema, keyed.arrow), keyed.struct)
-    if not combine:
-        return rows
     fields = [f for f in keyed.arrow if f.name != SEQ]
     combined = SparkSchema.of_arrow(
         pa.schema([*fields, pa.field(SUPERSEDES_OLDER_FIELD, pa.bool_()), *finish_fields, pa.field(SEQ, pa.int64())])
     )
-    shuffled = rows.repartition(partitions, RECORD_KEY) if partitions else rows.repartition(RECORD_KEY)
-    task = partial(_combine_task, spec, tuple(spec.config.ordering_fields), by_partition, finish, combined.arrow)
+    keying: _Keying | None = None
+    if combine and key_source is not None:
+        keying = _Keying(operation, schema)
+        rows, by = frame.withColumn(SEQ, F.monotonically_increasing_id()), key_source
+    else:
+        rows = frame.mapInArrow(partial(_keys_task, spec, operation, schema, keyed.arrow), keyed.struct)
+        if not combine:
+            return rows
+        by = RECORD_KEY
+    shuffled = rows.repartition(partitions, by) if partitions else rows.repartition(by)
+    ordering = tuple(spec.config.ordering_fields)
+    task = partial(_combine_task, spec, ordering, by_partition, finish, keying, combined.arrow)
     return shuffled.mapInArrow(task, combined.struct)

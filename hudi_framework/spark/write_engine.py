@@ -128,6 +128,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                 partitions=self._parallelism(),
                 finish=narrow.finish if narrow else None,
                 finish_fields=narrow.fields if narrow else (),
+                key_source=self._key_source(data, schema) if combine else None,
             ).persist(StorageLevel.MEMORY_AND_DISK_DESER)
             held.cached.append(rows)
             if looks_up_existing(operation) and narrow is None:
@@ -145,6 +146,24 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
             held.release()
             raise
         return _Staged(rows, spec, held)
+
+    def _key_source(self, data: DataFrame, schema: pa.Schema) -> str | None:
+        """The incoming column to shuffle raw rows by before keying them, if the key generator has one
+        and the incoming values keep its one-to-one rendering (conforming a string to an integer
+        would not: ``"01"`` and ``"1"`` both become 1)."""
+        name = self.session.keygen.key_source_field(schema)
+        if name is None or name not in data.columns:
+            return None
+        incoming = self._incoming_schema(data).field(name).type
+        stored = schema.field(name).type
+
+        def is_text(t: pa.DataType) -> bool:
+            return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
+
+        same_kind = (is_text(incoming) and is_text(stored)) or (
+            pa.types.is_integer(incoming) and pa.types.is_integer(stored)
+        )
+        return name if same_kind else None
 
     def _combine_tasks(self) -> int:
         """Tasks of the pre-combine shuffle (at most: adaptive execution may coalesce them)."""

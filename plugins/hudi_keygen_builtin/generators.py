@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
 from typing_extensions import override
 
 from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, KeyGenOptions
@@ -30,8 +31,6 @@ from hudi_keygen_builtin.partition import PartitionField, PartitionPaths
 from hudi_keygen_builtin.record_key import RecordKeyBuilder
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from hudi_keygen_builtin.timestamp import TimestampFormatter
 
 RECORD_KEY_OPTION = "hoodie.table.recordkey.fields"
@@ -99,6 +98,20 @@ class BuiltinKeyGenerator(KeyGenerator):
     @override
     def partition_paths(self, batch: pa.RecordBatch | pa.Table) -> pa.StringArray:
         return self._partitions.paths(batch)
+
+    @override
+    def key_source_field(self, schema: pa.Schema) -> str | None:
+        # One top-level string or integer field renders one to one: strings as they are (or
+        # ``field:value``), integers in decimal; a null or empty key fails wherever it is computed.
+        if len(self.record_key_fields) != 1:
+            return None
+        name = self.record_key_fields[0]
+        index = schema.get_field_index(name)
+        if index < 0:
+            return None
+        t = schema.field(index).type
+        keyed = pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
+        return name if keyed else None
 
     @override
     def check_schema(self, schema: pa.Schema) -> None:

@@ -159,13 +159,23 @@ SCENARIOS: dict[str, tuple[dict[str, bool], dict[str, Any], list[Step]]] = {
 }
 
 
-@pytest.mark.parametrize("tagging", ["narrow", "shuffled"])
+@pytest.mark.parametrize("paths", ["fast", "general"])
 @pytest.mark.parametrize("name", list(SCENARIOS))
-def test_engines_agree(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, tagging: str) -> None:
+def test_engines_agree(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, paths: str) -> None:
     from hudi_framework.spark import tagging_stage, write_engine
 
-    if tagging == "shuffled":
+    if paths == "general":
+        # The general paths: lookups shuffled by file, and raw rows keyed before the pre-combine shuffle.
         monkeypatch.setattr(tagging_stage, "NARROW_FILE_OPENS", 0)
+        monkeypatch.setattr(write_engine.SparkWriteClient, "_key_source", lambda *a: None)
+    key_sources: list[str | None] = []
+    keyed = write_engine.keyed_rows
+
+    def keyed_spy(*args: Any, **kwargs: Any) -> Any:
+        key_sources.append(kwargs.get("key_source"))
+        return keyed(*args, **kwargs)
+
+    monkeypatch.setattr(write_engine, "keyed_rows", keyed_spy)
     shuffled: list[str] = []  # operations tagged by the shuffled path (the first step finds no files)
     current: list[str] = []
     original = write_engine.tag_rows
@@ -204,8 +214,10 @@ def test_engines_agree(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPat
         }  # fmt: skip
     if name == "many-file-groups":
         assert len(remote.table.reload().latest_file_slices()) > 4
-    # Pre-combined upserts of a table with base files tag in the pre-combine tasks unless forced not to.
-    assert ("upsert" in shuffled) == (tagging == "shuffled")
+    # Pre-combined upserts of a table with base files tag in the pre-combine tasks unless forced not to,
+    # and the raw rows of a string key are shuffled by it unless forced not to.
+    assert ("upsert" in shuffled) == (paths == "general")
+    assert ("id" in key_sources) == (paths == "fast")
 
 
 def test_precombine_keeps_the_latest_version(spark: Any, tmp_path: Path) -> None:

@@ -181,3 +181,31 @@ def test_complex_keys_match_java_rules(rows: list[tuple[str | None, int | None]]
         assert info.value.null_rows + info.value.empty_rows == expected.count(None)
     else:
         assert kg.record_keys(batch).to_pylist() == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "fields", "t", "expected"),
+    [
+        ("simple", ["id"], pa.string(), "id"),
+        ("simple", ["id"], pa.large_string(), "id"),
+        ("simple", ["id"], pa.int32(), "id"),
+        ("complex", ["id"], pa.string(), "id"),
+        ("complex", ["id", "city"], pa.string(), None),  # several fields: no single column decides
+        ("simple", ["id"], pa.float64(), None),  # 0.0 and -0.0 compare equal but render apart
+        ("simple", ["id"], pa.timestamp("us"), None),
+        ("simple", ["missing"], pa.string(), None),
+    ],
+)
+def test_key_source_field_only_where_values_and_keys_are_one_to_one(
+    make_keygen: MakeKeyGen, name: str, fields: list[str], t: pa.DataType, expected: str | None
+) -> None:
+    keygen = make_keygen(name, record_key_fields=fields, partition_fields=["city"])
+    schema = pa.schema([pa.field("id", t), pa.field("city", pa.string())])
+    assert keygen.key_source_field(schema) == expected
+    if expected is not None:
+        # One to one: distinct values give distinct keys, equal values equal keys.
+        values = pa.array(
+            ["7", "07", "x", "7"] if pa.types.is_string(t) or pa.types.is_large_string(t) else [7, 70, 1, 7], t
+        )
+        keys = keygen.record_keys(pa.table({"id": values, "city": ["a"] * 4})).to_pylist()
+        assert [keys.index(k) for k in keys] == [values.to_pylist().index(v) for v in values.to_pylist()]
