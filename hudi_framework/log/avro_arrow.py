@@ -11,7 +11,6 @@ the *physical* schema built here has the same shape with the raw Avro types at t
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -37,7 +36,8 @@ def strip_logical_types(schema: AvroSchema) -> AvroSchema:
             return {k: strip(v) for k, v in node.items() if k != "logicalType"}
         return node
 
-    stripped: AvroSchema = strip(copy.deepcopy(schema))
+    # Rebuilding every list and dict is the copy: the leaves of parsed JSON are immutable.
+    stripped: AvroSchema = strip(schema)
     return stripped
 
 

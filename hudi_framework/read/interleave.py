@@ -80,12 +80,12 @@ def interleave(base: pa.Table, merged: pa.Table, indices: _I64) -> pa.Table:
     gathered = base_source.copy()
     gathered[merged_at] = num_base + np.arange(len(merged_at), dtype=np.int64)
     plan = _Plan(base_source, merged_at, indices[merged_at] - num_base, positions(gathered))
-    columns = [_column(contiguous(b), m, plan) for b, m in zip(base.columns, merged.columns, strict=True)]
+    used = merged.take(positions(plan.merged_source))
+    columns = [_column(contiguous(b), contiguous(u), plan) for b, u in zip(base.columns, used.columns, strict=True)]
     return pa.Table.from_arrays(columns, schema=base.schema)
 
 
-def _column(base: pa.Array, merged: pa.ChunkedArray, plan: _Plan) -> pa.Array:
-    used = contiguous(merged.take(positions(plan.merged_source)))
+def _column(base: pa.Array, used: pa.Array, plan: _Plan) -> pa.Array:
     t = base.type
     if pa.types.is_boolean(t):
         return _bits_column(base, used, plan)

@@ -362,7 +362,8 @@ def test_delete_rows_match_the_record_by_record_conversion(
     new = log_records._delete_rows(block, cast(Any, task), schema)
     old = _old_delete_rows(decode_delete_content(content), task, schema)
     assert new.schema == old.schema
-    assert new.to_pylist() == old.to_pylist()
+    # Arrow equality, not Python values: a timestamp before year 1 has no datetime.
+    assert new.equals(old)
 
 
 def test_commit_time_and_event_time_delete_rows() -> None:
