@@ -7,7 +7,7 @@ inside ``mapInArrow`` on an executor. The task writes its marker before its data
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Final
@@ -38,6 +38,10 @@ COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME = META_FIELDS
 #: carries their int32 indices through the merge and writes the dictionary pages from them, instead
 #: of materialising, copying and re-hashing one string per row (same UTF8 column in the file).
 DICTIONARY_META_COLUMNS: Final = (COMMIT_TIME, PARTITION_PATH, FILE_NAME)
+#: A string column whose dictionary page is at most this large in every row group holds few distinct
+#: values and has no plain pages (writers spill to plain pages only past a ~1 MB dictionary): it is
+#: read and carried as a dictionary like the meta columns above.
+SMALL_DICTIONARY_BYTES: Final = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,24 +125,53 @@ def stamp_incoming(incoming: pa.Table, instant: str, task_partition_id: int) -> 
     return incoming
 
 
-def dictionary_meta_schema(schema: pa.Schema) -> pa.Schema:
-    """``schema`` with the :data:`DICTIONARY_META_COLUMNS` it has as ``dictionary<int32, string>``."""
-    for name in DICTIONARY_META_COLUMNS:
+def with_dictionaries(schema: pa.Schema, names: Iterable[str]) -> pa.Schema:
+    """``schema`` with its string fields among ``names`` as ``dictionary<int32, string>``."""
+    for name in names:
         index = schema.get_field_index(name)
         if index >= 0 and schema.field(index).type == pa.string():
             schema = schema.set(index, schema.field(index).with_type(pa.dictionary(pa.int32(), pa.string())))
     return schema
 
 
-def _read_base(storage: StorageBackend, key: str) -> tuple[pa.Table, Mapping[bytes, bytes]]:
-    """The base file's rows (:data:`DICTIONARY_META_COLUMNS` as dictionaries) and its key/value
-    footer (for the bloom filter carried over)."""
+def _small_dictionary_columns(metadata: pq.FileMetaData) -> set[str]:
+    """Top-level columns stored with a dictionary page of at most :data:`SMALL_DICTIONARY_BYTES` in
+    every row group."""
+    parquet_schema = metadata.schema
+    row_groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
+    out = set()
+    for i in range(len(parquet_schema)):
+        path = parquet_schema.column(i).path
+        if "." in path:
+            continue
+        chunks = [rg.column(i) for rg in row_groups]
+        if chunks and all(
+            c.has_dictionary_page and c.data_page_offset - c.dictionary_page_offset <= SMALL_DICTIONARY_BYTES
+            for c in chunks
+        ):
+            out.add(path)
+    return out
+
+
+def _read_base(
+    storage: StorageBackend, key: str, schema: pa.Schema, *, data_dictionaries: bool
+) -> tuple[pa.Table, Mapping[bytes, bytes], list[str]]:
+    """The base file's rows, its key/value footer (for the bloom filter carried over) and the
+    columns read as dictionaries.
+
+    Those are the :data:`DICTIONARY_META_COLUMNS` and, with ``data_dictionaries``, the other string
+    columns of ``schema`` the file stores with small dictionaries; never the record key (the merge
+    matches it as strings).
+    """
     with storage.open_input(key) as f:
         metadata = pq.ParquetFile(f).metadata
         names = set(metadata.schema.to_arrow_schema().names)
-        dictionaries = [name for name in DICTIONARY_META_COLUMNS if name in names]
+        wanted = set(DICTIONARY_META_COLUMNS)
+        if data_dictionaries:
+            wanted |= _small_dictionary_columns(metadata) - {RECORD_KEY}
+        dictionaries = [f.name for f in schema if f.name in wanted and f.name in names and f.type == pa.string()]
         parquet = pq.ParquetFile(f, metadata=metadata, read_dictionary=dictionaries)
-        return parquet.read(), metadata.metadata or {}
+        return parquet.read(), metadata.metadata or {}, dictionaries
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +180,7 @@ class MergedFileGroup:
 
     Attributes:
         rows: The new base file's rows (meta columns stamped except ``_hoodie_file_name``), in
-            :func:`dictionary_meta_schema` of the write's schema.
+            the write's schema with some string columns as dictionaries (:func:`with_dictionaries`).
         merged: The merge result (counts for the write stat).
         previous_footer: The key/value footer of the base file merged with (None for a new group).
         added_keys: The keys the base file merged with lacks (None for a new group).
@@ -183,10 +216,14 @@ def merge_file_group(
     Arguments as in :func:`write_file_group`.
     """
     footer: Mapping[bytes, bytes] | None = None
-    schema = dictionary_meta_schema(ctx.schema)
+    dictionaries: Iterable[str] = DICTIONARY_META_COLUMNS
     if target.base_file_key:
-        base, footer = _read_base(storage, target.base_file_key)
-    else:
+        base, footer, dictionaries = _read_base(
+            storage, target.base_file_key, ctx.schema, data_dictionaries=ctx.populate_meta_fields
+        )
+    # The merged rows keep the dictionary columns (ctx.schema's values, written the same).
+    schema = with_dictionaries(ctx.schema, dictionaries)
+    if not target.base_file_key:
         base = schema.empty_table()
     if ctx.populate_meta_fields:
         incoming = stamp_incoming(incoming, ctx.instant, task_partition_id)

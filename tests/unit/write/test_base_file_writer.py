@@ -33,3 +33,33 @@ def test_dictionary_columns_count_and_write_as_their_values(tmp_path: Path) -> N
     assert "RLE_DICTIONARY" in column.encodings
     assert column.statistics.min == "20240101000000000"
     assert column.statistics.max == "20240102000000000"
+
+
+def test_a_rewrite_reads_few_valued_string_columns_as_dictionaries(tmp_path: Path) -> None:
+    from hudi_framework.table.table import HudiTable
+    from hudi_framework.table.table_config import new_table_config
+    from hudi_framework.write.client import WriteClient
+    from hudi_framework.write.file_group_task import _read_base
+
+    n = 6000  # past the writer's dictionary sample: the unique ``id``/``note`` columns are plain
+    config = new_table_config("t", record_key_fields=["id"], partition_fields=[], ordering_fields=["ts"])
+    client = WriteClient(HudiTable.create(str(tmp_path), config))
+    ids = [f"k{i:05d}" for i in range(n)]
+    first = pa.table({"id": ids, "ts": [1] * n, "status": ["new", "old"] * (n // 2), "note": [f"n{i}" for i in ids]})
+    client.upsert(first)
+    update = pa.table({"id": ["k00001", "zz"], "ts": [2, 2], "status": ["gone", "fresh"], "note": ["u", "v"]})
+    client.upsert(update)
+    table = client.table.reload()
+    (file_slice,) = table.latest_file_slices()
+    assert file_slice.base_file_key is not None
+    written = pq.read_schema(tmp_path / file_slice.base_file_key)  # meta columns first, as ctx.schema
+    rows, _, dictionaries = _read_base(table.storage, file_slice.base_file_key, written, data_dictionaries=True)
+    assert set(dictionaries) == {"_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name", "status"}
+    assert pa.types.is_dictionary(rows.schema.field("status").type)
+    plain = pq.read_table(tmp_path / file_slice.base_file_key)
+    assert plain.schema.field("status").type == pa.string()
+    by_id = {r["id"]: r for r in plain.select(["id", "status", "note"]).to_pylist()}
+    assert by_id["k00001"] == {"id": "k00001", "status": "gone", "note": "u"}
+    assert by_id["zz"] == {"id": "zz", "status": "fresh", "note": "v"}
+    assert by_id["k00002"] == {"id": "k00002", "status": "new", "note": "nk00002"}
+    assert plain.num_rows == n + 1
