@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.merge.numpy_arrow import to_numpy
 
 #: Meta columns unique per row of a base file: a dictionary never pays off for them.
 UNIQUE_META_COLUMNS: Final = frozenset({"_hoodie_commit_seqno", "_hoodie_record_key"})
@@ -73,17 +74,39 @@ def plain_nbytes(table: pa.Table) -> int:
     return total
 
 
+def _rows_per_group(table: pa.Table, opts: ParquetOptions) -> int:
+    """Rows per row group: ``row_group_bytes`` over the rows' average plain size, capped."""
+    rows: int = max(1, table.num_rows)
+    if rows <= opts.max_rows_per_group and _plain_nbytes_bound(table) <= opts.row_group_bytes:
+        return rows  # one row group whatever the exact average (counting dictionary values costs)
+    avg = max(1, plain_nbytes(table) // rows)
+    per_group: int = max(1, min(opts.max_rows_per_group, opts.row_group_bytes // avg))
+    return per_group
+
+
+def _plain_nbytes_bound(table: pa.Table) -> int:
+    """At least :func:`plain_nbytes`: dictionary rows counted at their longest value."""
+    total: int = table.nbytes
+    for column in table.columns:
+        if pa.types.is_dictionary(column.type) and pa.types.is_string(column.type.value_type):
+            for chunk in column.chunks:
+                longest = pc.max(pc.binary_length(chunk.dictionary)).as_py() or 0
+                total += (longest + 4) * len(chunk)
+    return total
+
+
 def _decoded_extra_bytes(chunk: pa.DictionaryArray) -> int:
     """Bytes a string dictionary chunk gains when decoded: its values per row and int32 offsets,
     less its indices and dictionary (``nbytes`` of the decoded chunk, less the chunk's)."""
     values = chunk.dictionary
-    lengths = np.asarray(pc.binary_length(values).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
-    indices = chunk.indices
-    codes = np.asarray(indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
-    valid = np.asarray(indices.is_valid().to_numpy(zero_copy_only=False), dtype=np.bool_)
-    value_bytes = int(lengths[codes][valid].sum()) if len(lengths) else 0
+    codes = to_numpy(chunk.indices, null=-1)
+    if chunk.indices.null_count:
+        codes = codes[codes >= 0]
+    # Rows per dictionary value times the value's length: no per-row gather of lengths.
+    counts = np.bincount(codes, minlength=len(values))
+    value_bytes = int(counts @ to_numpy(pc.binary_length(values), null=0).astype(np.int64)) if len(values) else 0
     offsets = 4 * len(chunk)  # as Arrow counts a string array's offsets
-    encoded: int = indices.nbytes + values.nbytes
+    encoded: int = chunk.indices.nbytes + values.nbytes
     return value_bytes + offsets - encoded
 
 
@@ -115,9 +138,7 @@ def write_base_file(
     """
     opts = options or ParquetOptions()
     table = table.replace_schema_metadata(None)
-    rows = max(1, table.num_rows)
-    avg = max(1, plain_nbytes(table) // rows)
-    rows_per_group = max(1, min(opts.max_rows_per_group, opts.row_group_bytes // avg))
+    rows_per_group = _rows_per_group(table, opts)
     with storage.open_output(key) as sink:
         # No ARROW:schema blob: Hudi readers take the schema from Parquet itself, and the footer
         # stays as small as Java's.

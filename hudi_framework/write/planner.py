@@ -129,6 +129,39 @@ def _pair_keys(partitions: pa.Array, file_ids: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(lengths, partitions, file_ids, ":")
 
 
+def _located_positions(partitions: pa.Array, file_ids: pa.Array, value_set: pa.Array) -> IntVector:
+    """Per row, the position of its ``(partition, file id)`` pair key in ``value_set`` (-1: none).
+
+    Rows name few distinct file groups: the pairs are numbered by the two columns' dictionary
+    codes and only the distinct ones are joined into pair keys and looked up.
+    """
+    n = len(partitions)
+    p_codes, p_names = _codes(partitions)
+    f_codes, f_names = _codes(file_ids)
+    width = max(1, len(f_names))
+    pairs = p_codes * width + f_codes
+    valid = (p_codes >= 0) & (f_codes >= 0)
+    if len(p_names) * width > 4 * n + 1024:
+        # Many distinct names (a global index over many partitions): look every row up.
+        position = pc.index_in(_pair_keys(partitions, file_ids), value_set=value_set)
+        return np.asarray(position.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    present = np.flatnonzero(np.bincount(pairs[valid], minlength=len(p_names) * width))
+    keys = _pair_keys(p_names.take(pa.array(present // width)), f_names.take(pa.array(present % width)))
+    found = pc.index_in(keys, value_set=value_set)
+    lookup = np.full(len(p_names) * width, -1, dtype=np.int64)
+    lookup[present] = np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    out = np.full(n, -1, dtype=np.int64)
+    out[valid] = lookup[pairs[valid]]
+    return out
+
+
+def _codes(values: pa.Array) -> tuple[IntVector, pa.Array]:
+    """Dictionary codes of ``values`` (-1 for nulls) and the distinct values."""
+    encoded = pc.dictionary_encode(values)
+    codes = np.asarray(encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return codes, encoded.dictionary
+
+
 def merge_summaries(summaries: Sequence[pa.Table]) -> pa.Table:
     """Add up routing summaries (of batches of one write) into one row per kind/partition/file id."""
     parts = [s.select(SUMMARY_SCHEMA.names).cast(SUMMARY_SCHEMA) for s in summaries if s.num_rows]
@@ -395,8 +428,7 @@ def route_rows(rows: Rows, plan: TargetPlan, *, key_hashes: IntVector | None = N
         value_set = _pair_keys(
             pa.array([p for p, _ in plan.located], pa.string()), pa.array([f for _, f in plan.located], pa.string())
         )
-        position = pc.index_in(_pair_keys(c.loc_partitions, c.loc_file_ids), value_set=value_set)
-        found = np.asarray(position.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        found = _located_positions(c.loc_partitions, c.loc_file_ids, value_set)
         wanted = c.in_place | c.moving
         if (found[wanted] < 0).any():
             raise ValueError(f"{int((found[wanted] < 0).sum())} located row(s) have no planned file group")

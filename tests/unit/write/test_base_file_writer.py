@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_framework.write.base_file_writer import dictionary_columns, plain_nbytes, write_base_file
+from hudi_framework.write.base_file_writer import ParquetOptions, dictionary_columns, plain_nbytes, write_base_file
 from hudi_storage_local.backend import LocalStorageBackend
 
 
@@ -33,6 +33,12 @@ def test_dictionary_columns_count_and_write_as_their_values(tmp_path: Path) -> N
     assert "RLE_DICTIONARY" in column.encodings
     assert column.statistics.min == "20240101000000000"
     assert column.statistics.max == "20240102000000000"
+    # Row groups are cut at the same rows (sized on the plain bytes), whatever the encoding in memory.
+    small = ParquetOptions(row_group_bytes=rows.nbytes // 3)
+    write_base_file(storage, "plain3.parquet", rows, options=small)
+    write_base_file(storage, "encoded3.parquet", encoded, options=small)
+    groups = [pq.ParquetFile(tmp_path / f).metadata.num_row_groups for f in ("plain3.parquet", "encoded3.parquet")]
+    assert groups[0] == groups[1] > 1
 
 
 def test_a_rewrite_reads_few_valued_string_columns_as_dictionaries(tmp_path: Path) -> None:
