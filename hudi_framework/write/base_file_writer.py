@@ -158,7 +158,8 @@ def write_base_file(
             writer.write_table(table, row_group_size=rows_per_group)
             entries = footer() if callable(footer) else footer
             if entries:
-                writer.add_key_value_metadata({k.decode(): v.decode() for k, v in entries.items()})
+                # Bytes as they are: decoding the serialised bloom filter to str costs as much again.
+                writer.add_key_value_metadata(dict(entries))
         finally:
             writer.close()
     return storage.size(key)
