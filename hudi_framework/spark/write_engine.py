@@ -61,6 +61,8 @@ class _Staged:
     rows: DataFrame
     spec: WorkerSpec
     held: SparkResources = field(default_factory=SparkResources)
+    #: Tagged in the pre-combine tasks: the rows are located in few file groups.
+    narrow: bool = False
 
 
 class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
@@ -145,7 +147,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         except BaseException:
             held.release()
             raise
-        return _Staged(rows, spec, held)
+        return _Staged(rows, spec, held, narrow=narrow is not None)
 
     def _key_source(self, data: DataFrame, schema: pa.Schema) -> str | None:
         """The incoming column to shuffle raw rows by before keying them, if the key generator has one
@@ -170,7 +172,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         return self._parallelism() or int(self._spark.conf.get("spark.sql.shuffle.partitions") or 200)
 
     def _summarize(self, staged: _Staged) -> pa.Table:
-        return summarize(staged.rows)
+        return summarize(staged.rows, few_groups=staged.narrow)
 
     def _write(self, staged: _Staged, plan: TargetPlan, ctx: WriteTaskContext) -> list[WriteStat]:
         return write_file_groups(self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism())

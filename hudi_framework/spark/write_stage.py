@@ -71,11 +71,20 @@ def _summary_task(out: pa.Schema, batches: Iterable[pa.RecordBatch]) -> Iterator
     yield from to_spark_batches(merge_summaries(summaries), out)
 
 
-def summarize(rows: DataFrame) -> pa.Table:
-    """The routing summary of ``rows``, summed by Spark (one small table on the driver)."""
+def summarize(rows: DataFrame, *, few_groups: bool = False) -> pa.Table:
+    """The routing summary of ``rows`` (one small table on the driver).
+
+    Args:
+        rows: The staged rows.
+        few_groups: The rows can only be located in few file groups (narrow tagging): each task's
+            sums are collected and added up on the driver, without a shuffle and its job. Otherwise
+            Spark sums them by group first.
+    """
     needed = [c for c in (PARTITION_PATH, IS_DELETED, *LOCATION_COLUMNS) if c in rows.columns]
     schema = SparkSchema.of_arrow(SUMMARY_SCHEMA)
     partial_sums = rows.select(*needed).mapInArrow(partial(_summary_task, schema.arrow), schema.struct)
+    if few_groups:
+        return merge_summaries([collect_arrow(partial_sums)])
     summed = partial_sums.groupBy("kind", "partition", "file_id").agg(F.sum("rows").alias("rows"))
     return collect_arrow(summed)
 
