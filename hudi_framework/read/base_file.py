@@ -94,7 +94,7 @@ def conform_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
 
 
 def read_task(
-    task: ReadTask, storage: StorageBackend, *, batch_size: int = DEFAULT_BATCH_SIZE
+    task: ReadTask, storage: StorageBackend, *, batch_size: int = DEFAULT_BATCH_SIZE, use_threads: bool = True
 ) -> Iterator[pa.RecordBatch]:
     """Yield the task's rows as record batches of exactly ``task.schema``.
 
@@ -104,6 +104,8 @@ def read_task(
         task: What to read.
         storage: A backend rooted at the table's base path.
         batch_size: Maximum rows per batch.
+        use_threads: Decode a batch's columns side by side on Arrow's CPU pool; off when the caller
+            already reads as many files at once as there are cores.
 
     Raises:
         StorageNotFoundError: The base file is gone (for example cleaned after planning).
@@ -112,8 +114,8 @@ def read_task(
     with storage.open_input(task.file_key) as source:
         parquet = pq.ParquetFile(source)
         columns = _needed_columns(task, parquet.schema_arrow)
-        # Columns decode in parallel on Arrow's CPU pool; memory stays one batch.
-        for raw in parquet.iter_batches(batch_size=batch_size, columns=columns, use_threads=True):
+        # Memory stays one batch, whichever threads decode it.
+        for raw in parquet.iter_batches(batch_size=batch_size, columns=columns, use_threads=use_threads):
             batch = _with_partition_columns(task, raw)
             batch = filter_batch(task, batch)
             if batch.num_rows:

@@ -46,7 +46,9 @@ if TYPE_CHECKING:
 __all__ = ["merge_file_slice", "read_merged_task"]
 
 
-def _base_batches(storage: StorageBackend, task: MergedReadTask, batch_size: int) -> Iterator[pa.RecordBatch]:
+def _base_batches(
+    storage: StorageBackend, task: MergedReadTask, batch_size: int, use_threads: bool
+) -> Iterator[pa.RecordBatch]:
     """The base file's rows in the merge schema (nothing for a log-only file group)."""
     if task.base_file_key is None:
         return
@@ -58,7 +60,7 @@ def _base_batches(storage: StorageBackend, task: MergedReadTask, batch_size: int
         file_id=task.file_id,
         instant_time=task.instant_time,
     )
-    yield from read_task(base, storage, batch_size=batch_size)
+    yield from read_task(base, storage, batch_size=batch_size, use_threads=use_threads)
 
 
 def _merge_batch(
@@ -159,6 +161,7 @@ def merge_file_slice(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     on_corrupt: CorruptBlockHandler | None = None,
+    use_threads: bool = True,
 ) -> Iterator[pa.RecordBatch]:
     """Yield the merged live rows of one file slice, in ``task.merge_schema`` (all meta columns).
 
@@ -173,6 +176,8 @@ def merge_file_slice(
         batch_size: Maximum rows per base file batch.
         on_corrupt: Called with each corrupt log block skipped (each also raises a
             :class:`~hudi_framework.read.log_records.CorruptLogBlockWarning`).
+        use_threads: Decode the base file's columns side by side on Arrow's CPU pool
+            (see :func:`~hudi_framework.read.base_file.read_task`).
 
     Raises:
         StorageNotFoundError: A file of the slice is gone.
@@ -188,11 +193,12 @@ def merge_file_slice(
     ) as buffer:
         collect_log_records(storage, task, buffer, on_corrupt=on_corrupt)
         if buffer.spill is None:
-            yield from _merge_part(_base_batches(storage, task, batch_size), buffer.in_memory(), task, ctx, batch_size)
+            base_batches = _base_batches(storage, task, batch_size, use_threads)
+            yield from _merge_part(base_batches, buffer.in_memory(), task, ctx, batch_size)
             return
         n = buffer.num_partitions
         with SpillPartitions(task.merge_schema, n, prefix=f"{label}-base") as base_spill:
-            for batch in _base_batches(storage, task, batch_size):
+            for batch in _base_batches(storage, task, batch_size, use_threads):
                 table = pa.Table.from_batches([batch])
                 base_spill.write(table, key_partitions(table.column(key), n))
             base_spill.finish()
@@ -208,6 +214,7 @@ def read_merged_task(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     on_corrupt: CorruptBlockHandler | None = None,
+    use_threads: bool = True,
 ) -> Iterator[pa.RecordBatch]:
     """Yield a merged task's rows as record batches of exactly ``task.schema``.
 
@@ -219,11 +226,15 @@ def read_merged_task(
         storage: A backend rooted at the table's base path.
         batch_size: Maximum rows per base file batch.
         on_corrupt: Called with each corrupt log block skipped.
+        use_threads: Decode the base file's columns side by side on Arrow's CPU pool.
 
     Raises:
         See :func:`merge_file_slice`.
     """
-    for batch in merge_file_slice(storage, task, batch_size=batch_size, on_corrupt=on_corrupt):
+    slice_batches = merge_file_slice(
+        storage, task, batch_size=batch_size, on_corrupt=on_corrupt, use_threads=use_threads
+    )
+    for batch in slice_batches:
         kept = filter_batch(task, batch)
         if kept.num_rows:
             yield conform_batch(kept, task.schema)
