@@ -4,7 +4,8 @@ Spark forks every Python worker of an executor from one daemon process. pyspark'
 nothing before forking, so each new worker imports pyarrow, pydantic and this project on its
 first task (1-1.5 s of CPU per worker, paid inside the first jobs of every write and again
 whenever Spark replaces a worker that idled for a minute). This daemon imports the modules our
-tasks run before it forks, so workers start with them loaded (pages shared copy-on-write).
+tasks run before it forks, and the installed plugins with the key generators, mergers and indexes
+they name, so workers start with them loaded (pages shared copy-on-write).
 
 :func:`~hudi_framework.spark.session.spark_session` selects it with
 ``spark.python.daemon.module=hudi_framework.spark.daemon``; a session built elsewhere can set the
@@ -20,9 +21,12 @@ from __future__ import annotations
 import importlib
 import sys
 import traceback
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["PRELOADED", "main", "preload"]
+if TYPE_CHECKING:
+    from hudi_framework.plugin.manager import HudiPluginManager
+
+__all__ = ["PRELOADED", "TASK_COMPONENT_KINDS", "main", "preload", "preload_components"]
 
 #: The modules Spark tasks of this project unpickle functions from (their imports come with them).
 PRELOADED: Final = (
@@ -38,6 +42,11 @@ PRELOADED: Final = (
 )
 
 
+#: Component kinds whose implementations every write task builds (key generator, merger, index).
+#: Plugins name them lazily, so importing the plugins alone does not import them.
+TASK_COMPONENT_KINDS: Final = ("KEYGEN", "MERGER", "INDEX")
+
+
 def preload(modules: tuple[str, ...] = PRELOADED) -> list[str]:
     """Import ``modules``; returns the names that failed (reported on stderr, never raised)."""
     failed = []
@@ -46,14 +55,50 @@ def preload(modules: tuple[str, ...] = PRELOADED) -> list[str]:
             importlib.import_module(name)
         except Exception:  # a preload is an optimisation: the worker imports the module again
             failed.append(name)
-            print(f"hudi_framework daemon: preloading {name} failed", file=sys.stderr)
-            traceback.print_exc(file=sys.stderr)
+            _report(name)
     return failed
+
+
+def preload_components(
+    kinds: tuple[str, ...] = TASK_COMPONENT_KINDS, *, manager: HudiPluginManager | None = None
+) -> list[str]:
+    """Import the installed plugins and the implementations of ``kinds`` they name, as a write
+    task's first :func:`~hudi_framework.spark.worker.worker_components` would; returns the
+    components that failed (reported on stderr, never raised).
+
+    Args:
+        kinds: :class:`~hudi_framework.plugin.registry.ComponentKind` names.
+        manager: The plugins to look in (default: a fresh manager with the installed ones).
+    """
+    from hudi_framework.plugin.manager import build_plugin_manager
+    from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+
+    try:
+        registry = ComponentRegistry.from_manager(manager or build_plugin_manager())
+    except Exception:
+        _report("the installed plugins")
+        return ["plugins"]
+    failed = []
+    for kind in kinds:
+        for component in registry.specs(ComponentKind[kind]):
+            try:
+                component.spec.load_factory()
+                component.spec.load_options_model()
+            except Exception:  # the task that needs it reports the error properly
+                failed.append(f"{kind.lower()} {component.spec.name}")
+                _report(f"{kind.lower()} {component.spec.name!r}")
+    return failed
+
+
+def _report(what: str) -> None:
+    print(f"hudi_framework daemon: preloading {what} failed", file=sys.stderr)
+    traceback.print_exc(file=sys.stderr)
 
 
 def main() -> None:
     """Preload, then run pyspark's daemon (it reads the worker module from ``sys.argv``)."""
     preload()
+    preload_components()
     from pyspark import daemon
 
     daemon.manager()
