@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from hudi_framework.contracts.merger import MergeContext
 from hudi_framework.merge.flags import set_bool_column
+from hudi_framework.merge.precombine import has_duplicate_keys
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.write.batch import IS_DELETED, conform_batch
 from hudi_framework.write.operation import WriteOperation
@@ -86,7 +87,8 @@ def combine_rows(
             does for a non-global index (a key in two partitions is two records there).
     """
     ctx = MergeContext(ordering_fields=tuple(ordering_fields))
-    if not by_partition:
+    if not by_partition or not has_duplicate_keys(rows, ctx):
+        # Keys unique on their own are unique per partition too: no composite key to build.
         return merger.combine(rows, ctx)
     partitions = rows.column(PARTITION_PATH)
     # "<partition length>:<partition>:<key>" is injective whatever characters either holds.
