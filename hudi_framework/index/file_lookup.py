@@ -59,7 +59,8 @@ def read_record_keys(parquet: pq.ParquetFile, file: IndexedFile) -> pa.LargeStri
             f"base file {file.path!r} has no {RECORD_KEY} column (a table without meta fields); "
             "this index needs stored record keys"
         )
-    keys = as_key_array(parquet.read(columns=[RECORD_KEY]).column(RECORD_KEY))
+    # One column (decoded on the caller's thread; lookups run one per core).
+    keys = as_key_array(parquet.read(columns=[RECORD_KEY], use_threads=False).column(RECORD_KEY))
     if keys.null_count:
         # Java keeps the meta columns but leaves them null when hoodie.populate.meta.fields=false;
         # treating those rows as "no key" would silently turn every update into an insert.
