@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from hudi_framework.errors import DuplicateRecordKeyError, MergeError
 from hudi_framework.merge.align import gather, merge_with_base, project_to_schema
 from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.numpy_arrow import from_numpy, to_numpy
+from hudi_framework.merge.numpy_arrow import contiguous, from_numpy
 from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.merge.selection import select_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
@@ -63,6 +63,25 @@ def _base_batches(
     yield from read_task(base, storage, batch_size=batch_size, use_threads=use_threads)
 
 
+def _matches(log_of_base: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The rows ``index_in`` matched (its set values) and the log rows they matched.
+
+    Read from the result's buffers: a full-length conversion (nulls replaced, widened to int64)
+    would copy every base row's index twice to keep the tenth that matched.
+    """
+    n, offset = len(log_of_base), log_of_base.offset
+    nulls = log_of_base.null_count
+    if nulls == n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    validity, data = log_of_base.buffers()[:2]
+    values = np.frombuffer(data, dtype=np.int32, count=offset + n)[offset:]
+    if not nulls:
+        return np.arange(n, dtype=np.int64), values.astype(np.int64)
+    bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), count=offset + n, bitorder="little")[offset:]
+    base_at = np.flatnonzero(bits)
+    return base_at, values[base_at].astype(np.int64)
+
+
 def _merge_batch(
     batch: pa.RecordBatch, combined: pa.Table, task: MergedReadTask, ctx: MergeContext
 ) -> tuple[pa.Table | None, npt.NDArray[np.int64]]:
@@ -88,14 +107,11 @@ def _merge_batch(
     base_keys, log_keys = base.column(key), combined.column(key)
     if log_keys.type != base_keys.type:
         log_keys = log_keys.cast(base_keys.type)
-    no_match = combined.num_rows
-    log_of_base = to_numpy(pc.index_in(base_keys, value_set=log_keys), null=no_match).astype(np.int64)
-    base_at = np.flatnonzero(log_of_base < no_match)
+    base_at, at = _matches(contiguous(pc.index_in(base_keys, value_set=log_keys)))
     if not len(base_at):
         return None, base_at
     if base_keys.null_count:
         raise MergeError(f"{base_keys.null_count} row(s) to merge have a null record key")
-    at = log_of_base[base_at]
     # Counted by marking (np.unique would import numpy.ma, ~25 ms of a fresh process's first read).
     hit = np.zeros(combined.num_rows, dtype=np.bool_)
     hit[at] = True
