@@ -171,5 +171,7 @@ def tag_for_write(
     """
     virtual_keys = None if config.populate_meta_fields else keygen
     tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys)
+    if not index.is_global:
+        return tagged  # keys are located in their own partition only: nothing moves (as on Spark)
     ctx = MergeContext(ordering_fields=config.ordering_fields, partial_columns=partial_columns)
     return settle_partition_moves(tagged, slices, storage, merger, ctx, keygen=virtual_keys)

@@ -69,3 +69,19 @@ def test_a_batch_holding_a_key_in_two_partitions_is_two_records(tmp_path: Path) 
     client = _client(tmp_path, {})
     client.upsert(_batch(["a", "a", "a"], ["sf", "ny", "ny"], [1, 3, 2]))
     assert {k: sorted(v) for k, v in _where(client).items()} == {"a": [("ny", 3), ("sf", 1)]}
+
+
+@pytest.mark.parametrize("index", ["BLOOM", "SIMPLE"])
+def test_a_non_global_index_settles_no_moves(tmp_path: Path, index: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hudi_framework.write.moves as moves
+
+    def no_settling(*args: object, **kwargs: object) -> pa.Table:
+        raise AssertionError("a non-global index locates keys in their own partition: nothing moves")
+
+    monkeypatch.setattr(moves, "settle_partition_moves", no_settling)
+    client = _client(tmp_path, {"hoodie.index.type": index})
+    client.upsert(_batch(["a", "b"], ["sf", "sf"], [5, 5]))
+    # The same key in another partition is another record for a non-global index.
+    client.upsert(_batch(["a", "b"], ["ny", "sf"], [6, 7]))
+    where = {key: sorted(places) for key, places in _where(client).items()}
+    assert where == {"a": [("ny", 6), ("sf", 5)], "b": [("sf", 7)]}
