@@ -13,7 +13,6 @@ which the tests check.
 from __future__ import annotations
 
 import struct
-from types import MappingProxyType
 from typing import Final
 
 import pyarrow as pa
@@ -22,28 +21,17 @@ from hudi_framework.errors import LogBlockEncodeError
 from hudi_framework.log.avro_flat_schema import FlatField
 from hudi_framework.log.avro_vector_encode import encode_flat_items
 from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumns
-from hudi_framework.log.delete_records import DELETE_CONTENT_VERSION, SCALAR_ORDERING_TYPES, OrderingType
+from hudi_framework.log.delete_records import (
+    DELETE_CONTENT_VERSION,
+    SCALAR_ORDERING_TYPES,
+    WRAPPED_AVRO_TYPES,
+)
 
 __all__ = ["encode_delete_columns"]
 
 _HEAD = struct.Struct(">ii")
 #: ``[null, string]`` union fields: null is branch 0.
 _NULLABLE_STRING: Final = FlatField("string", 0, 0)
-#: The Avro kind of each scalar wrapper's ``value`` (dates and timestamps as their raw numbers).
-_WRAPPED_KIND: Final = MappingProxyType(
-    {
-        OrderingType.BOOLEAN: "boolean",
-        OrderingType.INT: "int",
-        OrderingType.LONG: "long",
-        OrderingType.FLOAT: "float",
-        OrderingType.DOUBLE: "double",
-        OrderingType.BYTES: "bytes",
-        OrderingType.STRING: "string",
-        OrderingType.DATE: "int",
-        OrderingType.TIME_MICROS: "long",
-        OrderingType.TIMESTAMP_MICROS: "long",
-    }
-)
 
 
 def encode_delete_columns(columns: DeleteColumns) -> bytes:
@@ -65,7 +53,7 @@ def encode_delete_columns(columns: DeleteColumns) -> bytes:
     else:
         if values.type != ORDERING_ARROW_TYPES[t]:
             raise LogBlockEncodeError(f"{t.name} ordering values must be {ORDERING_ARROW_TYPES[t]}, not {values.type}")
-        ordering = FlatField(_WRAPPED_KIND[t], 0, 0, branch=SCALAR_ORDERING_TYPES.index(t) + 1)
+        ordering = FlatField(WRAPPED_AVRO_TYPES[t], 0, 0, branch=SCALAR_ORDERING_TYPES.index(t) + 1)
     fields = [_NULLABLE_STRING, _NULLABLE_STRING, ordering]
     items = encode_flat_items([columns.record_keys, columns.partition_paths, values], fields)
     # One array block of n items (fastavro writes no block for an empty list), then the end marker.

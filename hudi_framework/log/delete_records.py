@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, Final
 
 import fastavro
@@ -93,20 +94,22 @@ _SCALAR_TYPES: Final = (
 SCALAR_ORDERING_TYPES: Final = _SCALAR_TYPES
 # Avro type of each wrapper's ``value`` field, logical types left out on purpose: Java writes dates
 # and timestamps as raw numbers, and decimals are converted here so that bytes round-trip exactly.
-_WRAPPED_AVRO: Final = {
-    OrderingType.BOOLEAN: "boolean",
-    OrderingType.INT: "int",
-    OrderingType.LONG: "long",
-    OrderingType.FLOAT: "float",
-    OrderingType.DOUBLE: "double",
-    OrderingType.BYTES: "bytes",
-    OrderingType.STRING: "string",
-    OrderingType.DATE: "int",
-    OrderingType.DECIMAL: "bytes",
-    OrderingType.TIME_MICROS: "long",
-    OrderingType.TIMESTAMP_MICROS: "long",
-    OrderingType.LOCAL_DATE: "int",
-}
+WRAPPED_AVRO_TYPES: Final = MappingProxyType(
+    {
+        OrderingType.BOOLEAN: "boolean",
+        OrderingType.INT: "int",
+        OrderingType.LONG: "long",
+        OrderingType.FLOAT: "float",
+        OrderingType.DOUBLE: "double",
+        OrderingType.BYTES: "bytes",
+        OrderingType.STRING: "string",
+        OrderingType.DATE: "int",
+        OrderingType.DECIMAL: "bytes",
+        OrderingType.TIME_MICROS: "long",
+        OrderingType.TIMESTAMP_MICROS: "long",
+        OrderingType.LOCAL_DATE: "int",
+    }
+)
 _INT32_TYPES: Final = (OrderingType.INT, OrderingType.DATE, OrderingType.LOCAL_DATE)
 _INT64_TYPES: Final = (OrderingType.LONG, OrderingType.TIME_MICROS, OrderingType.TIMESTAMP_MICROS)
 
@@ -211,7 +214,7 @@ def _wrapper(t: OrderingType) -> dict[str, Any]:
         "type": "record",
         "name": t.value,
         "namespace": _NAMESPACE,
-        "fields": [{"name": "value", "type": _WRAPPED_AVRO[t]}],
+        "fields": [{"name": "value", "type": WRAPPED_AVRO_TYPES[t]}],
     }
 
 
