@@ -134,16 +134,26 @@ def with_dictionaries(schema: pa.Schema, names: Iterable[str]) -> pa.Schema:
     return schema
 
 
-def _small_dictionary_columns(metadata: pq.FileMetaData) -> set[str]:
-    """Top-level columns stored with a dictionary page of at most :data:`SMALL_DICTIONARY_BYTES` in
-    every row group."""
-    parquet_schema = metadata.schema
+def _top_level_columns(metadata: pq.FileMetaData) -> dict[str, int]:
+    """Top-level leaf columns of the file by name, with their column index.
+
+    Read from the row groups' column chunks: ``FileMetaData.schema`` (a ``ParquetSchema``) forms a
+    reference cycle with the metadata, so each access kept the footer, with its ~860 KB bloom filter,
+    alive until a full garbage collection (memory grew with the file groups a write rewrote).
+    """
+    if not metadata.num_row_groups:
+        return {}
+    first = metadata.row_group(0)
+    paths = (first.column(i).path_in_schema for i in range(metadata.num_columns))
+    return {path: i for i, path in enumerate(paths) if "." not in path}
+
+
+def _small_dictionary_columns(metadata: pq.FileMetaData, columns: dict[str, int]) -> set[str]:
+    """Of ``columns``, those stored with a dictionary page of at most :data:`SMALL_DICTIONARY_BYTES`
+    in every row group."""
     row_groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
     out = set()
-    for i in range(len(parquet_schema)):
-        path = parquet_schema.column(i).path
-        if "." in path:
-            continue
+    for path, i in columns.items():
         chunks = [rg.column(i) for rg in row_groups]
         if chunks and all(
             c.has_dictionary_page and c.data_page_offset - c.dictionary_page_offset <= SMALL_DICTIONARY_BYTES
@@ -165,10 +175,10 @@ def _read_base(
     """
     with storage.open_input(key) as f:
         metadata = pq.ParquetFile(f).metadata
-        names = set(metadata.schema.to_arrow_schema().names)
+        names = _top_level_columns(metadata)
         wanted = set(DICTIONARY_META_COLUMNS)
         if data_dictionaries:
-            wanted |= _small_dictionary_columns(metadata) - {RECORD_KEY}
+            wanted |= _small_dictionary_columns(metadata, names) - {RECORD_KEY}
         dictionaries = [f.name for f in schema if f.name in wanted and f.name in names and f.type == pa.string()]
         parquet = pq.ParquetFile(f, metadata=metadata, read_dictionary=dictionaries)
         # Tasks run one per core already: the file decodes on the task's own thread, not also on
