@@ -17,7 +17,16 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-__all__ = ["contiguous", "from_numpy", "indices", "python_array", "repeated_string", "string_array", "to_numpy"]
+__all__ = [
+    "bitmap_bools",
+    "contiguous",
+    "from_numpy",
+    "indices",
+    "python_array",
+    "repeated_string",
+    "string_array",
+    "to_numpy",
+]
 
 #: Arrow types of the numpy dtypes that convert zero-copy, by dtype name.
 _TYPES: Final = MappingProxyType(
@@ -138,14 +147,15 @@ def to_numpy(values: pa.Array | pa.ChunkedArray, *, null: int | None = None) -> 
     if data is None or not n:
         return np.zeros(0, dtype=dtype)
     if dtype == np.bool_:
-        return _bits(data, offset, n)
+        return bitmap_bools(data, offset, n)
     out = np.frombuffer(data, dtype=dtype, count=offset + n)[offset:]
     if nulls and validity is not None:
         out = out.copy()
-        out[~_bits(validity, offset, n)] = null
+        out[~bitmap_bools(validity, offset, n)] = null
     return out
 
 
-def _bits(buffer: pa.Buffer, offset: int, n: int) -> npt.NDArray[np.bool_]:
+def bitmap_bools(buffer: pa.Buffer, offset: int, n: int) -> npt.NDArray[np.bool_]:
+    """Bits ``offset`` to ``offset + n`` of an Arrow bitmap (validity or boolean data) as booleans."""
     bits = np.frombuffer(buffer, dtype=np.uint8)
     return np.unpackbits(bits, count=offset + n, bitorder="little")[offset:].view(np.bool_)

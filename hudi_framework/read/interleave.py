@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from hudi_framework.merge.numpy_arrow import contiguous
+from hudi_framework.merge.numpy_arrow import bitmap_bools, contiguous
 from hudi_framework.merge.numpy_arrow import indices as positions
 
 __all__ = ["interleave"]
@@ -107,16 +107,11 @@ def _item_width(t: pa.DataType) -> int:
     return bits // 8 if bits % 8 == 0 else 0
 
 
-def _bits(buffer: pa.Buffer, offset: int, n: int) -> _Bools:
-    bits = np.frombuffer(buffer, dtype=np.uint8)
-    return np.unpackbits(bits, count=offset + n, bitorder="little")[offset:].view(np.bool_)
-
-
 def _valid(array: pa.Array) -> _Bools | None:
     """Per value whether it is set; None when all are."""
     if not array.null_count:
         return None
-    return _bits(array.buffers()[0], array.offset, len(array))
+    return bitmap_bools(array.buffers()[0], array.offset, len(array))
 
 
 def _validity(base: pa.Array, used: pa.Array, plan: _Plan) -> pa.Buffer | None:
@@ -150,7 +145,7 @@ def _fixed_column(base: pa.Array, used: pa.Array, plan: _Plan) -> pa.Array:
 def _bits_column(base: pa.Array, used: pa.Array, plan: _Plan) -> pa.Array:
     def flags(array: pa.Array) -> _Bools:
         data = array.buffers()[1]
-        return np.zeros(len(array), dtype=np.bool_) if data is None else _bits(data, array.offset, len(array))
+        return np.zeros(len(array), dtype=np.bool_) if data is None else bitmap_bools(data, array.offset, len(array))
 
     n = len(plan.base_source)
     out = flags(base)[plan.base_source] if len(base) else np.zeros(n, dtype=np.bool_)

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from hudi_framework.errors import DuplicateRecordKeyError, MergeError
 from hudi_framework.merge.align import gather, merge_with_base, project_to_schema
 from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.numpy_arrow import contiguous, from_numpy
+from hudi_framework.merge.numpy_arrow import bitmap_bools, contiguous, from_numpy
 from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.merge.selection import select_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
@@ -77,8 +77,7 @@ def _matches(log_of_base: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[
     values = np.frombuffer(data, dtype=np.int32, count=offset + n)[offset:]
     if not nulls:
         return np.arange(n, dtype=np.int64), values.astype(np.int64)
-    bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), count=offset + n, bitorder="little")[offset:]
-    base_at = np.flatnonzero(bits)
+    base_at = np.flatnonzero(bitmap_bools(validity, offset, n))
     return base_at, values[base_at].astype(np.int64)
 
 

@@ -34,7 +34,7 @@ from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumn
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.writer import create_next_log_file
 from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.numpy_arrow import contiguous
+from hudi_framework.merge.numpy_arrow import contiguous, repeated_string
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
@@ -68,28 +68,48 @@ def _record_schema(ctx: WriteTaskContext) -> pa.Schema:
     return pa.schema([f for f in ctx.schema if f.name in META_FIELDS or f.name in carried])
 
 
-def _wrap(value: Any, t: pa.DataType) -> OrderingValue | None:
-    # The Java class of the value decides the wrapper (HoodieAvroUtils.wrapValueIntoAvro).
-    if value is None:
-        return None
+def _wrapper_type(t: pa.DataType) -> OrderingType | None:
+    """The wrapper of values of Arrow type ``t`` (HoodieAvroUtils.wrapValueIntoAvro goes by the Java
+    class of the value); None for types without one."""
     if pa.types.is_boolean(t):
-        return OrderingValue(OrderingType.BOOLEAN, bool(value))
+        return OrderingType.BOOLEAN
     if pa.types.is_int64(t) or pa.types.is_uint32(t):
-        return OrderingValue(OrderingType.LONG, int(value))
+        return OrderingType.LONG
     if pa.types.is_integer(t):
-        return OrderingValue(OrderingType.INT, int(value))
+        return OrderingType.INT
     if pa.types.is_float32(t):
-        return OrderingValue(OrderingType.FLOAT, float(value))
+        return OrderingType.FLOAT
     if pa.types.is_floating(t):
-        return OrderingValue(OrderingType.DOUBLE, float(value))
+        return OrderingType.DOUBLE
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return OrderingValue(OrderingType.STRING, str(value))
+        return OrderingType.STRING
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        return OrderingValue(OrderingType.BYTES, bytes(value))
-    if pa.types.is_date32(t) and isinstance(value, dt.date):
-        return OrderingValue(OrderingType.DATE, (value - dt.date(1970, 1, 1)).days)
-    if pa.types.is_decimal(t) and isinstance(value, decimal.Decimal):
-        return OrderingValue(OrderingType.DECIMAL, value)
+        return OrderingType.BYTES
+    if pa.types.is_date32(t):
+        return OrderingType.DATE
+    if pa.types.is_decimal(t):
+        return OrderingType.DECIMAL
+    return None
+
+
+def _wrap(value: Any, t: pa.DataType) -> OrderingValue | None:
+    kind = _wrapper_type(t)
+    if value is None or kind is None:
+        return None
+    if kind is OrderingType.BOOLEAN:
+        return OrderingValue(kind, bool(value))
+    if kind in (OrderingType.LONG, OrderingType.INT):
+        return OrderingValue(kind, int(value))
+    if kind in (OrderingType.FLOAT, OrderingType.DOUBLE):
+        return OrderingValue(kind, float(value))
+    if kind is OrderingType.STRING:
+        return OrderingValue(kind, str(value))
+    if kind is OrderingType.BYTES:
+        return OrderingValue(kind, bytes(value))
+    if kind is OrderingType.DATE and isinstance(value, dt.date):
+        return OrderingValue(kind, (value - dt.date(1970, 1, 1)).days)
+    if kind is OrderingType.DECIMAL and isinstance(value, decimal.Decimal):
+        return OrderingValue(kind, value)
     return None
 
 
@@ -140,31 +160,11 @@ def ordering_column(rows: pa.Table, ordering_fields: Sequence[str]) -> tuple[Ord
         return None
     if pa.types.is_timestamp(t):
         return OrderingType.TIMESTAMP_MICROS, column.cast(pa.timestamp("us")).cast(pa.int64())
-    kind = _columnar_kind(t)
-    return None if kind is None else (kind, column.cast(ORDERING_ARROW_TYPES[kind]))
-
-
-def _columnar_kind(t: pa.DataType) -> OrderingType | None:
-    # The wrapper _wrap picks for a value of Arrow type t (uint64 and float16 are left to it).
-    if pa.types.is_boolean(t):
-        return OrderingType.BOOLEAN
-    if pa.types.is_int64(t) or pa.types.is_uint32(t):
-        return OrderingType.LONG
-    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t):
-        return OrderingType.INT
-    if pa.types.is_uint8(t) or pa.types.is_uint16(t):
-        return OrderingType.INT
-    if pa.types.is_float32(t):
-        return OrderingType.FLOAT
-    if pa.types.is_float64(t):
-        return OrderingType.DOUBLE
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return OrderingType.STRING
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        return OrderingType.BYTES
-    if pa.types.is_date32(t):
-        return OrderingType.DATE
-    return None
+    kind = _wrapper_type(t)
+    # Decimals are never columnar; uint64 and float16 values are converted one by one, as Java would.
+    if kind is None or kind not in ORDERING_ARROW_TYPES or pa.types.is_uint64(t) or pa.types.is_float16(t):
+        return None
+    return kind, column.cast(ORDERING_ARROW_TYPES[kind])
 
 
 def delete_columns(rows: pa.Table, partition: str, ordering_fields: Sequence[str]) -> DeleteColumns | None:
@@ -174,7 +174,7 @@ def delete_columns(rows: pa.Table, partition: str, ordering_fields: Sequence[str
     if ordering is None:
         return None
     keys = contiguous(rows.column(RECORD_KEY)).cast(pa.string())
-    paths = pa.repeat(pa.scalar(partition, pa.string()), rows.num_rows)
+    paths = repeated_string(partition, rows.num_rows)
     return DeleteColumns(keys, paths, ordering[0], ordering[1])
 
 
@@ -182,7 +182,7 @@ def _data_records(rows: pa.Table, ctx: WriteTaskContext, file_id: str, task_part
     """Upserted rows as log records: exactly the file schema, meta columns filled as Java fills them."""
     if ctx.populate_meta_fields:
         rows = stamp_incoming(rows, ctx.instant, task_partition_id)
-        names = pa.array([file_id] * rows.num_rows, pa.string())
+        names = repeated_string(file_id, rows.num_rows)
         idx = rows.schema.get_field_index(FILE_NAME)
         rows = rows.set_column(idx, FILE_NAME, names) if idx >= 0 else rows.append_column(FILE_NAME, names)
     schema = _record_schema(ctx)
