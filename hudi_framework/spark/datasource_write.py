@@ -42,6 +42,7 @@ from hudi_framework.timeline.metadata import WriteStat
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.markers import STAGING_DIR_PREFIX
 from hudi_framework.write.operation import WriteOperation, is_replace
 from hudi_framework.write.planner import (
     SUMMARY_SCHEMA,
@@ -232,7 +233,7 @@ class StagedWriter(DataSourceArrowWriter):
     def __init__(self, options: SourceOptions, operation: WriteOperation) -> None:
         self._options = options
         self._operation = operation
-        self._staging = f"{STAGING_ROOT}/staging-{uuid.uuid4().hex}"
+        self._staging = f"{STAGING_ROOT}/{STAGING_DIR_PREFIX}{uuid.uuid4().hex}"
 
     def _storage(self) -> StorageBackend:
         table = _open_or_create(self._options, None)

@@ -8,6 +8,12 @@
 Pending table services (compaction, log compaction, clustering) are never failed writes: their
 plans are completed by a later run of the service, so they are left alone, as Apache Hudi does.
 Each rollback is recorded as a rollback instant (:func:`~hudi_framework.write.rollback.rollback_failed_write`).
+
+Under ``EAGER`` the sweep also removes what a failed Spark job's straggling tasks left in
+``.hoodie/.temp`` after the job's own cleanup ran (Spark calls a writer's abort without waiting for
+tasks it asked to stop): staged rows, and the markers and new data files of a write that was already
+undone (:func:`drop_abandoned_scratch`). Readers never see those files; the sweep keeps them from
+piling up.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.errors import IllegalTransitionError, InstantNotFoundError
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.write.heartbeat import HEARTBEAT_ROOT, HeartbeatPolicy, heartbeat_key, is_heartbeat_expired
-from hudi_framework.write.markers import MARKER_ROOT, delete_markers
+from hudi_framework.write.markers import MARKER_ROOT, STAGING_DIR_PREFIX, delete_markers, marked_data_files
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
 
 if TYPE_CHECKING:
@@ -29,7 +35,7 @@ if TYPE_CHECKING:
     from hudi_framework.timeline.timeline import Timeline
     from hudi_framework.timeline.transitions import TimelineWriter
 
-__all__ = ["drop_leftovers_of_completed", "failed_writes", "rollback_failed_writes"]
+__all__ = ["drop_abandoned_scratch", "drop_leftovers_of_completed", "failed_writes", "rollback_failed_writes"]
 
 #: Pending instants of these actions are table-service plans, not failed writes.
 _SERVICE_ACTIONS = frozenset({Action.COMPACTION, Action.LOG_COMPACTION, Action.CLUSTERING})
@@ -89,7 +95,44 @@ def rollback_failed_writes(
         except (InstantNotFoundError, IllegalTransitionError):
             continue
         storage.delete(heartbeat_key(instant.requested_time), missing_ok=True)
+    if policy is FailedWritesPolicy.EAGER:
+        drop_abandoned_scratch(storage, writer.timeline(), exclude=exclude)
     return results
+
+
+def drop_abandoned_scratch(storage: StorageBackend, timeline: Timeline, *, exclude: Collection[str] = ()) -> list[str]:
+    """Delete staging directories, and markers of writes no longer on the timeline with their files.
+
+    Single writer only (``EAGER``): no other write can own them. A marker directory counts when its
+    instant is newer than the oldest active instant (older ones may have been archived) and is on the
+    timeline in no state: its write was undone, and a task wrote on afterwards. Only data files whose
+    names carry that instant are deleted (new base files and log files of table version 8 and
+    later); a version 6 log file also holds other writes' blocks and is left alone.
+
+    Args:
+        storage: The table's storage.
+        timeline: A fresh timeline (after failed writes were rolled back).
+        exclude: Instants never touched (the caller's own write).
+
+    Returns:
+        The directory names swept.
+    """
+    known = {i.requested_time for i in timeline.instants}
+    oldest = min(known, default=None)
+    swept = []
+    for key in storage.list_dirs(MARKER_ROOT):
+        name = key.rstrip("/").rsplit("/", 1)[-1]
+        if name.startswith(STAGING_DIR_PREFIX):
+            for info in storage.list(key.rstrip("/"), recursive=True):
+                storage.delete(info.key)
+            swept.append(name)
+        elif name.isdigit() and name not in known and name not in exclude and (oldest is None or name > oldest):
+            for data_file in marked_data_files(storage, name):
+                if name in data_file.rsplit("/", 1)[-1]:
+                    storage.delete(data_file)
+            delete_markers(storage, name)
+            swept.append(name)
+    return sorted(swept)
 
 
 def drop_leftovers_of_completed(storage: StorageBackend, timeline: Timeline) -> list[str]:

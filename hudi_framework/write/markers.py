@@ -16,6 +16,8 @@ from hudi_framework.storage.paths import join_key
 
 MARKER_ROOT = ".hoodie/.temp"
 MARKER_EXT = ".marker"
+#: Directories under :data:`MARKER_ROOT` named so hold rows a Spark job staged before its commit.
+STAGING_DIR_PREFIX = "staging-"
 
 
 class IOType(enum.StrEnum):

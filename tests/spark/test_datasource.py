@@ -146,4 +146,11 @@ def test_unknown_option_and_failed_task_leave_the_table_unchanged(spark: Any, tm
     failing = batch.withColumn("ts", explode_on_c("id"))
     with pytest.raises(Exception, match="injected task failure"):
         failing.write.format("hudi").options(**_opts()).mode("append").save(str(path))
-    assert _tree(path) == before
+    after = _tree(path)
+    assert {k: after.get(k) for k in before} == before
+    # A straggling task (Spark aborts without awaiting the tasks it stops) may have staged rows in
+    # .hoodie/.temp after the abort; the next write sweeps them.
+    stragglers = set(after) - set(before)
+    assert all(k.startswith(".hoodie/.temp/") for k in stragglers)
+    seed.write.format("hudi").options(**_opts()).mode("append").save(str(path))
+    assert not stragglers & set(_tree(path))

@@ -156,3 +156,38 @@ def test_pending_compaction_is_not_a_failed_write(tmp_path: Path) -> None:
     pending = writer.create_requested(Action.COMPACTION, content=b"")
     assert failed_writes(writer.timeline(), FailedWritesPolicy.EAGER, HeartbeatPolicy()) == []
     assert pending in writer.timeline().pending()
+
+
+@pytest.mark.parametrize("policy", ["EAGER", "LAZY"])
+def test_eager_sweeps_what_stragglers_left_after_an_abort(tmp_path: Path, policy: str) -> None:
+    # Spark calls a writer's abort without waiting for the tasks it asked to stop: one may stage
+    # rows, or mark and write a data file, after the write was undone and left the timeline.
+    settings = HudiSettings(write={"failed_writes_policy": policy})
+    client = _client(tmp_path, "COPY_ON_WRITE", 8, settings)
+    client.insert(_batch(["a", "x"], 1))
+    (first,) = client.table.reload().timeline.instants
+    undone = str(int(first.requested_time) + 1)
+    orphan = f"sf/f1-0_0-1-0_{undone}.parquet"
+    foreign = "sf/.f2-0_20200101000000000.log.1_0-1-0"  # a file another write owns: never deleted
+    archived = "20000101000000000"  # older than the active timeline: may be an archived commit's
+    scratch = {
+        f"{marker_dir(undone)}/{orphan}.marker.CREATE": b"",
+        f"{marker_dir(undone)}/{foreign}.marker.APPEND": b"",
+        f"{marker_dir(archived)}/sf/g-0_0-1-0_{archived}.parquet.marker.CREATE": b"",
+        orphan: b"PAR1",
+        foreign: b"log",
+        f"{marker_dir('')}/staging-0a1b/00001-0.parquet": b"rows",
+        f"{marker_dir('')}/staging-0a1b/.00002-0.parquet.tmp": b"",
+    }
+    for key, data in scratch.items():
+        (tmp_path / key).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / key).write_bytes(data)
+
+    client.insert(_batch(["d"], 3))
+
+    left = {k for k in scratch if (tmp_path / k).exists()}
+    if policy == "EAGER":
+        assert left == {foreign, f"{marker_dir(archived)}/sf/g-0_0-1-0_{archived}.parquet.marker.CREATE"}
+    else:  # several writers: any of them may be another writer's live scratch
+        assert left == set(scratch)
+    assert rows_ours(tmp_path) == rows_hudi_rs(tmp_path) == [("a", 1), ("d", 3), ("x", 1)]
