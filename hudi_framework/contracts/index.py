@@ -145,6 +145,16 @@ class RecordIndex(ABC):
         return False
 
     @property
+    def prunes_ranges_in_lookup(self) -> bool:
+        """Whether :meth:`lookup` range-checks a file that has no key range from the footer it opens.
+
+        Then an engine may leave the range of a partition's only candidate file unread before
+        planning: planning could only drop that one file, which the lookup then does after the same
+        footer read, so the file is opened once instead of twice. Non-global indexes only.
+        """
+        return False
+
+    @property
     def bloom_filter_config(self) -> BloomFilterConfig:
         """How the writer sizes the bloom filter in each new base file's footer.
 

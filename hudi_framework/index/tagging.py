@@ -21,6 +21,7 @@ insert into ``_hoodie_partition_path``.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final
@@ -106,7 +107,13 @@ def tag_locations(
     workers = min(len(relevant), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         if index.wants_key_ranges:
-            relevant = list(pool.map(with_range, relevant)) if workers > 1 else [with_range(f) for f in relevant]
+            # Virtual-key lookups never read footers, so they get every range up front.
+            alone = _single_file_partitions(index, relevant) if keygen is None else set()
+            unread = [i for i, f in enumerate(relevant) if not f.has_key_range and f.partition_path not in alone]
+            todo = [relevant[i] for i in unread]
+            ranged = list(pool.map(with_range, todo)) if workers > 1 else [with_range(f) for f in todo]
+            for i, file in zip(unread, ranged, strict=True):
+                relevant[i] = file
         tasks = index.candidate_files(incoming, relevant)
         if workers > 1 and len(tasks) > 1:
             located = found_locations(list(pool.map(lookup, tasks)))
@@ -115,6 +122,14 @@ def tag_locations(
     return apply_locations(
         incoming, located, is_global=index.is_global, update_partition_path=index.update_partition_path
     )
+
+
+def _single_file_partitions(index: RecordIndex, files: Sequence[IndexedFile]) -> set[str]:
+    """Partitions whose only candidate file the lookup range-checks itself: no range read up front."""
+    if index.is_global or not index.prunes_ranges_in_lookup:
+        return set()
+    counts = Counter(f.partition_path for f in files)
+    return {partition for partition, n in counts.items() if n == 1}
 
 
 def _match_values(keys: pa.Array, partitions: pa.Array, *, by_partition: bool) -> pa.LargeStringArray:

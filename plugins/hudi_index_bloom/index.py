@@ -55,6 +55,12 @@ class BloomIndex(OptionsBackedIndex[BloomIndexOptions]):
         """True when pruning by ranges: planning uses the files' min/max keys."""
         return self._options.prune_by_ranges
 
+    @property
+    @override
+    def prunes_ranges_in_lookup(self) -> bool:
+        """True when pruning by ranges: :meth:`lookup` reads a missing range from the footer."""
+        return self._options.prune_by_ranges
+
     @override
     def candidate_files(self, incoming: pa.Table, files: Sequence[IndexedFile]) -> list[LookupTask]:
         """Pair each file with the distinct keys of its partition (all, when global) in its key range."""

@@ -337,3 +337,41 @@ def test_file_slices_are_accepted(
     assert indexed_files([with_base, log_only, written]) == [written, written]
     tagged = tag_locations(build(registry, "bloom"), incoming([("k", "p")]), [with_base, log_only], storage)
     assert tagged.column(LOCATION_INSTANT).to_pylist() == ["20240101000000000"]
+
+
+@pytest.mark.parametrize("name", ["bloom", "global-bloom"])
+def test_a_partitions_only_file_is_opened_once(
+    name: str,
+    registry: ComponentRegistry,
+    storage: MemoryStorageBackend,
+    base_file: WriteBaseFile,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened: list[str] = []
+    real = MemoryStorageBackend.open_input
+
+    def counting(self: MemoryStorageBackend, key: str) -> Any:
+        opened.append(key.rsplit("/", 1)[0])
+        return real(self, key)
+
+    monkeypatch.setattr(MemoryStorageBackend, "open_input", counting)
+    files = [
+        base_file("alone", "f1", "001", ["k1", "k2"]),
+        base_file("pair", "f2", "001", ["a1", "a2"]),
+        base_file("pair", "f3", "001", ["b1", "b2"]),
+        base_file("out", "f4", "001", ["m1", "m2"]),
+    ]
+    rows = [("k2", "alone"), ("k9", "alone"), ("b1", "pair"), ("z1", "out")]
+    tagged = tag_locations(build(registry, name), incoming(rows), files, storage)
+    assert locations(tagged) == [
+        ("k2", "alone", "alone", "f1"),
+        ("k9", "alone", None, None),
+        ("b1", "pair", "pair", "f3"),
+        ("z1", "out", None, None),
+    ]
+    if name == "bloom":
+        # "alone" and "out": one open each, the lookup's, whose footer range-checks the keys.
+        # "pair": both ranges read up front, then only "f3" looked up.
+        assert sorted(opened) == ["alone", "out", "pair", "pair", "pair"]
+    else:  # one pool of files: every range is read before planning, then each candidate file looked up
+        assert sorted(opened) == ["alone", "alone", "out", "pair", "pair", "pair"]
