@@ -253,7 +253,9 @@ METHOD = """\
   and 1% deletes (rows flagged `_hoodie_is_deleted`), shuffled; a separate 1% batch of updates for the
   MOR-versus-COW target. Written once per size as parquet inputs.
 - **Runs**: every step runs in its own Python process (`bench/worker.py`), on a fresh copy of its prepared
-  state, at least 3 times; the tables show medians. States are prepared once per size (unmeasured) and
+  state, at least 3 times, 7 times when the median of the first 3 is under 0.5 s (single runs on a 2-core
+  VM come out 2-3x slow now and then, and two such runs of three set the median of a 0.1 s step); the
+  tables show medians. States are prepared once per size (unmeasured) and
   shared by the steps that start from the same one (e.g. the bulk-inserted copy-on-write table).
 - **Variation**: on a shared 2-core VM the whole machine's speed drifts between runs (the same pyarrow
   upsert took 0.49 s in one run and 1.19 s in another on 2026-11-22), and Spark steps vary by ~20%. Ratios
@@ -339,7 +341,8 @@ def markdown(
         "",
         'To reproduce: `python -m pip install -e ".[bench]"`, then `python -m bench run`',
         "(`--sizes a,b,c` for other sizes, `--no-scaling` to skip the scaling section, `--quick` for a smoke run,",
-        "`--out docs/benchmarks.md`).",
+        "`--out docs/benchmarks.md`). Where the time goes in the steps whose targets are not met, with",
+        "profiles: docs/performance.md.",
         "",
         "## Targets",
         "",

@@ -18,6 +18,13 @@ from bench.dataset import Inputs
 from bench.step import Step
 
 
+#: A step whose median wall time after its first runs is below this is run :data:`SHORT_STEP_RUNS`
+#: times in all: on a 2-core VM single runs come out 2-3x slow now and then, and with three runs two
+#: such outliers set the median of a 0.1 s step (the COW read verdicts flipped between runs so).
+SHORT_STEP_S = 0.5
+SHORT_STEP_RUNS = 7
+
+
 @dataclass(frozen=True)
 class Result:
     """Medians of one step at one size, over ``runs`` repetitions.
@@ -112,7 +119,8 @@ def measure(
     *,
     state: str | None = None,
 ) -> Result:
-    """Median wall, CPU and peak RSS of ``repeat`` runs of ``step``, each on a fresh state.
+    """Median wall, CPU and peak RSS of ``repeat`` runs of ``step``, each on a fresh state (a short
+    step gets :data:`SHORT_STEP_RUNS`).
 
     ``state`` names the prepared state to start from (the key of the first step with the same
     ``prepare``; default: this step's own), prepared once and copied for every run.
@@ -121,8 +129,10 @@ def measure(
     prepared = scratch / "prepared" / (state or step.key).replace(":", "-")
     if step.prepare is not None and step.relocatable and not prepared.exists():
         _phase(state or step.key, "prepare", inputs, prepared)
-    samples = []
-    for i in range(repeat):
+    samples: list[dict[str, Any]] = []
+    runs = repeat
+    while len(samples) < runs:
+        i = len(samples)
         work = scratch / "runs" / f"{step.key.replace(':', '-')}-{i}"
         shutil.rmtree(work, ignore_errors=True)
         if step.prepare is not None:
@@ -132,6 +142,8 @@ def measure(
                 _phase(step.key, "prepare", inputs, work)
         samples.append(_phase(step.key, "run", inputs, work))
         shutil.rmtree(work, ignore_errors=True)
+        if len(samples) == repeat > 1 and statistics.median(float(x["wall_s"]) for x in samples) < SHORT_STEP_S:
+            runs = max(repeat, SHORT_STEP_RUNS)
     result = summarize(step.key, rows, samples, time.perf_counter() - began)
     line = f"  {step.key:<28} {result.wall_s:8.2f} s  cpu {result.cpu_s:8.2f} s  rss {result.peak_rss_mb:7.0f} MB"
     if result.startup_s is not None:

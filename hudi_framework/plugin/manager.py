@@ -7,7 +7,7 @@ There is no module-level manager. Every table session (and every test) builds it
 from __future__ import annotations
 
 import importlib.metadata as md
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import pluggy
@@ -54,13 +54,31 @@ class HudiPluginManager(pluggy.PluginManager):
         return f"plugin {name!r}" + (f" (distribution {dist})" if dist else "")
 
 
+def _group_entry_points(group: str) -> Iterator[md.EntryPoint]:
+    """``importlib.metadata.entry_points(group=group)``, parsing only the files that name ``group``.
+
+    The standard call parses every installed distribution's ``entry_points.txt`` (~150 in a
+    typical environment, a few milliseconds on every table open); a file that does not contain the
+    group's name cannot declare it. The first distribution of a name on ``sys.path`` wins, as there.
+    """
+    seen: set[str] = set()
+    for dist in md.distributions():
+        name = getattr(dist, "_normalized_name", None) or dist.metadata["Name"]
+        if name in seen:
+            continue
+        seen.add(name)
+        text = dist.read_text("entry_points.txt")
+        if text and group in text:
+            yield from dist.entry_points.select(group=group)
+
+
 def _entry_points(group: str) -> list[md.EntryPoint]:
     # A distribution that is on sys.path twice (editable install plus a build dir) lists its entry
     # points twice. One (name, value) pair names one import target, so keep the first; telling the
     # distributions apart would parse every distribution's METADATA on every manager build.
     seen: set[tuple[str, str]] = set()
     unique: list[md.EntryPoint] = []
-    for ep in md.entry_points(group=group):
+    for ep in _group_entry_points(group):
         key = (ep.name, ep.value)
         if key not in seen:
             seen.add(key)

@@ -96,7 +96,7 @@ def rollback_failed_writes(
             continue
         storage.delete(heartbeat_key(instant.requested_time), missing_ok=True)
     if policy is FailedWritesPolicy.EAGER:
-        drop_abandoned_scratch(storage, writer.timeline(), exclude=exclude)
+        drop_abandoned_scratch(storage, writer.timeline() if results else timeline, exclude=exclude)
     return results
 
 

@@ -167,3 +167,28 @@ def test_a_worker_imports_no_system_after_its_step_s() -> None:
     assert child.stdout.strip() == "False"
     with pytest.raises(KeyError, match="nope:step"):
         find_step("nope:step")
+
+
+@pytest.mark.parametrize(("walls", "repeat", "expected_runs"), [
+    ([0.1, 0.3, 0.2], 3, 7),  # short: four more runs
+    ([0.1, 0.6, 0.7], 3, 3),  # median 0.6 s: long enough
+    ([0.1], 1, 1),  # --quick: one run whatever it took
+    ([0.1] * 9, 9, 9),  # asked for more than the short-step count already
+])  # fmt: skip
+def test_short_steps_get_more_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walls: list[float], repeat: int, expected_runs: int
+) -> None:
+    from bench import runner
+
+    taken = iter([*walls, *([0.05] * 10)])
+    phases: list[str] = []
+
+    def fake_phase(key: str, phase: str, inputs: object, work: Path) -> dict[str, float]:
+        phases.append(phase)
+        return {"wall_s": next(taken), "cpu_s": 0.1, "peak_rss_mb": 100.0}
+
+    monkeypatch.setattr(runner, "_phase", fake_phase)
+    step = Step("ours", "tiny", lambda ctx: {})
+    result = runner.measure(step, None, tmp_path, 10, repeat, log=lambda _: None)  # type: ignore[arg-type]
+    assert result.runs == expected_runs
+    assert phases == ["run"] * expected_runs

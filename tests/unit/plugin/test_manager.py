@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -145,3 +146,24 @@ def test_each_manager_is_fresh() -> None:
 def test_explicit_plugins_without_entry_points() -> None:
     pm = build_plugin_manager(load_entry_points=False)
     assert ComponentRegistry.from_manager(pm).names(ComponentKind.STORAGE) == []
+
+
+def test_entry_point_discovery_matches_importlib(site: Path) -> None:
+    import importlib.metadata as md
+
+    from hudi_framework.plugin.manager import _group_entry_points
+
+    install_fake_distribution(site, "acme-one", "acme_one_mod", PLUGIN_SOURCE.format(component="one"))
+    # The same distribution again, later on sys.path: importlib takes the first only.
+    shadowed = site / "shadow"
+    shadowed.mkdir()
+    install_fake_distribution(shadowed, "acme-one", "acme_shadow_mod", PLUGIN_SOURCE.format(component="two"))
+    sys.path.append(str(shadowed))
+    try:
+        for group in (PROJECT, "console_scripts", "no-such-group"):
+            ours = [(e.name, e.value, e.dist.name if e.dist else None) for e in _group_entry_points(group)]
+            theirs = [(e.name, e.value, e.dist.name if e.dist else None) for e in md.entry_points(group=group)]
+            assert ours == theirs
+        assert ("acme-one", "acme_one_mod") in [(e.name, e.value) for e in _group_entry_points(PROJECT)]
+    finally:
+        sys.path.remove(str(shadowed))
