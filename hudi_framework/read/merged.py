@@ -32,7 +32,6 @@ from hudi_framework.merge.numpy_arrow import bitmap_bools, contiguous, from_nump
 from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.merge.selection import select_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
-from hudi_framework.read.interleave import interleave
 from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema
 from hudi_framework.read.plan import ReadTask
 from hudi_framework.read.spill import SpillPartitions, key_partitions
@@ -89,9 +88,10 @@ def _merge_batch(
     One hash lookup of the batch's keys among the log keys (a small table, probed once per base row)
     gives each matched base row its log row, already in base file order; the merger then sees only
     the matched pairs, aligned (what :func:`~hudi_framework.merge.merge_with_base` does, without
-    hashing the whole batch or gathering it twice). The result is the batch with each matched row
-    replaced by its merge result in place, or dropped when that is a delete: the same rows in the
-    same order as ``merge_with_base(batch, matched log rows)``, gathered once per column.
+    hashing the whole batch or gathering it twice). The result holds the same rows as
+    ``merge_with_base(batch, matched log rows)``: the batch's rows that no log row replaced or
+    deleted, in file order, then the merge results that replaced stored rows, in the order of those
+    rows (see :func:`_stored_then_merged`).
 
     Returns:
         ``(merged rows or None when no log key is in the batch, positions of the matched log rows)``.
@@ -118,14 +118,13 @@ def _merge_batch(
     if repeats:
         raise DuplicateRecordKeyError("base file rows", repeats)
     merger = task.merger
-    source = np.arange(num_base, dtype=np.int64)
     keep = np.ones(num_base, dtype=np.bool_)
     selection = None if ctx.partial_columns else select_pairs(merger, base, base_at, combined, at, ctx)
     if selection is not None:
-        # Each kept row is taken once, from the batch or from the log rows.
-        source[base_at] = np.where(selection.take_newer, num_base + at, base_at)
-        keep[base_at[selection.deleted]] = False
-        return interleave(base, project_to_schema(combined, base.schema), source[keep]), at
+        # Stored rows stay unless a log row replaces or deletes them; the live newer ones follow.
+        newer = selection.take_newer & ~selection.deleted
+        keep[base_at[selection.take_newer | selection.deleted]] = False
+        return _stored_then_merged(base, keep, project_to_schema(gather(combined, at[newer]), base.schema)), at
     # The pair step of merge_with_base (same merger calls), on the aligned pairs only.
     newer = gather(combined, at)
     if ctx.partial_columns:
@@ -134,13 +133,22 @@ def _merge_batch(
     if merged.num_rows != len(base_at):
         raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
     live = ~delete_mask(merged, ctx)
-    merged = project_to_schema(merged.filter(from_numpy(live)), base.schema)
-    # Each live merge result goes to the position of its stored row; deleted pairs leave none.
-    live_at = base_at[live]
-    source[live_at] = num_base + np.arange(len(live_at), dtype=np.int64)
     keep[base_at] = False
-    keep[live_at] = True
-    return interleave(base, merged, source[keep]), at
+    return _stored_then_merged(base, keep, project_to_schema(merged.filter(from_numpy(live)), base.schema)), at
+
+
+def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.Table) -> pa.Table:
+    """The stored rows ``keep`` marks, in file order, then ``merged`` (in ``base``'s schema).
+
+    Snapshot order is no contract (Apache Hudi promises none). Keeping each replaced row
+    in place instead means one gather over ``base ++ merged`` per column, which copies every string
+    twice (Arrow concatenates the chunks first): a filter copies the stored rows once and the merged
+    rows are appended as a second chunk. The merge-on-read snapshot of the benchmark table read
+    ~20% faster (CPU 0.27-0.29 -> 0.23-0.25 s).
+    """
+    if keep.all() and not merged.num_rows:
+        return base
+    return pa.concat_tables([base.filter(from_numpy(keep)), merged])
 
 
 def _merge_part(
@@ -181,9 +189,9 @@ def merge_file_slice(
     """Yield the merged live rows of one file slice, in ``task.merge_schema`` (all meta columns).
 
     Filters, commit-time filter and projection of ``task`` are *not* applied (see
-    :func:`read_merged_task`). Row order: without spilling, base file rows in file order (merged in
-    place, deleted ones dropped) and then keys only in the logs; once spilled, the same per key-hash
-    partition.
+    :func:`read_merged_task`). Row order: without spilling, per base file batch the rows no log
+    record touched (file order), then the merge results that replaced stored rows; after the base
+    file, keys only in the logs. Once spilled, the same per key-hash partition.
 
     Args:
         storage: A backend rooted at the table's base path.
