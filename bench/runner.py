@@ -17,7 +17,6 @@ from typing import Any
 from bench.dataset import Inputs
 from bench.step import Step
 
-
 #: A step whose median wall time after its first runs is below this is run :data:`SHORT_STEP_RUNS`
 #: times in all: on a 2-core VM single runs come out 2-3x slow now and then, and with three runs two
 #: such outliers set the median of a 0.1 s step (the COW read verdicts flipped between runs so).
