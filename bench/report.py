@@ -257,6 +257,10 @@ METHOD = """\
   VM come out 2-3x slow now and then, and two such runs of three set the median of a 0.1 s step); the
   tables show medians. States are prepared once per size (unmeasured) and
   shared by the steps that start from the same one (e.g. the bulk-inserted copy-on-write table).
+- **Rounds**: the steps of one size run in rounds, one run of each per round, so the machine's speed
+  drifting over minutes weighs on every step alike, and each ratio compares runs taken side by side
+  (before 2026-11-27 each step ran all its runs in a row, and the COW read's median moved between 0.07
+  and 0.13 s from one run of the harness to the next).
 - **Variation**: on a shared 2-core VM the whole machine's speed drifts between runs (the same pyarrow
   upsert took 0.49 s in one run and 1.19 s in another on 2026-11-22), and Spark steps vary by ~20%. Ratios
   are taken within one run, but a verdict within ~20% of its target can flip from one run to the next.

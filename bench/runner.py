@@ -108,6 +108,57 @@ def summarize(key: str, rows: int, samples: Sequence[dict[str, Any]], harness_s:
     )
 
 
+class _StepRuns:
+    """The runs of one step so far: prepared once, then run one at a time (see :func:`run_all`)."""
+
+    def __init__(self, step: Step, inputs: Inputs, scratch: Path, repeat: int, state: str | None) -> None:
+        self.step = step
+        self._inputs = inputs
+        self._scratch = scratch
+        self._repeat = repeat
+        self._state = state or step.key
+        self._runs = repeat
+        self.samples: list[dict[str, Any]] = []
+        self.harness_s = 0.0
+
+    @property
+    def done(self) -> bool:
+        return len(self.samples) >= self._runs
+
+    def run_once(self) -> None:
+        """One more run on a fresh copy of the prepared state (prepared on the first call)."""
+        began = time.perf_counter()
+        step, inputs = self.step, self._inputs
+        prepared = self._scratch / "prepared" / self._state.replace(":", "-")
+        if step.prepare is not None and step.relocatable and not prepared.exists():
+            _phase(self._state, "prepare", inputs, prepared)
+        work = self._scratch / "runs" / f"{step.key.replace(':', '-')}-{len(self.samples)}"
+        shutil.rmtree(work, ignore_errors=True)
+        try:
+            if step.prepare is not None:
+                if step.relocatable:
+                    shutil.copytree(prepared, work)
+                else:
+                    _phase(step.key, "prepare", inputs, work)
+            self.samples.append(_phase(step.key, "run", inputs, work))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            self.harness_s += time.perf_counter() - began
+        walls = [float(x["wall_s"]) for x in self.samples]
+        if len(walls) == self._repeat > 1 and statistics.median(walls) < SHORT_STEP_S:
+            self._runs = max(self._repeat, SHORT_STEP_RUNS)
+
+    def result(self, rows: int, log: Callable[[str], None]) -> Result:
+        result = summarize(self.step.key, rows, self.samples, self.harness_s)
+        line = f"  {self.step.key:<28} {result.wall_s:8.2f} s  cpu {result.cpu_s:8.2f} s"
+        line += f"  rss {result.peak_rss_mb:7.0f} MB"
+        if result.startup_s is not None:
+            jvm, warmup = result.jvm_peak_rss_mb or 0.0, result.warmup_s or 0.0
+            line += f"  jvm {jvm:7.0f} MB  start-up {result.startup_s:.1f}+{warmup:.1f} s"
+        log(f"{line}  (harness {result.harness_s:.0f} s)")
+        return result
+
+
 def measure(
     step: Step,
     inputs: Inputs,
@@ -124,32 +175,10 @@ def measure(
     ``state`` names the prepared state to start from (the key of the first step with the same
     ``prepare``; default: this step's own), prepared once and copied for every run.
     """
-    began = time.perf_counter()
-    prepared = scratch / "prepared" / (state or step.key).replace(":", "-")
-    if step.prepare is not None and step.relocatable and not prepared.exists():
-        _phase(state or step.key, "prepare", inputs, prepared)
-    samples: list[dict[str, Any]] = []
-    runs = repeat
-    while len(samples) < runs:
-        i = len(samples)
-        work = scratch / "runs" / f"{step.key.replace(':', '-')}-{i}"
-        shutil.rmtree(work, ignore_errors=True)
-        if step.prepare is not None:
-            if step.relocatable:
-                shutil.copytree(prepared, work)
-            else:
-                _phase(step.key, "prepare", inputs, work)
-        samples.append(_phase(step.key, "run", inputs, work))
-        shutil.rmtree(work, ignore_errors=True)
-        if len(samples) == repeat > 1 and statistics.median(float(x["wall_s"]) for x in samples) < SHORT_STEP_S:
-            runs = max(repeat, SHORT_STEP_RUNS)
-    result = summarize(step.key, rows, samples, time.perf_counter() - began)
-    line = f"  {step.key:<28} {result.wall_s:8.2f} s  cpu {result.cpu_s:8.2f} s  rss {result.peak_rss_mb:7.0f} MB"
-    if result.startup_s is not None:
-        jvm, warmup = result.jvm_peak_rss_mb or 0.0, result.warmup_s or 0.0
-        line += f"  jvm {jvm:7.0f} MB  start-up {result.startup_s:.1f}+{warmup:.1f} s"
-    log(f"{line}  (harness {result.harness_s:.0f} s)")
-    return result
+    runs = _StepRuns(step, inputs, scratch, repeat, state)
+    while not runs.done:
+        runs.run_once()
+    return runs.result(rows, log)
 
 
 def shared_states(steps: Sequence[Step]) -> dict[str, str]:
@@ -166,15 +195,27 @@ def shared_states(steps: Sequence[Step]) -> dict[str, str]:
 def run_all(
     steps: Sequence[Step], inputs: Inputs, scratch: Path, rows: int, repeat: int, log: Callable[[str], None] = print
 ) -> list[Result]:
-    """Every step at one size (a failing step is reported and skipped); prepared states are removed."""
-    results = []
+    """Every step at one size (a failing step is reported and skipped); prepared states are removed.
+
+    The steps run in rounds, one run of each per round, so that the machine's speed drifting over
+    minutes (seen on shared 2-core VMs) weighs on every step alike instead of on whichever ran
+    last: each ratio of the report compares runs taken side by side. Results keep ``steps`` order.
+    """
     states = shared_states(steps)
+    pending = [_StepRuns(step, inputs, scratch, repeat, states.get(step.key)) for step in steps]
+    finished: dict[str, Result] = {}
     try:
-        for step in steps:
-            try:
-                results.append(measure(step, inputs, scratch, rows, repeat, log, state=states.get(step.key)))
-            except RuntimeError as e:
-                log(f"  {step.key:<28} FAILED: {str(e).splitlines()[-1]}")
-        return results
+        while pending:
+            for runs in list(pending):
+                try:
+                    runs.run_once()
+                except RuntimeError as e:
+                    log(f"  {runs.step.key:<28} FAILED: {str(e).splitlines()[-1]}")
+                    pending.remove(runs)
+                    continue
+                if runs.done:
+                    finished[runs.step.key] = runs.result(rows, log)
+                    pending.remove(runs)
+        return [finished[step.key] for step in steps if step.key in finished]
     finally:
         shutil.rmtree(scratch / "prepared", ignore_errors=True)

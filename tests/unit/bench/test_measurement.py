@@ -192,3 +192,30 @@ def test_short_steps_get_more_runs(
     result = runner.measure(step, None, tmp_path, 10, repeat, log=lambda _: None)  # type: ignore[arg-type]
     assert result.runs == expected_runs
     assert phases == ["run"] * expected_runs
+
+
+def test_steps_run_in_rounds_and_a_failing_one_is_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import runner
+
+    walls = {"ours:short": 0.1, "ours:long": 0.9}
+    calls: list[str] = []
+
+    def fake_phase(key: str, phase: str, inputs: object, work: Path) -> dict[str, float]:
+        calls.append(key if phase == "run" else f"{key} {phase}")
+        if key == "ours:broken":
+            raise RuntimeError("ours:broken run failed:\nboom")
+        return {"wall_s": walls[key], "cpu_s": 0.1, "peak_rss_mb": 100.0}
+
+    monkeypatch.setattr(runner, "_phase", fake_phase)
+    steps = [
+        Step("ours", "short", lambda ctx: {}),
+        Step("ours", "broken", lambda ctx: {}),
+        Step("ours", "long", lambda ctx: {}),
+    ]
+    logged: list[str] = []
+    results = runner.run_all(steps, None, tmp_path, 10, 3, log=logged.append)  # type: ignore[arg-type]
+    assert [r.key for r in results] == ["ours:short", "ours:long"]
+    assert [r.runs for r in results] == [7, 3]
+    # One run of each per round (the broken one fails in the first and is dropped), then the short step alone.
+    assert calls == ["ours:short", "ours:broken", "ours:long", *["ours:short", "ours:long"] * 2, *["ours:short"] * 4]
+    assert any("ours:broken" in line and "FAILED: boom" in line for line in logged)
