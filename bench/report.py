@@ -257,7 +257,8 @@ METHOD = """\
   VM come out 2-3x slow now and then, and two such runs of three set the median of a 0.1 s step); the
   tables show medians. States are prepared once per size (unmeasured) and
   shared by the steps that start from the same one (e.g. the bulk-inserted copy-on-write table).
-- **Rounds**: the steps of one size run in rounds, one run of each per round, so the machine's speed
+- **Rounds**: the steps of one size run in rounds, one run of each per round (in a seeded shuffled
+  order, so no step always follows the same neighbour), so the machine's speed
   drifting over minutes weighs on every step alike, and each ratio compares runs taken side by side
   (before 2026-11-27 each step ran all its runs in a row, and the COW read's median moved between 0.07
   and 0.13 s from one run of the harness to the next).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -197,16 +198,24 @@ def run_all(
 ) -> list[Result]:
     """Every step at one size (a failing step is reported and skipped); prepared states are removed.
 
-    The steps run in rounds, one run of each per round, so that the machine's speed drifting over
-    minutes (seen on shared 2-core VMs) weighs on every step alike instead of on whichever ran
-    last: each ratio of the report compares runs taken side by side. Results keep ``steps`` order.
+    The steps run in rounds, one run of each per round in a shuffled (seeded) order, so that the
+    machine's speed drifting over minutes (seen on shared 2-core VMs) weighs on every step alike
+    instead of on whichever ran last: each ratio of the report compares runs taken side by side.
+    Results keep ``steps`` order.
     """
     states = shared_states(steps)
     pending = [_StepRuns(step, inputs, scratch, repeat, states.get(step.key)) for step in steps]
     finished: dict[str, Result] = {}
+    rounds = 0
     try:
         while pending:
-            for runs in list(pending):
+            # Each round in its own (seeded) order: what ran just before a step, whose freed memory
+            # the system is still reclaiming, differs from round to round instead of always being
+            # the same neighbour.
+            order = list(pending)
+            random.Random(rounds).shuffle(order)
+            rounds += 1
+            for runs in order:
                 try:
                     runs.run_once()
                 except RuntimeError as e:
