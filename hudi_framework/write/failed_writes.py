@@ -87,7 +87,8 @@ def rollback_failed_writes(
         One result per instant rolled back.
     """
     timeline = writer.timeline()
-    drop_leftovers_of_completed(storage, timeline)
+    scratch = storage.list_dirs(MARKER_ROOT)  # one listing for both sweeps (a request on S3)
+    drop_leftovers_of_completed(storage, timeline, marker_dirs=scratch)
     results = []
     for instant in failed_writes(timeline, policy, heartbeat, exclude=exclude):
         try:
@@ -96,11 +97,19 @@ def rollback_failed_writes(
             continue
         storage.delete(heartbeat_key(instant.requested_time), missing_ok=True)
     if policy is FailedWritesPolicy.EAGER:
-        drop_abandoned_scratch(storage, writer.timeline() if results else timeline, exclude=exclude)
+        # The timeline from before the rollbacks: the instants rolled back are on it (so left alone
+        # here) and their markers are gone already.
+        drop_abandoned_scratch(storage, timeline, exclude=exclude, marker_dirs=scratch)
     return results
 
 
-def drop_abandoned_scratch(storage: StorageBackend, timeline: Timeline, *, exclude: Collection[str] = ()) -> list[str]:
+def drop_abandoned_scratch(
+    storage: StorageBackend,
+    timeline: Timeline,
+    *,
+    exclude: Collection[str] = (),
+    marker_dirs: Collection[str] | None = None,
+) -> list[str]:
     """Delete staging directories, and markers of writes no longer on the timeline with their files.
 
     Single writer only (``EAGER``): no other write can own them. A marker directory counts when its
@@ -111,8 +120,9 @@ def drop_abandoned_scratch(storage: StorageBackend, timeline: Timeline, *, exclu
 
     Args:
         storage: The table's storage.
-        timeline: A fresh timeline (after failed writes were rolled back).
+        timeline: A fresh timeline.
         exclude: Instants never touched (the caller's own write).
+        marker_dirs: ``storage.list_dirs(MARKER_ROOT)`` if the caller has it.
 
     Returns:
         The directory names swept.
@@ -120,7 +130,7 @@ def drop_abandoned_scratch(storage: StorageBackend, timeline: Timeline, *, exclu
     known = {i.requested_time for i in timeline.instants}
     oldest = min(known, default=None)
     swept = []
-    for key in storage.list_dirs(MARKER_ROOT):
+    for key in storage.list_dirs(MARKER_ROOT) if marker_dirs is None else marker_dirs:
         name = key.rstrip("/").rsplit("/", 1)[-1]
         if name.startswith(STAGING_DIR_PREFIX):
             for info in storage.list(key.rstrip("/"), recursive=True):
@@ -135,7 +145,9 @@ def drop_abandoned_scratch(storage: StorageBackend, timeline: Timeline, *, exclu
     return sorted(swept)
 
 
-def drop_leftovers_of_completed(storage: StorageBackend, timeline: Timeline) -> list[str]:
+def drop_leftovers_of_completed(
+    storage: StorageBackend, timeline: Timeline, *, marker_dirs: Collection[str] | None = None
+) -> list[str]:
     """Delete heartbeat files and markers of completed instants (a writer that died right after
     its completed file was written never cleaned them up).
 
@@ -148,7 +160,7 @@ def drop_leftovers_of_completed(storage: StorageBackend, timeline: Timeline) -> 
         if info.name in completed:
             storage.delete(info.key)
             dropped.append(info.name)
-    for key in storage.list_dirs(MARKER_ROOT):
+    for key in storage.list_dirs(MARKER_ROOT) if marker_dirs is None else marker_dirs:
         name = key.rstrip("/").rsplit("/", 1)[-1]
         if name in completed:
             delete_markers(storage, name)
