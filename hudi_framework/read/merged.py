@@ -189,9 +189,9 @@ def merge_file_slice(
     """Yield the merged live rows of one file slice, in ``task.merge_schema`` (all meta columns).
 
     Filters, commit-time filter and projection of ``task`` are *not* applied (see
-    :func:`read_merged_task`). Row order: without spilling, per base file batch the rows no log
-    record touched (file order), then the merge results that replaced stored rows; after the base
-    file, keys only in the logs. Once spilled, the same per key-hash partition.
+    :func:`read_merged_task`). Row order: without spilling, per base file batch the stored rows no
+    log record replaced or deleted (file order), then the merge results that replaced stored rows;
+    after the base file, keys only in the logs. Once spilled, the same per key-hash partition.
 
     Args:
         storage: A backend rooted at the table's base path.
