@@ -18,6 +18,7 @@ from hudi_framework.contracts.index import LOOKUP_SCHEMA, RECORD_KEY, IndexedFil
 from hudi_framework.errors import RecordIndexError
 from hudi_framework.index.footer import read_key_footer
 from hudi_framework.index.key_arrays import as_key_array
+from hudi_framework.merge.numpy_arrow import repeated_string
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import LookupTask
@@ -105,9 +106,9 @@ def locations_table(file: IndexedFile, keys: pa.LargeStringArray) -> pa.Table:
     return pa.Table.from_arrays(
         [
             keys,
-            pa.repeat(pa.scalar(file.partition_path, pa.large_string()), n),
-            pa.repeat(pa.scalar(file.file_id, pa.large_string()), n),
-            pa.repeat(pa.scalar(file.instant_time, pa.large_string()), n),
+            repeated_string(file.partition_path, n).cast(pa.large_string()),
+            repeated_string(file.file_id, n).cast(pa.large_string()),
+            repeated_string(file.instant_time, n).cast(pa.large_string()),
         ],
         schema=LOOKUP_SCHEMA,
     )

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.merge.numpy_arrow import repeated_string
 from hudi_framework.write.operation import WriteOperation
 
 __all__ = ["ExpectedTable", "content_checksum", "joined_keys"]
@@ -25,7 +26,7 @@ _SEPARATOR = "\x1f"
 def joined_keys(rows: pa.Table, fields: Sequence[str]) -> pa.ChunkedArray | pa.Array:
     """One string per row joining ``fields`` (all rows get ``""`` when ``fields`` is empty)."""
     if not fields:
-        return pa.repeat(pa.scalar("", pa.string()), rows.num_rows)
+        return repeated_string("", rows.num_rows)
     parts = [pc.cast(rows.column(f), pa.string()).fill_null("\x00") for f in fields]
     if len(parts) == 1:
         return parts[0]

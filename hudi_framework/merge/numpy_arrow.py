@@ -23,6 +23,7 @@ __all__ = [
     "from_numpy",
     "indices",
     "python_array",
+    "repeated_dictionary",
     "repeated_string",
     "string_array",
     "to_numpy",
@@ -83,6 +84,15 @@ def repeated_string(value: str, length: int) -> pa.Array:
     data = value.encode()
     offsets = np.arange(length + 1, dtype=np.int32) * np.int32(len(data))
     return pa.Array.from_buffers(pa.string(), length, [None, pa.py_buffer(offsets), pa.py_buffer(data * length)])
+
+
+def repeated_dictionary(value: str, length: int) -> pa.DictionaryArray:
+    """``length`` copies of ``value`` as ``dictionary<int32, string>``: one dictionary entry, zero indices.
+
+    A file-wide value (a base file's name) written so spares the Parquet writer hashing every row;
+    the file holds the same dictionary-encoded UTF8 column as from plain strings.
+    """
+    return pa.DictionaryArray.from_arrays(from_numpy(np.zeros(length, np.int32)), repeated_string(value, 1))
 
 
 def string_array(values: Sequence[str | None]) -> pa.Array:

@@ -26,7 +26,7 @@ from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, merge_with_base
-from hudi_framework.merge.numpy_arrow import contiguous
+from hudi_framework.merge.numpy_arrow import contiguous, from_numpy, repeated_dictionary, repeated_string
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
@@ -109,14 +109,14 @@ class WriteTaskContext:
 def _seqnos(instant: str, task_partition_id: int, n: int) -> pa.Array:
     # "<instant>_<task partition>_<index>", as Java's HoodieRecord.generateSequenceId.
     prefix = pa.scalar(f"{instant}_{task_partition_id}_")
-    return pc.binary_join_element_wise(prefix, pc.cast(pa.array(np.arange(n, dtype=np.int64)), pa.string()), "")
+    return pc.binary_join_element_wise(prefix, pc.cast(from_numpy(np.arange(n, dtype=np.int64)), pa.string()), "")
 
 
 def stamp_incoming(incoming: pa.Table, instant: str, task_partition_id: int) -> pa.Table:
     """Set commit time and sequence numbers of incoming rows (before merging, so winners keep them)."""
     n = incoming.num_rows
     columns = {
-        COMMIT_TIME: pa.repeat(pa.scalar(instant, pa.string()), n),
+        COMMIT_TIME: repeated_string(instant, n),
         COMMIT_SEQNO: _seqnos(instant, task_partition_id, n),
     }
     for name, values in columns.items():
@@ -294,9 +294,7 @@ def write_file_group(
     )
     rows = result.rows
     if ctx.populate_meta_fields:
-        # One value per file: a dictionary column spares the Parquet writer hashing every row (the
-        # file holds the same dictionary-encoded UTF8 column either way).
-        file_names = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows.num_rows, np.int32)), pa.array([name]))
+        file_names = repeated_dictionary(name, rows.num_rows)
         rows = rows.set_column(rows.schema.get_field_index(FILE_NAME), FILE_NAME, file_names)
         # The bloom filter (numpy) is built while Parquet encodes the rows; both release the GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:

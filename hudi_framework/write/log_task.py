@@ -34,7 +34,7 @@ from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumn
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.writer import create_next_log_file
 from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.numpy_arrow import contiguous, repeated_string
+from hudi_framework.merge.numpy_arrow import contiguous, from_numpy, repeated_string
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
@@ -151,7 +151,7 @@ def ordering_column(rows: pa.Table, ordering_fields: Sequence[str]) -> tuple[Ord
     n = rows.num_rows
     fields = [f for f in ordering_fields if f in rows.column_names]
     if not fields or len(fields) != len(ordering_fields):
-        return OrderingType.INT, pa.array(np.zeros(n, dtype=np.int32))  # commit-time deletes
+        return OrderingType.INT, from_numpy(np.zeros(n, dtype=np.int32))  # commit-time deletes
     if len(fields) > 1:
         return None
     column = contiguous(rows.column(fields[0]))

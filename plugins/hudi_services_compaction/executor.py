@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -29,6 +28,7 @@ from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.merge.numpy_arrow import repeated_dictionary
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read.merged import merge_file_slice
 from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
@@ -200,7 +200,7 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
     base_keys, base_footer = _base_keys(job, file_slice)
     in_base = pc.is_in(keys, value_set=base_keys)
     if job.ctx.populate_meta_fields:
-        names = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows.num_rows, np.int32)), pa.array([name]))
+        names = repeated_dictionary(name, rows.num_rows)
         rows = rows.set_column(rows.schema.get_field_index(FILE_NAME_FIELD), FILE_NAME_FIELD, names)
         live_rows = rows.num_rows
 

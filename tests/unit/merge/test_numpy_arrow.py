@@ -6,7 +6,15 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from hudi_framework.merge.numpy_arrow import from_numpy, indices, python_array, repeated_string, string_array, to_numpy
+from hudi_framework.merge.numpy_arrow import (
+    from_numpy,
+    indices,
+    python_array,
+    repeated_dictionary,
+    repeated_string,
+    string_array,
+    to_numpy,
+)
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "int64", "uint16", "float32", "float64"])
@@ -47,6 +55,9 @@ def test_to_numpy_nulls() -> None:
 def test_strings_and_python_values() -> None:
     assert repeated_string("a|b", 3).equals(pa.array(["a|b"] * 3, pa.string()))
     assert repeated_string("x", 0).equals(pa.array([], pa.string()))
+    expected = pa.array(["f_1.parquet"] * 4, pa.string()).dictionary_encode()
+    assert repeated_dictionary("f_1.parquet", 4).equals(expected)
+    assert repeated_dictionary("f", 0).to_pylist() == []
     texts = ["k1", None, "héllo", ""]
     assert string_array(texts).equals(pa.array(texts, pa.string()))
     for values in ([1, None, 2**40], [1.5, None], ["a", None], [True, None], [1, 2.5], [2**70], [None]):
