@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 from bench.step import Step
 
@@ -10,19 +11,30 @@ from bench.step import Step
 SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs", "spark")
 #: The modules with a ``SCALING_STEPS`` list (the scaling section's steps, on its own inputs).
 SCALING_SYSTEMS = ("ours", "pyarrow_floor")
+#: Top-level packages of this project: their import errors are never "a baseline not installed".
+_OWN_PACKAGES = frozenset({"bench", "hudi_framework", "pyspark_hudi"})
+
+
+def _system(name: str, missing: list[str]) -> ModuleType | None:
+    """The module ``bench.systems.<name>``, or None (noted in ``missing``) when its baseline package is
+    not installed; a module of our own that fails to import is an error, not a missing system."""
+    try:
+        return importlib.import_module(f"bench.systems.{name}")
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] in _OWN_PACKAGES:
+            raise
+        missing.append(f"{name} ({e.name} not installed)")
+        return None
 
 
 def all_steps() -> tuple[dict[str, Step], list[str]]:
     """(steps of the comparison by key, systems skipped because their package is not installed)."""
     steps: dict[str, Step] = {}
-    missing = []
+    missing: list[str] = []
     for name in SYSTEMS:
-        try:
-            module = importlib.import_module(f"bench.systems.{name}")
-        except ModuleNotFoundError as e:
-            missing.append(f"{name} ({e.name} not installed)")
-            continue
-        steps.update({s.key: s for s in module.STEPS})
+        module = _system(name, missing)
+        if module is not None:
+            steps.update({s.key: s for s in module.STEPS})
     return steps, missing
 
 
@@ -37,11 +49,19 @@ def scaling_steps() -> dict[str, Step]:
 
 def find_step(key: str) -> Step:
     """The step ``key``, importing only the system modules up to the one defining it (a worker's
-    memory and start-up then carry no other system's imports, pyspark's included)."""
+    memory and start-up then carry no other system's imports, pyspark's included).
+
+    Raises:
+        KeyError: No installed system has the step (the message names the systems not installed).
+    """
+    missing: list[str] = []
     for name in SYSTEMS:
-        module = importlib.import_module(f"bench.systems.{name}")
+        module = _system(name, missing)
+        if module is None:
+            continue
         steps: list[Step] = [*module.STEPS, *getattr(module, "SCALING_STEPS", ())]
         found = next((s for s in steps if s.key == key), None)
         if found is not None:
             return found
-    raise KeyError(f"no benchmark step {key!r}")
+    hint = f"; not installed: {', '.join(missing)} (pip install -e '.[bench]')" if missing else ""
+    raise KeyError(f"no benchmark step {key!r}{hint}")

@@ -55,40 +55,45 @@ _IN_PROCESS = S3StorageOptions(
 )
 
 
+# Class-scoped S3 clients are module-level fixtures: pytest 9.2 deprecates class-scoped fixtures
+# written as instance methods (and the warnings filter makes that an error).
+@pytest.fixture(scope="class")
+def in_process_client() -> Iterator[S3Client]:
+    with mock_aws():
+        yield build_test_client(_IN_PROCESS)
+
+
+@pytest.fixture(scope="class")
+def server_options(moto_endpoint: str) -> S3StorageOptions:
+    assert moto_endpoint.startswith("http://127.0.0.1:")
+    return S3StorageOptions(
+        endpoint_url=moto_endpoint,
+        region="us-east-1",
+        access_key_id="testing",
+        secret_access_key="testing",
+    )
+
+
+@pytest.fixture(scope="class")
+def server_client(server_options: S3StorageOptions) -> S3Client:
+    return build_test_client(server_options)
+
+
 @pytest.mark.s3
 @pytest.mark.usefixtures("aws_env", "atomic_moto")
 class TestS3StorageMotoInProcess(StorageBackendContract):
-    @pytest.fixture(scope="class")
-    def client(self) -> Iterator[S3Client]:
-        with mock_aws():
-            yield build_test_client(_IN_PROCESS)
-
     @pytest.fixture
-    def backend(self, client: S3Client, bucket_name: str) -> StorageBackend:
-        client.create_bucket(Bucket=bucket_name)
-        provider = S3StorageProvider(_IN_PROCESS, client_factory=lambda _options: client)
+    def backend(self, in_process_client: S3Client, bucket_name: str) -> StorageBackend:
+        in_process_client.create_bucket(Bucket=bucket_name)
+        provider = S3StorageProvider(_IN_PROCESS, client_factory=lambda _options: in_process_client)
         return provider.open(f"s3://{bucket_name}/warehouse/table")
 
 
 @pytest.mark.s3
 @pytest.mark.usefixtures("aws_env", "atomic_moto")
 class TestS3StorageMotoServer(StorageBackendContract):
-    @pytest.fixture(scope="class")
-    def options(self, moto_endpoint: str) -> S3StorageOptions:
-        assert moto_endpoint.startswith("http://127.0.0.1:")
-        return S3StorageOptions(
-            endpoint_url=moto_endpoint,
-            region="us-east-1",
-            access_key_id="testing",
-            secret_access_key="testing",
-        )
-
-    @pytest.fixture(scope="class")
-    def client(self, options: S3StorageOptions) -> S3Client:
-        return build_test_client(options)
-
     @pytest.fixture
-    def backend(self, options: S3StorageOptions, client: S3Client, bucket_name: str) -> StorageBackend:
-        client.create_bucket(Bucket=bucket_name)
-        provider = S3StorageProvider(options, client_factory=lambda _options: client)
+    def backend(self, server_options: S3StorageOptions, server_client: S3Client, bucket_name: str) -> StorageBackend:
+        server_client.create_bucket(Bucket=bucket_name)
+        provider = S3StorageProvider(server_options, client_factory=lambda _options: server_client)
         return provider.open(f"s3a://{bucket_name}/warehouse/table/")

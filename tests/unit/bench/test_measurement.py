@@ -222,3 +222,26 @@ def test_steps_run_in_rounds_and_a_failing_one_is_dropped(tmp_path: Path, monkey
     assert sorted(rounds[1]) == sorted(rounds[2]) == ["ours:long", "ours:short"]
     assert rounds[3] == ["ours:short"] * 4
     assert any("ours:broken" in line and "FAILED: boom" in line for line in logged)
+
+
+def test_a_missing_baseline_is_skipped_but_a_broken_module_of_ours_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import registry
+
+    real = registry.importlib.import_module
+
+    def fake(name: str) -> Any:
+        if name == "bench.systems.delta":
+            raise ModuleNotFoundError("No module named 'deltalake'", name="deltalake")
+        return real(name)
+
+    monkeypatch.setattr(registry.importlib, "import_module", fake)
+    with pytest.raises(KeyError, match=r"nope:step.*delta \(deltalake not installed\)"):
+        find_step("nope:step")
+    assert "delta (deltalake not installed)" in registry.all_steps()[1]
+
+    def broken(name: str) -> Any:
+        raise ModuleNotFoundError("No module named 'hudi_framework.gone'", name="hudi_framework.gone")
+
+    monkeypatch.setattr(registry.importlib, "import_module", broken)
+    with pytest.raises(ModuleNotFoundError, match=r"hudi_framework\.gone"):
+        registry.all_steps()
