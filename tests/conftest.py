@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 
 from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
-from tests.fixture_tables import FIXTURES_DIR, FixtureTable, all_fixture_tables
+from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 
 @pytest.fixture(scope="session")
 def fixtures_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not FIXTURES_DIR.is_dir():
-        pytest.fail(f"fixture tables not found at {FIXTURES_DIR} (../shared must sit beside the checkout)")
+    all_fixture_tables()  # raises when the vendored tables are missing
     return tmp_path_factory.mktemp("hudi-fixtures")
 
 

@@ -1,7 +1,9 @@
-"""Access to the Apache-Hudi-written tables in ``../shared/fixtures/hudi-tables``.
+"""Access to the Apache-Hudi-written tables vendored in ``tests/fixtures/hudi-tables``.
 
 Each zip holds ``<name>/`` (the table) and, except Lance tables, ``gold_data/`` (Spark's snapshot
-read). Tables are extracted once per test session into a temporary directory.
+read). Tables are extracted once per test session into a temporary directory. ``HUDI_FIXTURES_DIR``
+points the suite at another copy. A missing or empty directory fails collection loudly: the tests
+built on these tables must never vanish silently.
 """
 
 from __future__ import annotations
@@ -11,9 +13,15 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-FIXTURES_DIR = Path(
-    os.environ.get("HUDI_FIXTURES_DIR", Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "hudi-tables")
-)
+FIXTURES_DIR = Path(os.environ.get("HUDI_FIXTURES_DIR", Path(__file__).resolve().parent / "fixtures" / "hudi-tables"))
+#: The independent checker built on hudi-rs (a copy of the project's shared tool): ``canonical_hash``.
+CHECKER_PATH = Path(__file__).resolve().parent / "tools" / "hudi_rs_check.py"
+#: How many tables the vendored set holds (tests/fixtures/hudi-tables/README.md lists them).
+VENDORED_TABLES = 42
+
+
+class MissingFixturesError(RuntimeError):
+    """The fixture tables are not where the suite looks for them."""
 
 
 @dataclass(frozen=True)
@@ -48,11 +56,15 @@ class FixtureTable:
 
 
 def all_fixture_tables() -> list[FixtureTable]:
-    """Every zipped table under the fixtures directory, sorted by id."""
-    if not FIXTURES_DIR.is_dir():
-        return []
-    out = []
-    for z in sorted(FIXTURES_DIR.rglob("*.zip")):
-        rel = z.relative_to(FIXTURES_DIR).with_suffix("")
-        out.append(FixtureTable(rel.as_posix(), z))
-    return out
+    """Every zipped table under the fixtures directory, sorted by id.
+
+    Raises:
+        MissingFixturesError: The directory is missing or holds no table.
+    """
+    zips = sorted(FIXTURES_DIR.rglob("*.zip")) if FIXTURES_DIR.is_dir() else []
+    if not zips:
+        raise MissingFixturesError(
+            f"no fixture tables under {FIXTURES_DIR}: the repository vendors them in tests/fixtures/hudi-tables "
+            "(HUDI_FIXTURES_DIR, when set, must name a copy of that directory)"
+        )
+    return [FixtureTable(z.relative_to(FIXTURES_DIR).with_suffix("").as_posix(), z) for z in zips]

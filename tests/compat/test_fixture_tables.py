@@ -8,10 +8,11 @@ from pathlib import Path
 import hudi
 import pytest
 
+import tests.fixture_tables as fixture_tables
 from hudi_framework.errors import UnsupportedFormatError
 from hudi_framework.table.properties import table_checksum
 from hudi_framework.table.table import HudiTable
-from tests.fixture_tables import FixtureTable, all_fixture_tables
+from tests.fixture_tables import VENDORED_TABLES, FixtureTable, MissingFixturesError, all_fixture_tables
 
 TABLES = all_fixture_tables()
 Extract = Callable[[FixtureTable], tuple[Path, Path | None]]
@@ -25,8 +26,15 @@ def _slices_key(slices: list[object]) -> list[tuple[str, str, str | None, tuple[
 
 
 def test_fixtures_present() -> None:
-    # 42 zips per shared/README.md; a missing directory must fail loudly, not skip.
-    assert len(TABLES) >= 40
+    assert len(TABLES) == VENDORED_TABLES
+    assert fixture_tables.CHECKER_PATH.is_file()
+
+
+def test_a_missing_fixture_directory_fails_loudly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for where in (tmp_path / "absent", tmp_path):  # missing, and present but empty
+        monkeypatch.setattr(fixture_tables, "FIXTURES_DIR", where)
+        with pytest.raises(MissingFixturesError, match="tests/fixtures/hudi-tables"):
+            all_fixture_tables()
 
 
 @pytest.mark.parametrize("fixture", TABLES, ids=[t.id for t in TABLES])

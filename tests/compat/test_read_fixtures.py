@@ -34,7 +34,7 @@ from hudi_framework.errors import IncrementalQueryError, UnsupportedFormatError
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read import QueryType, ReadOptions, plan_read, read_table
 from hudi_framework.table.table import HudiTable
-from tests.fixture_tables import FIXTURES_DIR, FixtureTable, all_fixture_tables
+from tests.fixture_tables import CHECKER_PATH, FixtureTable, all_fixture_tables
 
 Extract = Callable[[FixtureTable], tuple[Path, Path | None]]
 TABLES = all_fixture_tables()
@@ -47,10 +47,9 @@ SCHEMA_AS_OF = {"cow/v9_timebasedkeygen_epochmillis": "ts_millis", "cow/v9_timeb
 
 
 def _load_checker() -> ModuleType:
-    path = FIXTURES_DIR.parents[1] / "tools" / "hudi_rs_check.py"
-    spec = importlib.util.spec_from_file_location("hudi_rs_check", path)
-    assert spec is not None, path
-    assert spec.loader is not None, path
+    spec = importlib.util.spec_from_file_location("hudi_rs_check", CHECKER_PATH)
+    assert spec is not None, CHECKER_PATH
+    assert spec.loader is not None, CHECKER_PATH
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -14,7 +14,7 @@ import pytest
 
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "shared" / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from hudi_rs_check import canonical_hash
 
 pytestmark = pytest.mark.spark

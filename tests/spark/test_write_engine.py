@@ -26,7 +26,7 @@ from hudi_framework.write.markers import IOType, create_marker
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.transaction import WriteTransaction
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "shared" / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from hudi_rs_check import canonical_hash
 
 pytestmark = pytest.mark.spark
