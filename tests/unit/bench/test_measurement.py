@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bench.__main__ import DEFAULT_SIZES, _parser, _sizes
-from bench.proctree import ProcStat, TreeSampler, descendants, descendants_cpu_s, own_peak_rss_bytes
+from bench.proctree import ProcStat, TreeSampler, descendants, own_peak_rss_bytes
 from bench.registry import find_step
 from bench.report import RATIOS, harness_table, plot, ratios_table, results_table
 from bench.runner import Result, shared_states, summarize
