@@ -8,6 +8,7 @@ bases are mixed in where callers already catch them (``LookupError``, ``FileNotF
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
 
 class HudiError(Exception):
@@ -16,17 +17,33 @@ class HudiError(Exception):
 
 # --------------------------------------------------------------------------- configuration
 class ConfigError(HudiError):
-    """A configuration value or file is invalid."""
+    """A configuration value or file is invalid.
+
+    Attributes:
+        source: Where the offending value was set (a file path, ``environment``, ``hoodie options``),
+            when known; the message ends with it.
+    """
+
+    source: str | None = None
+
+    def located(self, source: str | None) -> Self:
+        """Name where the offending value was set (no-op for None); returns this error."""
+        if source and self.source is None:
+            self.source = source
+            self.args = (f"{self.args[0]} (in {source})", *self.args[1:])
+        return self
 
 
 class UnknownConfigKeyError(ConfigError, KeyError):
     """An option key is not known; carries the closest known keys."""
 
-    def __init__(self, key: str, suggestions: Sequence[str] = ()) -> None:
+    def __init__(self, key: str, suggestions: Sequence[str] = (), *, also: Sequence[str] = ()) -> None:
         self.key = key
         self.suggestions = tuple(suggestions)
+        self.also = tuple(also)
         hint = f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
-        super().__init__(f"unknown option {key!r}{hint}")
+        more = f"; also unknown: {', '.join(repr(k) for k in self.also)}" if self.also else ""
+        super().__init__(f"unknown option {key!r}{hint}{more}")
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0])

@@ -9,6 +9,7 @@ from typing import Annotated
 import pyarrow.parquet as pq
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from hudi_framework.cli import render
@@ -192,18 +193,38 @@ def plugins() -> None:
 
 
 def main() -> None:
-    """Entry point of ``hudi-fw``: project errors print one clear line and exit with status 1."""
+    """Entry point of ``hudi-fw``: errors print one clear line on stderr, never a traceback.
+
+    Exit status: 2 for a usage or configuration error (bad arguments, a missing or invalid config
+    file or option), 1 for any other project error, 130 when interrupted.
+    """
     try:
         app(standalone_mode=False)
     except HudiError as e:
-        Console(stderr=True).print(f"[red]error:[/] {type(e).__name__}: {e}", highlight=False)
-        raise SystemExit(1) from None
+        _error_line(f"{type(e).__name__}: {e}")
+        raise SystemExit(2 if isinstance(e, ConfigError) else 1) from None
     except typer.Abort:
         raise SystemExit(130) from None
-    except Exception as e:  # click usage errors arrive here with standalone_mode=False
+    except _usage_errors() as e:  # bad arguments arrive here with standalone_mode=False
+        _error_line(str(getattr(e, "format_message", e.__str__)()))
+        raise SystemExit(2) from None
+
+
+def _error_line(text: str) -> None:
+    # soft_wrap: one line however narrow the terminal, so scripts can grep it.
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/] {escape(text)}", highlight=False)
+
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """The command-line usage errors of the installed Typer (it vendors Click from 0.20 on)."""
+    errors: list[type[Exception]] = []
+    try:
         import click
 
-        if isinstance(e, click.ClickException):
-            e.show()
-            raise SystemExit(e.exit_code) from None
-        raise
+        errors.append(click.ClickException)
+    except ImportError:  # pragma: no cover - Typer without a Click dependency
+        pass
+    typer_error = getattr(typer, "TyperException", None)
+    if isinstance(typer_error, type) and issubclass(typer_error, Exception):
+        errors.append(typer_error)
+    return tuple(errors)

@@ -32,6 +32,7 @@ from hudi_framework.config.paths import (
     env_name,
     field_adapter,
 )
+from hudi_framework.config.validation import user_reason
 from hudi_framework.errors import InvalidConfigValueError, UnknownConfigKeyError
 
 __all__ = ["Layer", "from_env", "from_hoodie_options", "from_mapping", "merge"]
@@ -107,7 +108,7 @@ def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], so
         try:
             parsed = entry.parse(value)
         except HoodieValueError as e:
-            raise InvalidConfigValueError(key, str(e)) from None
+            raise InvalidConfigValueError(key, str(e)).located(source) from None
         origin = Origin(key, Style.HOODIE, source)
         previous = layer.origins.get(entry.path)
         if previous is not None:
@@ -115,12 +116,7 @@ def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], so
             continue
         _set(layer, entry.path, parsed, origin)
     if unknown:
-        error = UnknownConfigKeyError(unknown[0], suggest(unknown[0]))
-        if len(unknown) > 1:
-            error.add_note("also unknown: " + ", ".join(repr(k) for k in unknown[1:]))
-        if source:
-            error.add_note(f"in {source}")
-        raise error
+        raise UnknownConfigKeyError(unknown[0], suggest(unknown[0]), also=unknown[1:]).located(source)
     return layer
 
 
@@ -139,15 +135,13 @@ def from_env(settings_cls: type[BaseSettings]) -> Layer:
         head, _, rest = upper[len(ENV_PREFIX) :].partition(ENV_DELIMITER)
         if head.lower() not in sections:
             hints = [f"{env_name((s,))}{ENV_DELIMITER}{rest}" for s in close_matches(head.lower(), sections)]
-            error = UnknownConfigKeyError(name, hints)
-            error.add_note("in environment")
-            raise error
+            raise UnknownConfigKeyError(name, hints).located("environment")
     try:
         data = EnvSettingsSource(settings_cls)()
     except SettingsError as e:
         found = re.search(r'field "([^"]+)"', str(e))
         key = _undecodable_env_var(found.group(1) if found else "")
-        raise InvalidConfigValueError(key, "not valid JSON") from None
+        raise InvalidConfigValueError(key, "not valid JSON").located("environment") from None
     layer = Layer()
     for path, value in _leaves(data):
         _set(layer, path, value, Origin(env_name(path), Style.ENV, "environment"))
@@ -198,21 +192,17 @@ def _check_same(root: type[BaseModel], path: Path, old: Any, new: Any, old_origi
         # its own key here: only one of the two reaches the final validation.
         same = _validated(adapter, old, old_origin) == _validated(adapter, new, origin)
     if not same:
-        error = InvalidConfigValueError(origin.key, f"conflicts with {old_origin.key!r} set in the same source")
-        if origin.source:
-            error.add_note(f"in {origin.source}")
-        raise error
+        raise InvalidConfigValueError(origin.key, f"conflicts with {old_origin.key!r} set in the same source").located(
+            origin.source
+        )
 
 
 def _validated(adapter: TypeAdapter[Any], value: Any, origin: Origin) -> Any:
     try:
         return adapter.validate_python(value)
     except ValidationError as e:
-        reason = str(e.errors(include_url=False, include_input=False)[0]["msg"])
-        error = InvalidConfigValueError(origin.key, reason.removeprefix("Value error, "))
-        if origin.source:
-            error.add_note(f"in {origin.source}")
-        raise error from None
+        reason = user_reason(e.errors(include_url=False, include_input=False)[0])
+        raise InvalidConfigValueError(origin.key, reason).located(origin.source) from None
 
 
 def _get(data: Mapping[str, Any], path: Path) -> Any:

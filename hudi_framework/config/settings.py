@@ -34,11 +34,12 @@ from hudi_framework.config.enums import RecordMergeMode
 from hudi_framework.config.hoodie_keys import HOODIE_KEYS, get_path
 from hudi_framework.config.job import JobSettings
 from hudi_framework.config.loader import read_config_file
-from hudi_framework.config.paths import ENV_DELIMITER, ENV_PREFIX, Style, close_matches
+from hudi_framework.config.paths import ENV_DELIMITER, ENV_PREFIX, Origin, Style, close_matches
+from hudi_framework.config.paths import Path as FieldPath
 from hudi_framework.config.sections import ReadSettings, TableSettings, WriteSettings
 from hudi_framework.config.services import ServicesSettings
 from hudi_framework.config.validation import to_config_error
-from hudi_framework.errors import UnknownConfigKeyError
+from hudi_framework.errors import ConfigError, UnknownConfigKeyError
 
 __all__ = ["HudiSettings"]
 
@@ -82,6 +83,32 @@ class HudiSettings(BaseSettings):
     """Plugin loading."""
     job: JobSettings = Field(default_factory=JobSettings)
     """The ``hudi-fw run`` job: sample data, change batches, verification."""
+
+    def __init__(self, _origins: Mapping[FieldPath, Origin] | None = None, **values: Any) -> None:
+        """Validate exactly ``values`` (sections as mappings or models); nothing else is read.
+
+        ``_origins`` (used by :meth:`load`) records where each value came from, for messages.
+
+        Raises:
+            UnknownConfigKeyError: A key is unknown; the message suggests close known keys.
+            InvalidConfigValueError: A value is invalid; the message names every bad key.
+        """
+        try:
+            super().__init__(**values)
+        except ValidationError as e:
+            raise to_config_error(e, _origins or {}, type(self)) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Self:
+        """Validate a mapping of sections, as the constructor does (errors are :class:`ConfigError`)."""
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as e:
+            # The constructor's own ConfigError comes back wrapped as a pydantic "value error".
+            cause = (e.errors(include_url=False, include_input=False)[0].get("ctx") or {}).get("error")
+            if isinstance(cause, ConfigError):
+                raise cause from None
+            raise to_config_error(e, {}, cls) from None
 
     @classmethod
     def settings_customise_sources(
@@ -175,14 +202,9 @@ class HudiSettings(BaseSettings):
             if key not in sections:
                 origin = layer.origins.get((key,)) or next((o for p, o in layer.origins.items() if p[0] == key), None)
                 spelled = origin.key.split(".")[0] if origin and origin.style is Style.DOTTED else key
-                error = UnknownConfigKeyError(spelled, close_matches(key, sections))
-                if origin is not None and origin.source:
-                    error.add_note(f"in {origin.source}")
-                raise error
-        try:
-            return cls(**layer.data)
-        except ValidationError as e:
-            raise to_config_error(e, layer.origins, cls) from None
+                source = origin.source if origin is not None else None
+                raise UnknownConfigKeyError(spelled, close_matches(key, sections)).located(source)
+        return cls(_origins=layer.origins, **layer.data)
 
     # ------------------------------------------------------------------ export
     def to_hoodie_options(self, *, include_defaults: bool = False) -> dict[str, str]:

@@ -17,9 +17,11 @@ from hudi_framework.config.base import CrossFieldError
 from hudi_framework.config.paths import Origin, Path, Style, close_matches, dotted, model_at, spell
 from hudi_framework.errors import ConfigError, InvalidConfigValueError, UnknownConfigKeyError
 
-__all__ = ["to_config_error"]
+__all__ = ["to_config_error", "user_reason"]
 
 _VALUE_ERROR_PREFIX = "Value error, "
+#: pydantic's Python type names in its messages, in the words of TOML, YAML and JSON users.
+_USER_TERMS = (("a valid tuple", "a list"), ("a valid list", "a list"), ("a valid dictionary", "a table (mapping)"))
 
 
 def _origin_for(loc: Sequence[str | int], origins: Mapping[Path, Origin]) -> Origin | None:
@@ -51,9 +53,12 @@ def _location(error: Mapping[str, Any]) -> tuple[str | int, ...]:
     return tuple(error["loc"])
 
 
-def _reason(error: Mapping[str, Any]) -> str:
-    message = str(error["msg"])
-    return message.removeprefix(_VALUE_ERROR_PREFIX)
+def user_reason(error: Mapping[str, Any]) -> str:
+    """The message of one pydantic error detail in the user's terms (a TOML list is not a "tuple")."""
+    message = str(error["msg"]).removeprefix(_VALUE_ERROR_PREFIX)
+    for python, user in _USER_TERMS:
+        message = message.replace(python, user)
+    return message
 
 
 def to_config_error(error: ValidationError, origins: Mapping[Path, Origin], root: type[BaseModel]) -> ConfigError:
@@ -77,21 +82,15 @@ def to_config_error(error: ValidationError, origins: Mapping[Path, Origin], root
         parent = model_at(root, loc[:-1])
         names = list(parent.model_fields) if parent is not None else []
         hints = [_spelled((*loc[:-1], name), origin) for name in close_matches(str(loc[-1]), names)]
-        unknown = UnknownConfigKeyError(_spelled(loc, origin), hints)
-        if origin is not None and origin.source:
-            unknown.add_note(f"in {origin.source}")
-        return unknown
+        return UnknownConfigKeyError(_spelled(loc, origin), hints).located(origin.source if origin else None)
     issues: list[tuple[str, str]] = []
     sources: list[str] = []
     for detail in details:
         loc = _location(detail)
         origin = _origin_for(loc, origins)
-        issue = (_spelled(loc, origin), _reason(detail))
+        issue = (_spelled(loc, origin), user_reason(detail))
         if issue not in issues:
             issues.append(issue)
         if origin is not None and origin.source and origin.source not in sources:
             sources.append(origin.source)
-    invalid = InvalidConfigValueError(issues[0][0], issues[0][1], issues=issues)
-    if sources:
-        invalid.add_note("set in " + ", ".join(sources))
-    return invalid
+    return InvalidConfigValueError(issues[0][0], issues[0][1], issues=issues).located(", ".join(sources))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,13 +56,50 @@ def test_show_fixture_timeline_and_slices(extract_fixture, tmp_path: Path) -> No
     assert "latest file slices" in human.output
 
 
-def test_errors_are_one_clear_line(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", "from hudi_framework.cli.app import main; main()", "show", "table", str(tmp_path)],
-        capture_output=True, text=True, check=False,
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # COLUMNS=40: a narrow terminal must not fold the error line.
+    return subprocess.run(
+        [sys.executable, "-c", "from hudi_framework.cli.app import main; main()", *args],
+        capture_output=True, text=True, check=False, cwd=cwd, env={**os.environ, "COLUMNS": "40"},
     )  # fmt: skip
+
+
+def test_errors_are_one_clear_line(tmp_path: Path) -> None:
+    proc = _cli("show", "table", str(tmp_path))
     assert proc.returncode == 1
-    assert "TableNotFoundError" in proc.stderr
+    assert proc.stderr.startswith("error: TableNotFoundError: no Hudi table at")
+    assert proc.stderr.count("\n") == 1, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "expected"),
+    [
+        (["run", "missing.toml"], None, "error: Invalid value for 'config': path 'missing.toml' does not exist."),
+        (
+            ["run", "bad.toml"],
+            '[write]\noperaton = "upsert"\n',
+            "error: UnknownConfigKeyError: unknown option 'write.operaton'; did you mean 'write.operation'? (in bad.toml)",
+        ),
+        (
+            ["run", "bad.toml"],
+            "[table]\nrecord_key_fields = 3\n",
+            "error: InvalidConfigValueError: invalid value for 'table.record_key_fields': Input should be a list "
+            "(in bad.toml)",
+        ),
+        (["run", "bad.toml"], "[table\n", "error: ConfigFileError: cannot load configuration file 'bad.toml': invalid TOML"),
+        (["shw", "table", "x"], None, "error: No such command 'shw'."),
+    ],
+    ids=["missing-file", "unknown-key", "bad-value", "bad-toml", "unknown-command"],
+)
+def test_usage_and_config_errors_are_one_line_and_exit_2(
+    tmp_path: Path, args: list[str], config: str | None, expected: str
+) -> None:
+    if config is not None:
+        (tmp_path / "bad.toml").write_text(config)
+    proc = _cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(expected), proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -146,7 +146,8 @@ def test_unknown_field_in_file_suggests(tmp_path: Path) -> None:
     assert info.value.key == "write.operaton"
     assert info.value.suggestions == ("write.operation",)
     assert "did you mean 'write.operation'" in str(info.value)
-    assert str(path) in "".join(info.value.__notes__)
+    assert str(info.value).endswith(f"(in {path})")
+    assert info.value.source == str(path)
 
 
 def test_unknown_section_suggests(tmp_path: Path) -> None:
@@ -273,6 +274,26 @@ def test_lazy_is_inferred_under_occ() -> None:
     assert settings.write.failed_writes_policy is None
     assert settings.write.effective_failed_writes_policy is FailedWritesPolicy.LAZY
     assert HudiSettings().write.effective_failed_writes_policy is FailedWritesPolicy.EAGER
+
+
+def test_direct_construction_raises_config_errors() -> None:
+    with pytest.raises(UnknownConfigKeyError, match=r"^unknown option 'write.operaton'; did you mean 'write.operation'\?$"):
+        HudiSettings(write={"operaton": "insert"})  # type: ignore[arg-type]
+    with pytest.raises(InvalidConfigValueError) as info:
+        HudiSettings(write={"operation": "upsrt"})  # type: ignore[arg-type]
+    assert info.value.key == "write.operation"
+    with pytest.raises(InvalidConfigValueError) as info:
+        HudiSettings.model_validate({"table": {"record_key_fields": 3}})
+    assert (info.value.key, info.value.reason) == ("table.record_key_fields", "Input should be a list")
+
+
+def test_a_bad_env_value_names_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HUDI_WRITE__OPERATION", "upsrt")
+    with pytest.raises(InvalidConfigValueError) as info:
+        HudiSettings.load()
+    assert info.value.key == "HUDI_WRITE__OPERATION"
+    assert info.value.source == "environment"
+    assert str(info.value).endswith("(in environment)")
 
 
 def test_errors_are_config_errors() -> None:
