@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from pyspark.sql import SparkSession
+
+_DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+_LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 #: Settings every hudi_framework session needs; callers may add or override others.
 BASE_CONF: Mapping[str, str] = {
@@ -28,12 +32,21 @@ def spark_session(
     """Get or create a session whose Python workers use this interpreter.
 
     Spark's workers run ``python3`` from PATH unless ``PYSPARK_PYTHON`` is set, and that interpreter
-    may lack pyarrow or this project; pointing it at ``sys.executable`` avoids that.
+    may lack pyarrow or this project; pointing it at ``sys.executable`` avoids that. A new session
+    logs warnings and errors only (``log4j2.properties`` beside this module) unless ``conf`` sets the
+    driver's Java options; a local one binds to 127.0.0.1 without warning that the host name
+    resolves to a loopback address.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    settings = {**BASE_CONF, **(conf or {})}
+    java_options = settings.get(_DRIVER_JAVA_OPTIONS, "")
+    if "log4j" not in java_options:
+        settings[_DRIVER_JAVA_OPTIONS] = f"{java_options} -Dlog4j2.configurationFile={_LOG_CONFIG.as_uri()}".strip()
     builder = SparkSession.builder.appName(app_name).master(master)
-    for key, value in {**BASE_CONF, **(conf or {})}.items():
+    for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     register_data_source(session)
@@ -41,11 +54,22 @@ def spark_session(
 
 
 def register_data_source(session: SparkSession) -> None:
-    """Register ``format("hudi")`` explicitly.
+    """Make sure ``format("hudi")`` resolves in ``session``.
 
-    Spark finds ``pyspark_hudi`` by itself when the project is installed normally; an editable
-    install hides top-level modules from Spark's module scan, so sessions built here register it.
+    Spark registers ``pyspark_hudi`` by itself (it scans the top-level ``pyspark_*`` modules; the
+    project's build backend puts one in site-packages for editable installs too). Registering again
+    would replace that registration with a warning, so this registers only where the scan did not
+    find it (the project on ``PYTHONPATH`` only, say).
     """
+    if _registered(session):
+        return
     from hudi_framework.spark.datasource import HudiDataSource
 
     session.dataSource.register(HudiDataSource)
+
+
+def _registered(session: SparkSession) -> bool:
+    try:
+        return bool(session._jsparkSession.sessionState().dataSourceManager().dataSourceExists("hudi"))
+    except Exception:  # a session without a JVM handle (Spark Connect): register, to be sure
+        return False
