@@ -290,3 +290,19 @@ def test_truncate_refuses_a_committed_block_and_the_cli_truncates(tmp_path: Path
     out = runner.invoke(app, ["repair", "truncate-log", str(tmp_path / "u"), key, "--offset", str(len(good))])
     assert out.exit_code == 0, out.output
     assert other.storage.read(key) == good
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_inline_compaction_refuses_after_the_write_committed(tmp_path: Path) -> None:
+    """hoodie.compact.inline: the write that triggers the compaction stays committed; the refusal
+    reaches its caller and the plan stays requested."""
+    place = Place(str(tmp_path / "t"), None)
+    table = _table(place, 9)
+    damage = _flip_8_bytes(table)
+    settings = HudiSettings(services={"compaction": {"inline": True, "max_delta_commits": 1}})
+    with pytest.raises(CompactionCorruptLogError) as refused:
+        WriteClient(place.open(), settings).upsert(_batch(3, n=5))
+    assert refused.value.offset == damage.offset
+    timeline = place.open().timeline
+    assert [i.state for i in timeline.pending({Action.COMPACTION})] == [State.REQUESTED]
+    assert ours(place.uri) == sorted(_rows(3, 5) + _rows(1)[5:])
