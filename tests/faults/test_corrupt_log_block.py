@@ -21,17 +21,23 @@ from typer.testing import CliRunner
 
 from hudi_framework.cli.app import app
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.log import DataBlock, read_log_file
+from hudi_framework.errors import SavepointError
+from hudi_framework.log import DataBlock, LogBlock, encode_blocks, log_file_key, read_log_file
+from hudi_framework.model.schema import arrow_to_avro, avro_json
 from hudi_framework.read.corrupt_blocks import CompactionCorruptLogError
+from hudi_framework.read.reader import read_table
 from hudi_framework.table.log_inspection import inspect_log_blocks
 from hudi_framework.table.log_repair import LogRepairError, truncate_log_tail
 from hudi_framework.table.savepoint import rollback_latest_commit
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
+from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.write.client import WriteClient
 from hudi_services_compaction import CompactionService, CompactionServiceOptions
 from tests.faults.s3_faults import FAST_RETRY, Rows, hudi_rs, new_bucket, ours, s3_options
+from tests.unit.mor_read.builder import MorBuilder, data_block
+from tests.unit.read.builder import FileWrite, rows, t
 
 N = 250
 runner = CliRunner()
@@ -306,3 +312,68 @@ def test_inline_compaction_refuses_after_the_write_committed(tmp_path: Path) -> 
     timeline = place.open().timeline
     assert [i.state for i in timeline.pending({Action.COMPACTION})] == [State.REQUESTED]
     assert ours(place.uri) == sorted(_rows(3, 5) + _rows(1)[5:])
+
+
+def _shared_log_table(path: Path) -> tuple[MorBuilder, str, list[int]]:
+    """A v6 slice as Apache Hudi 0.x leaves it on appendable storage: base rows a, b, c, then three
+    delta commits appending one block each (updating a, b, c in turn) to the same log file."""
+    b = MorBuilder(str(path), version=6)
+    b.commit(t(1), [FileWrite("sf", "f1-0", rows(("a", 1, 1.0, "sf"), ("b", 1, 2.0, "sf"), ("c", 1, 3.0, "sf")))])
+    key = log_file_key("sf", b.log_name("f1-0", t(2), t(1)))
+    blocks: list[LogBlock] = []
+    for n, record in ((2, ("a", 2, 10.0, "sf")), (3, ("b", 2, 20.0, "sf")), (4, ("c", 2, 30.0, "sf"))):
+        inflight = b.start(t(n), Action.DELTA_COMMIT)
+        blocks.append(data_block(t(n), rows(record), "sf", "f1-0"))
+        b.storage.write(key, encode_blocks(blocks)[0])  # the append
+        stat = WriteStat(file_id="f1-0", path=key, partition_path="sf", prev_commit=t(1))
+        b.writer.complete(
+            inflight,
+            CommitMetadata(
+                partition_to_write_stats={"sf": [stat]},
+                extra_metadata={"schema": avro_json(arrow_to_avro(b.schema, "trips"))},
+                operation_type="UPSERT",
+            ),
+        )
+    offsets = encode_blocks(blocks)[1]
+    return b, key, list(offsets)
+
+
+def _fares(table: HudiTable) -> dict[str, float]:
+    out = read_table(table)
+    return dict(zip(out.column("id").to_pylist(), out.column("fare").to_pylist(), strict=True))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_corrupt_middle_block_of_a_shared_v6_log(tmp_path: Path) -> None:
+    """Damage in the middle block of a log file holding three delta commits: the blocks after it
+    still count, inspection and compaction name it, and rolling back down to its instant repairs it."""
+    b, key, offsets = _shared_log_table(tmp_path / "t")
+    data = bytearray(b.storage.read(key))
+    middle = (offsets[1] + offsets[2]) // 2
+    for i in range(middle, middle + 8):
+        data[i] ^= 0xFF
+    b.storage.write(key, bytes(data))
+    table = HudiTable.open(str(tmp_path / "t"))
+    assert _fares(table) == {"a": 10.0, "b": 2.0, "c": 30.0}  # only t(3)'s update is skipped
+
+    infos = inspect_log_blocks(table)
+    assert [(i.offset, i.instant_time, i.status) for i in infos] == [
+        (offsets[0], t(2), "ok"), (offsets[1], t(3), "lost"), (offsets[2], t(4), "ok"),
+    ]  # fmt: skip
+    instant = _schedule(table)
+    with pytest.raises(CompactionCorruptLogError) as refused:
+        CompactionService().run(table, instant)
+    assert (refused.value.offset, refused.value.instant_time) == (offsets[1], t(3))
+    table.storage.delete(table.timeline.file_key(table.timeline.get(instant), State.REQUESTED))
+
+    # Only the latest commit can be rolled back (as in Apache Hudi): t(4), then t(3).
+    with pytest.raises(SavepointError):
+        rollback_latest_commit(table.reload(), t(3))
+    rollback_latest_commit(table.reload(), t(4))
+    rollback_latest_commit(table.reload(), t(3))
+    table = HudiTable.open(str(tmp_path / "t"))
+    assert [i.status for i in inspect_log_blocks(table) if i.corrupt] == ["rolled-back"]
+    assert _fares(table) == {"a": 10.0, "b": 2.0, "c": 3.0}
+    CompactionService().run(table, _schedule(table))
+    assert _fares(table.reload()) == {"a": 10.0, "b": 2.0, "c": 3.0}
+    assert sorted(r[0] for r in hudi_rs(str(tmp_path / "t"))) == ["a", "b", "c"]
