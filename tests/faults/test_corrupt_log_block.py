@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,36 +34,12 @@ from hudi_framework.timeline.instant import Action, State
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.write.client import WriteClient
 from hudi_services_compaction import CompactionService, CompactionServiceOptions
-from tests.faults.s3_faults import FAST_RETRY, Rows, hudi_rs, new_bucket, ours, s3_options
+from tests.faults.s3_faults import Place, Rows, hudi_rs, ours
 from tests.unit.mor_read.builder import MorBuilder, data_block
 from tests.unit.read.builder import FileWrite, rows, t
 
 N = 250
 runner = CliRunner()
-
-
-@dataclass
-class Place:
-    """A table location: a local directory or an S3 prefix on the moto server."""
-
-    uri: str
-    endpoint: str | None
-
-    @property
-    def options(self) -> dict[str, object] | None:
-        return s3_options(self.endpoint, **FAST_RETRY) if self.endpoint else None
-
-    def open(self) -> HudiTable:
-        return HudiTable.open(self.uri, storage_options=self.options)
-
-
-@pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.s3)])
-def place(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
-    if request.param == "local":
-        yield Place(str(tmp_path / "t"), None)
-    else:
-        endpoint = request.getfixturevalue("endpoint")
-        yield Place(f"s3://{new_bucket(endpoint, monkeypatch)}/t", endpoint)
 
 
 @dataclass(frozen=True)
