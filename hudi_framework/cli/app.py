@@ -15,6 +15,7 @@ from rich.table import Table
 from hudi_framework.cli import render
 from hudi_framework.cli.clean import clean
 from hudi_framework.cli.compaction import compaction
+from hudi_framework.cli.log_blocks import repair, show_log_blocks
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.config.enums import WriteEngine
@@ -33,6 +34,8 @@ app.add_typer(show, name="show")
 app.add_typer(compaction, name="compaction")
 app.add_typer(clean, name="clean")
 app.add_typer(savepoint, name="savepoint")
+app.add_typer(repair, name="repair")
+show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)
 

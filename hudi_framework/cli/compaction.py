@@ -158,10 +158,27 @@ def schedule(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) 
     console.print(_plan_table(table.timeline.get(instant, Action.COMPACTION), plan))
 
 
+SkipCorruptOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-corrupt-log-blocks",
+        help="Compact file slices with corrupt log blocks that may hold committed rows, losing those rows "
+        "for good (services.compaction.skip_corrupt_log_blocks); refused by default.",
+    ),
+]
+
+
 @compaction.command("run")
-def run(path: PathArg, instant: InstantOpt = None, config: ConfigOpt = None, option: OptionOpt = None) -> None:
+def run(
+    path: PathArg,
+    instant: InstantOpt = None,
+    config: ConfigOpt = None,
+    option: OptionOpt = None,
+    skip_corrupt_log_blocks: SkipCorruptOpt = False,
+) -> None:
     """Execute a pending compaction (--instant), or every pending one, oldest first."""
-    settings = settings_from(config, option)
+    flags: dict[str, object] = {"services.compaction.skip_corrupt_log_blocks": True} if skip_corrupt_log_blocks else {}
+    settings = settings_from(config, option, flags)
     table = _open(path, settings)
     pending = [i.requested_time for i in table.timeline.pending({Action.COMPACTION})]
     todo = [instant] if instant is not None else pending

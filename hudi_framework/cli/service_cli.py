@@ -21,8 +21,11 @@ def console() -> Console:
     return terminal if terminal.is_terminal else Console(width=160)
 
 
-def settings_from(config: Path | None, options: list[str] | None) -> HudiSettings:
-    """Settings from an optional config file plus ``key=value`` Apache Hudi options.
+def settings_from(
+    config: Path | None, options: list[str] | None, overrides: dict[str, object] | None = None
+) -> HudiSettings:
+    """Settings from an optional config file plus ``key=value`` Apache Hudi options and command-line flags
+    (``overrides``, dotted field paths, which win).
 
     Raises:
         ConfigError: An option is not ``key=value``.
@@ -33,7 +36,7 @@ def settings_from(config: Path | None, options: list[str] | None) -> HudiSetting
         if not sep or not key.strip():
             raise ConfigError(f"--option needs key=value, got {item!r}")
         hoodie[key.strip()] = value.strip()
-    return HudiSettings.load(config, hoodie_options=hoodie or None)
+    return HudiSettings.load(config, hoodie_options=hoodie or None, overrides=overrides or None)
 
 
 def build_service(table: HudiTable, settings: HudiSettings, name: str) -> TableService:

@@ -40,6 +40,9 @@ class CompactionSettings(Section):
     """File slices with fewer log files are not compacted (``log-file-num`` strategy)."""
     daybased_target_partitions: PositiveInt = 10
     """Latest date partitions one plan covers (``day-based`` strategy)."""
+    skip_corrupt_log_blocks: bool = False
+    """Compact file slices whose corrupt log blocks may hold committed rows, dropping those rows for
+    good; by default such a compaction is refused (``CompactionCorruptLogError``)."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

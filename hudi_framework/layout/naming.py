@@ -27,6 +27,8 @@ ARCHIVE_EXTENSION = "archive"
 CDC_SUFFIX = ".cdc"
 #: Java's ``HoodieLogFile.LOGFILE_BASE_VERSION``: the first version of a log file.
 LOG_BASE_VERSION = 1
+#: First table version whose log file names carry the delta commit that wrote them (see above).
+WRITER_IN_LOG_NAME_VERSION = 8
 
 # Java's patterns, anchored at both ends: Java matches BASE_FILE_PATTERN with matches() (whole name);
 # LOG_FILE_PATTERN is used with find(), but a full match keeps stray names such as Hadoop's

@@ -170,15 +170,28 @@ def trailer_matches(block_length: int, trailer: bytes) -> bool:
 def header_instant_best_effort(raw: bytes) -> str | None:
     """The INSTANT_TIME of a damaged block, when its header is still readable.
 
-    ``raw`` starts at the magic and may be cut anywhere. Only digit strings are returned, so a
-    header damaged in its instant is not mistaken for a real instant.
+    ``raw`` starts at the magic and may be cut anywhere. Entries are walked one by one, so damage
+    after INSTANT_TIME (writers put it first; the SCHEMA value after it is most of a small block)
+    still leaves it readable. Only digit strings are returned, so a header damaged in its instant
+    is not mistaken for a real instant.
     """
+    end = len(raw)
     try:
-        header, _ = decode_metadata(raw, PREFIX_SIZE + 8, len(raw))
+        count = _read_int32(raw, PREFIX_SIZE + 8, end, "metadata entry count")
+        pos = PREFIX_SIZE + 12
+        for _ in range(max(0, min(count, (end - pos) // 8))):
+            ordinal = _read_int32(raw, pos, end, "metadata key")
+            length = _read_int32(raw, pos + 4, end, "metadata value length")
+            pos += 8
+            if length < 0 or length > end - pos:
+                return None
+            if ordinal == HeaderKey.INSTANT_TIME:
+                value = bytes(raw[pos : pos + length])
+                return value.decode("ascii") if value.isdigit() else None
+            pos += length
     except LogBlockDecodeError:
         return None
-    instant = header.get(HeaderKey.INSTANT_TIME)
-    return instant if instant is not None and instant.isascii() and instant.isdigit() else None
+    return None
 
 
 def _read_int32(buf: bytes | memoryview, pos: int, end: int, what: str) -> int:

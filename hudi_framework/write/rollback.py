@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hudi_framework.errors import IllegalTransitionError
-from hudi_framework.layout.naming import BaseFileName, LogFileName, parse_data_file_name
+from hudi_framework.layout.naming import (
+    WRITER_IN_LOG_NAME_VERSION,
+    BaseFileName,
+    LogFileName,
+    parse_data_file_name,
+)
 from hudi_framework.log.blocks import CommandBlock
 from hudi_framework.log.writer import create_next_log_file
 from hudi_framework.table.table_config import TableType
@@ -43,8 +48,6 @@ __all__ = [
 
 #: Write token of rollback-block log files (one driver-side writer, no task attempts).
 ROLLBACK_BLOCK_TOKEN = "0-0-1"
-#: First table version whose delta commits have log files of their own.
-_OWN_LOG_FILES_VERSION = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ class _Partition:
 
 def uses_rollback_blocks(config: TableConfig) -> bool:
     """Whether failed log appends are rolled back with COMMAND blocks (merge-on-read before v8)."""
-    return config.table_type is TableType.MERGE_ON_READ and config.version < _OWN_LOG_FILES_VERSION
+    return config.table_type is TableType.MERGE_ON_READ and config.version < WRITER_IN_LOG_NAME_VERSION
 
 
 def _split(key: str) -> tuple[str, str]:
@@ -147,7 +150,7 @@ def files_named_with_instant(storage: StorageBackend, config: TableConfig, insta
     Base files always name their write's instant; log files do from table version 8 on (v6 log
     names carry the slice's base instant, so without markers v6 log appends cannot be found).
     """
-    own_logs = config.version >= _OWN_LOG_FILES_VERSION
+    own_logs = config.version >= WRITER_IN_LOG_NAME_VERSION
     out = []
     for info in storage.list("", recursive=True):
         if info.key.startswith(".hoodie/"):

@@ -9,10 +9,17 @@ A failure rolls the attempt back before the error propagates: every file the mar
 deleted, then the markers and the inflight file, leaving ``T.compaction.requested`` so the plan can
 run again (as Apache Hudi rolls back an inflight compaction). Executing an instant that is already
 inflight (a crashed run) does the same rollback first.
+
+A slice with a corrupt log block that may hold committed rows is refused
+(:class:`~hudi_framework.read.corrupt_blocks.CompactionCorruptLogError`, the same rollback) unless
+``services.compaction.skip_corrupt_log_blocks`` is set: readers skip such a block, and a new base
+file written without its rows would make their loss permanent. Apache Hudi compacts such slices
+silently.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -27,9 +34,10 @@ from hudi_framework.errors import CompactionExecutionError, CompactionPlanError,
 from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.layout.naming import WRITER_IN_LOG_NAME_VERSION, BaseFileName
 from hudi_framework.merge.numpy_arrow import repeated_dictionary
 from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.read.corrupt_blocks import CompactionCorruptLogError
 from hudi_framework.read.merged import merge_file_slice
 from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
 from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
@@ -53,6 +61,7 @@ from hudi_services_compaction.log_stats import LogScanStats, scan_log_stats
 from hudi_services_compaction.scheduler import timeline_writer
 
 FILE_NAME_FIELD = META_FIELDS[4]
+_LOG = logging.getLogger(__name__)
 
 #: Merges one file slice: ``(table, slice task) -> merged live rows`` (all meta columns).
 SliceMerge = Callable[[HudiTable, MergedReadTask], Iterable[pa.RecordBatch]]
@@ -95,6 +104,7 @@ class _Job:
     key_field: str
     max_memory_bytes: int
     merge: SliceMerge
+    skip_corrupt_log_blocks: bool = False
 
 
 def pending_compaction(table: HudiTable, instant: str) -> Instant:
@@ -181,6 +191,32 @@ def _count(values: pa.Array, among: pa.Array, *, inside: bool) -> int:
     return int(pc.sum(mask if inside else pc.invert(mask)).as_py() or 0)
 
 
+def _check_corrupt_blocks(job: _Job, op: CompactionOperation, logs: LogScanStats) -> None:
+    """Refuse the slice if a corrupt block may hold committed rows, unless the user accepted the loss."""
+    lossy = [c for c in logs.corrupt if c.status.may_lose_rows]
+    if not lossy:
+        return
+    storage = job.table.storage
+    if not job.skip_corrupt_log_blocks:
+        first = lossy[0]
+        raise CompactionCorruptLogError(
+            job.instant,
+            str(op.file_group),
+            path=storage.uri(first.block.path),
+            offset=first.block.offset,
+            instant_time=first.instant_time,
+            reason=first.block.reason,
+            corrupt_blocks=len(lossy),
+        )
+    for c in lossy:
+        _LOG.warning(
+            "compaction %s drops corrupt log block in %s at offset %d (%d bytes, instant %s, %s): "
+            "services.compaction.skip_corrupt_log_blocks is set",
+            job.instant, storage.uri(c.block.path), c.block.offset, c.block.length, c.instant_time or "unknown",
+            c.status.value,
+        )  # fmt: skip
+
+
 def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteStat:
     """Write the new base file of one operation and return its write stat."""
     table = job.table
@@ -188,11 +224,18 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
     file_slice = op.file_slice()
     name = BaseFileName(op.file_id, f"{index}-0-0", job.instant, job.ctx.extension).name
     key = join_key(op.partition_path, name)
-    create_marker(storage, job.instant, op.partition_path, name, IOType.MERGE if op.data_file_name else IOType.CREATE)
 
     started = time.monotonic()
-    logs: LogScanStats = scan_log_stats(storage, file_slice.log_file_keys, job.validity, key_field=job.key_field)
+    logs: LogScanStats = scan_log_stats(
+        storage,
+        file_slice.log_file_keys,
+        job.validity,
+        key_field=job.key_field,
+        instant_in_file_name=table.config.version >= WRITER_IN_LOG_NAME_VERSION,
+    )
+    _check_corrupt_blocks(job, op, logs)
     scan_ms = int((time.monotonic() - started) * 1000)
+    create_marker(storage, job.instant, op.partition_path, name, IOType.MERGE if op.data_file_name else IOType.CREATE)
     batches = list(job.merge(table, _slice_task(job, file_slice)))
     rows = pa.Table.from_batches(batches, schema=job.merge_schema) if batches else job.merge_schema.empty_table()
     rows = rows.select([f.name for f in job.ctx.schema if f.name in rows.column_names])
@@ -268,6 +311,8 @@ def execute_compaction(
     Raises:
         CompactionPlanError: No such pending compaction, or its plan cannot be decoded.
         CompactionExecutionError: An operation failed; its files were deleted and the plan is requested again.
+        CompactionCorruptLogError: A slice has a corrupt log block that may hold committed rows (and
+            ``services.compaction.skip_corrupt_log_blocks`` is not set); same cleanup.
     """
     settings = settings or HudiSettings()
     table.reload()
@@ -290,6 +335,7 @@ def execute_compaction(
         key_field=record_key_field(table),
         max_memory_bytes=settings.merger.max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES,
         merge=merge,
+        skip_corrupt_log_blocks=settings.services.compaction.skip_corrupt_log_blocks,
     )
     inflight = writer.transition_to_inflight(found)
     current = ""
@@ -309,6 +355,9 @@ def execute_compaction(
             operation_type=WriteOperationType.COMPACT.value,
         )
         done = writer.complete(inflight, metadata)
+    except CompactionCorruptLogError:
+        rollback_inflight(table, instant)
+        raise
     except Exception as e:
         rollback_inflight(table, instant)
         raise CompactionExecutionError(instant, current, f"{type(e).__name__}: {e}") from e

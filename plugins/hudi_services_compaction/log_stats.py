@@ -3,7 +3,9 @@
 Java's compactor takes them from its log scanner: records of valid data and delete blocks
 (``totalLogRecords``), distinct keys among them (``totalUpdatedRecordsCompacted``), blocks read,
 corrupt blocks and rollback command blocks. Blocks of uncommitted instants, and v6 blocks a later
-rollback command cancels, do not count as records. The scan holds record keys only, block by block.
+rollback command cancels, do not count as records. The scan holds record keys only, block by block,
+and judges each corrupt block (:mod:`hudi_framework.read.corrupt_blocks`) so the executor can refuse
+a slice whose skipped blocks may hold committed rows.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.log.blocks import CommandBlock, CommandType, CorruptBlock, DataBlock, DeleteBlock
+from hudi_framework.log.blocks import CommandBlock, CommandType, DataBlock, DeleteBlock
 from hudi_framework.log.reader import read_log_file
+from hudi_framework.read.corrupt_blocks import AssessedCorruptBlock, CorruptBlockTracker
 from hudi_framework.read.merged_task import InstantValidity
 
 
@@ -31,6 +34,7 @@ class LogScanStats:
         total_corrupt_log_blocks: Damaged byte ranges skipped.
         total_rollback_blocks: Rollback command blocks.
         record_keys: The distinct keys of the valid records.
+        corrupt: Each corrupt block with its writer and what skipping it costs.
     """
 
     total_log_records: int
@@ -39,6 +43,7 @@ class LogScanStats:
     total_corrupt_log_blocks: int
     total_rollback_blocks: int
     record_keys: pa.Array
+    corrupt: tuple[AssessedCorruptBlock, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +62,12 @@ def _key_array(block: DataBlock | DeleteBlock, key_field: str) -> pa.Array:
 
 
 def scan_log_stats(
-    storage: StorageBackend, log_file_keys: Sequence[str], validity: InstantValidity, *, key_field: str
+    storage: StorageBackend,
+    log_file_keys: Sequence[str],
+    validity: InstantValidity,
+    *,
+    key_field: str,
+    instant_in_file_name: bool,
 ) -> LogScanStats:
     """Scan a slice's log files (oldest first) and count what the compaction merges.
 
@@ -66,18 +76,19 @@ def scan_log_stats(
         log_file_keys: The slice's log files, in Java's order.
         validity: Which block instants are committed.
         key_field: The column holding record keys in data blocks.
+        instant_in_file_name: Log file names carry their writer's instant (table version 8+).
     """
-    blocks = corrupt = rollbacks = 0
+    blocks = rollbacks = 0
     records: list[_Records] = []
     cancelled_before: dict[str, int] = {}
+    tracker = CorruptBlockTracker(instant_in_file_name=instant_in_file_name)
     seq = 0
     for key in log_file_keys:
         for block in read_log_file(storage, key):
             blocks += 1
             seq += 1
-            if isinstance(block, CorruptBlock):
-                corrupt += 1
-            elif isinstance(block, CommandBlock):
+            tracker.see(block)
+            if isinstance(block, CommandBlock):
                 if block.command_type is CommandType.ROLLBACK and validity.is_valid(block.instant_time):
                     rollbacks += 1
                     cancelled_before[block.target_instant_time] = seq
@@ -90,7 +101,8 @@ def scan_log_stats(
         total_log_records=len(keys),
         total_updated_records_compacted=len(distinct),
         total_log_blocks=blocks,
-        total_corrupt_log_blocks=corrupt,
+        total_corrupt_log_blocks=tracker.corrupt_blocks,
         total_rollback_blocks=rollbacks,
         record_keys=distinct,
+        corrupt=tuple(tracker.assess(validity)),
     )

@@ -26,6 +26,7 @@ from hudi_framework.log import (
     CorruptBlock,
     DataBlock,
     DeleteBlock,
+    HeaderKey,
     LogBlock,
     encode_block,
     read_log_bytes,
@@ -60,6 +61,7 @@ class Layout:
     ends: list[int]
     header_ends: list[int]
     content_length_at: list[int]
+    instant_ends: list[int]  # end of the INSTANT_TIME header entry: from there the instant is readable
 
     def block_at(self, pos: int) -> int:
         return next(i for i, (s, e) in enumerate(zip(self.starts, self.ends, strict=True)) if s <= pos < e)
@@ -75,19 +77,24 @@ class Layout:
 
 def layout(blocks: list[LogBlock]) -> Layout:
     parts = [encode_block(b) for b in blocks]
-    starts, ends, header_ends, cls = [], [], [], []
+    starts, ends, header_ends, cls, instant_ends = [], [], [], [], []
     pos = 0
     for part in parts:
         count = struct.unpack_from(">i", part, 22)[0]
         at = 26
+        instant_end = len(part)
         for _ in range(count):
-            at += 8 + struct.unpack_from(">i", part, at + 4)[0]
+            key, length = struct.unpack_from(">ii", part, at)
+            at += 8 + length
+            if key == HeaderKey.INSTANT_TIME:
+                instant_end = min(instant_end, at)
         starts.append(pos)
         header_ends.append(pos + at)
         cls.append(pos + at)
+        instant_ends.append(pos + instant_end)
         pos += len(part)
         ends.append(pos)
-    return Layout(b"".join(parts), starts, ends, header_ends, cls)
+    return Layout(b"".join(parts), starts, ends, header_ends, cls, instant_ends)
 
 
 def _offset(block: Block) -> int:
@@ -136,7 +143,7 @@ def _check_truncation(blocks: list[LogBlock], lay: Layout, cut: int) -> None:
     assert isinstance(tail, CorruptBlock), "a truncated block must never yield rows"
     assert (tail.offset, tail.length) == (lay.starts[i], cut - lay.starts[i])
     assert not tail.intact_frame
-    expected = blocks[i].instant_time if cut >= lay.header_ends[i] else None
+    expected = blocks[i].instant_time if cut >= lay.instant_ends[i] else None
     assert tail.instant_time == expected
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from hudi_framework.errors import CorruptLogBlockError
 from hudi_framework.log import CorruptBlock, DataBlock, read_log_file
 from hudi_framework.read import read_table
 from hudi_framework.read.log_records import CorruptLogBlockWarning
@@ -92,3 +93,22 @@ def test_random_damage_never_crashes_or_invents_rows(tmp_path: Path, seed: int) 
     # Flips inside a value go undetected (the format has no checksum), but a damaged block never
     # adds or drops keys of the base file.
     assert sorted(out.column("id").to_pylist()) == ["a", "b", "c"]
+
+
+def test_a_callback_that_raises_fails_the_read(tmp_path: Path) -> None:
+    """docs/reading.md: ``on_corrupt`` raising ``block.error()`` turns the skip into a typed error."""
+    b, key = _table(tmp_path)
+    data = bytearray(b.storage.read(key))
+    middle, _ = _offsets(b, key)[1]
+    data[middle + 10] ^= 0xFF
+    b.storage.delete(key)
+    b.storage.put_if_absent(key, bytes(data))
+
+    def fail(block: CorruptBlock) -> None:
+        raise block.error()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CorruptLogBlockWarning)
+        with pytest.raises(CorruptLogBlockError) as caught:
+            read_table(b.table, on_corrupt=fail)
+    assert (caught.value.path, caught.value.offset) == (key, middle)
