@@ -78,7 +78,8 @@ def test_errors_are_one_clear_line(tmp_path: Path) -> None:
         (
             ["run", "bad.toml"],
             '[write]\noperaton = "upsert"\n',
-            "error: UnknownConfigKeyError: unknown option 'write.operaton'; did you mean 'write.operation'? (in bad.toml)",
+            "error: UnknownConfigKeyError: unknown option 'write.operaton'; did you mean 'write.operation'? "
+            "(in bad.toml)",
         ),
         (
             ["run", "bad.toml"],
@@ -86,7 +87,11 @@ def test_errors_are_one_clear_line(tmp_path: Path) -> None:
             "error: InvalidConfigValueError: invalid value for 'table.record_key_fields': Input should be a list "
             "(in bad.toml)",
         ),
-        (["run", "bad.toml"], "[table\n", "error: ConfigFileError: cannot load configuration file 'bad.toml': invalid TOML"),
+        (
+            ["run", "bad.toml"],
+            "[table\n",
+            "error: ConfigFileError: cannot load configuration file 'bad.toml': invalid TOML",
+        ),
         (["shw", "table", "x"], None, "error: No such command 'shw'."),
     ],
     ids=["missing-file", "unknown-key", "bad-value", "bad-toml", "unknown-command"],

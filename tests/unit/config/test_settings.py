@@ -277,7 +277,8 @@ def test_lazy_is_inferred_under_occ() -> None:
 
 
 def test_direct_construction_raises_config_errors() -> None:
-    with pytest.raises(UnknownConfigKeyError, match=r"^unknown option 'write.operaton'; did you mean 'write.operation'\?$"):
+    expected = r"^unknown option 'write.operaton'; did you mean 'write.operation'\?$"
+    with pytest.raises(UnknownConfigKeyError, match=expected):
         HudiSettings(write={"operaton": "insert"})  # type: ignore[arg-type]
     with pytest.raises(InvalidConfigValueError) as info:
         HudiSettings(write={"operation": "upsrt"})  # type: ignore[arg-type]
