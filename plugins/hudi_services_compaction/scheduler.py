@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from hudi_framework.config.services import CompactionSettings
-from hudi_framework.errors import CompactionPlanError
+from hudi_framework.errors import CompactionPlanError, MergeStrategyNotFoundError, UnknownComponentError
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.read.merged_plan import table_merger
 from hudi_framework.services.compaction_plan import (
     CompactionOperation,
     CompactionPlan,
@@ -151,6 +152,7 @@ def schedule_compaction(
     plan = build_compaction_plan(table, settings, instant, max_file_size=max_file_size)
     if plan is None:
         return None
+    _check_merger_installed(table, instant)
     requested = writer.create_requested(Action.COMPACTION, instant, encode_compaction_plan(plan))
     # A delta commit that completed while we planned may have logs the plan does not name yet
     # that would fall into the compacted slice; drop the plan rather than lose them.
@@ -160,3 +162,11 @@ def schedule_compaction(
         raise CompactionPlanError(instant, "a write completed while the plan was made; schedule again")
     table.reload()
     return requested.requested_time
+
+
+def _check_merger_installed(table: HudiTable, instant: str) -> None:
+    """Refuse to plan what no installed merger can execute (the plan would stay pending forever)."""
+    try:
+        table_merger(table)
+    except (MergeStrategyNotFoundError, UnknownComponentError) as e:
+        raise CompactionPlanError(instant, f"the table's record merger is not installed here: {e}") from e
