@@ -163,9 +163,9 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
 
     # ------------------------------------------------------------------ the pipeline
     def _run(self, op: WriteOperation, data: DataT | None, drop_partitions: list[str]) -> WriteResult:
-        table = self._table.reload()
-        cfg = table.config
         session = self._session
+        table = session.adopt_merge_behaviour(self._table.reload())
+        cfg = table.config
         concurrency = WriteConcurrency.from_settings(session.settings, table)
         txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency)
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
