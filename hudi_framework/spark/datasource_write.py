@@ -39,6 +39,7 @@ from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.write.batch import require_key_fields
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
@@ -107,10 +108,15 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
     """
     settings = options.settings()
     operation = _operation(options, overwrite)
+    incoming = to_arrow_schema(schema, timezone="UTC")
+    # A frame without a key field fails here, before a task runs or a table is created.
+    existing = _open_or_create(options, None)
+    config = existing.config if existing is not None else table_config_from_settings(settings)
+    require_key_fields(incoming, (*config.record_key_fields, *config.partition_fields))
     # Direct writes have no process that lives from start to commit to keep a heartbeat or hold a
     # lock, so under optimistic concurrency they go through the staged path (one process commits).
     if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:
-        return DirectWriter.start(options, operation, to_arrow_schema(schema, timezone="UTC"))
+        return DirectWriter.start(options, operation, incoming)
     return StagedWriter(options, operation)
 
 

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.services.inline import run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
+from hudi_framework.write.batch import require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.operation import WriteOperation
@@ -173,6 +174,9 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         if concurrency.optimistic:
             txn.baseline = WriteBaseline.of(table.timeline)  # what conflict checks compare against
         incoming = self._incoming_schema(data) if data is not None else None
+        if incoming is not None:
+            keygen = session.keygen
+            require_key_fields(incoming, (*keygen.record_key_fields, *keygen.partition_fields))
         schema = session.data_schema(table, incoming)
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
