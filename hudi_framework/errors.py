@@ -696,6 +696,29 @@ class InvalidPartitionValueError(DataError, ValueError):
         super().__init__(f"partition field {field!r} value {value!r}: {reason}")
 
 
+class UnsafePartitionPathError(InvalidPartitionValueError, PartitionPathError):
+    """A partition ``value`` makes ``path`` (the field's part) with a ``segment`` no listing reads."""
+
+    def __init__(self, field: str, value: str, path: str, segment: str, reason: str) -> None:
+        self.field, self.value, self.path, self.segment, self.reason = field, value, path, segment, reason
+        HudiError.__init__(  # both parents have an __init__ of their own
+            self,
+            f"partition field {field!r} value {value!r} makes the path {path!r}, whose segment {segment!r} is {reason}"
+            ": no reader would return the rows. Use a table with hoodie.datasource.write.hive_style_partitioning=true"
+            " and hoodie.datasource.write.partitionpath.urlencode=true, or change the value",
+        )
+
+
+class NestedPartitionError(DataError, PartitionPathError):
+    """New partition ``path`` would nest in or hold partition ``other``; listings stop at the outer."""
+
+    def __init__(self, path: str, other: str) -> None:
+        self.other = other
+        inner, outer = (path, other) if path.startswith(other + "/") else (other, path)
+        why = "listings stop at the outer one. Values with '/' need hoodie.datasource.write.partitionpath.urlencode"
+        super().__init__(path, f"partition {inner!r} would nest inside partition {outer!r}: {why}=true")
+
+
 class UnknownColumnError(ReadError, KeyError):
     """A projected column is not in the table schema.
 

@@ -34,16 +34,19 @@ from pyspark.sql.types import StructType
 from hudi_framework.config.enums import ConcurrencyMode
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
+from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.write.batch import require_key_fields
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.markers import STAGING_DIR_PREFIX
 from hudi_framework.write.operation import WriteOperation, is_replace
+from hudi_framework.write.pipeline import latest_slices
 from hudi_framework.write.planner import (
     SUMMARY_SCHEMA,
     TARGET,
@@ -107,10 +110,15 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
     """
     settings = options.settings()
     operation = _operation(options, overwrite)
+    incoming = to_arrow_schema(schema, timezone="UTC")
+    # A frame without a key field fails here, before a task runs or a table is created.
+    existing = _open_or_create(options, None)
+    config = existing.config if existing is not None else table_config_from_settings(settings)
+    require_key_fields(incoming, (*config.record_key_fields, *config.partition_fields))
     # Direct writes have no process that lives from start to commit to keep a heartbeat or hold a
     # lock, so under optimistic concurrency they go through the staged path (one process commits).
     if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:
-        return DirectWriter.start(options, operation, to_arrow_schema(schema, timezone="UTC"))
+        return DirectWriter.start(options, operation, incoming)
     return StagedWriter(options, operation)
 
 
@@ -197,16 +205,19 @@ class DirectWriter(DataSourceArrowWriter):
         written = [m for m in messages if isinstance(m, _Written)]
         stats = [s for m in written for s in m.stats]
         summary = merge_summaries([m.summary for m in written]) if written else SUMMARY_SCHEMA.empty_table()
+        listed = latest_slices(table)
         # File groups replaced: the live ones (as of before this instant) in the partitions written.
         replaced = plan_targets(
             self._operation,
             summary,
-            table.latest_file_slices(),
+            listed.slices,
             sizing=session.sizing(),
             record_size=session.record_size(table),
         ).replaced
         txn = self._transaction(table)
         try:
+            # Each task saw only its own partitions; together they may nest (abort removes their files).
+            check_new_partitions((s.partition_path or "" for s in stats), listed.partitions)
             txn.commit(stats, schema_json=session.schema_json(table.config, self._schema), replaced=replaced)
         except BaseException:
             txn.abort()

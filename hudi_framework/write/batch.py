@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pyarrow as pa
 
-from hudi_framework.errors import SchemaMismatchError
+from hudi_framework.errors import KeyFieldError, SchemaMismatchError
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_to_arrow
 
 #: A data column Hudi treats as a soft-delete flag even when the table schema lacks it.
@@ -19,6 +21,39 @@ def normalised_schema(schema: pa.Schema, table_name: str) -> pa.Schema:
     records.
     """
     return avro_to_arrow(arrow_to_avro(schema, table_name))
+
+
+def require_key_fields(schema: pa.Schema, fields: Iterable[str]) -> None:
+    """Raise unless a batch of ``schema`` carries every record key and partition field.
+
+    :func:`conform_batch` fills an absent nullable column with nulls; for a key field that would
+    turn the record key null or send every row to the default partition (a second copy of the key,
+    or a moved record whose partition column no longer matches its path). So every write, partial
+    updates and deletes included, must carry these fields, as Apache Hudi's docs promise (Java itself
+    reads a missing field as null). Types are the key generator's to check.
+
+    Args:
+        schema: The incoming batch's schema.
+        fields: Record key and partition field names; nested ones as ``a.b``.
+
+    Raises:
+        KeyFieldError: Naming the first missing field.
+    """
+    for path in fields:
+        parts = path.split(".")
+        level: pa.Schema | pa.StructType = schema
+        for depth, part in enumerate(parts):
+            if level.get_field_index(part) < 0:
+                where = "the records" if depth == 0 else f"struct {'.'.join(parts[:depth])!r}"
+                raise KeyFieldError(
+                    path,
+                    f"is missing from {where} (columns: {', '.join(f.name for f in level)}); every write "
+                    "needs the record key and partition fields, partial updates and deletes too",
+                )
+            typ = level.field(part).type
+            if not pa.types.is_struct(typ):
+                break
+            level = typ
 
 
 def conform_batch(data: pa.Table, schema: pa.Schema, *, allow_missing: bool) -> pa.Table:

@@ -17,14 +17,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.services.inline import run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
+from hudi_framework.write.batch import require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.operation import WriteOperation
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.write.file_group_task import WriteTaskContext
 
-__all__ = ["WritePipeline", "WriteResult"]
+__all__ = ["LatestSlices", "WritePipeline", "WriteResult", "latest_slices"]
 
 #: The engine's incoming data (``pa.Table``, a Spark ``DataFrame``).
 DataT = TypeVar("DataT")
@@ -173,10 +175,13 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         if concurrency.optimistic:
             txn.baseline = WriteBaseline.of(table.timeline)  # what conflict checks compare against
         incoming = self._incoming_schema(data) if data is not None else None
+        if incoming is not None:
+            keygen = session.keygen
+            require_key_fields(incoming, (*keygen.record_key_fields, *keygen.partition_fields))
         schema = session.data_schema(table, incoming)
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
-        slices, writer_slices = _latest_slices(table, merge_on_read=mor)
+        slices, writer_slices, partitions = latest_slices(table, merge_on_read=mor)
         staged = self._stage(op, data, schema, slices, partial) if data is not None else None
         try:
             summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
@@ -194,6 +199,8 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 merge_on_read=mor,
                 writer_slices=writer_slices,
             )
+            # A partition no listing would find loses its rows: refuse before anything is written.
+            check_new_partitions((t.partition for t in plan.targets), partitions)
             txn.start()
             try:
                 ctx = session.task_context(cfg, txn.instant_time, schema, op, incoming)
@@ -216,13 +223,29 @@ def _has_inserts(summary: pa.Table) -> bool:
     return bool(pc.any(pc.and_(pc.equal(kinds, "I"), pc.greater(summary.column("rows"), 0))).as_py())
 
 
-def _latest_slices(table: HudiTable, *, merge_on_read: bool) -> tuple[list[FileSlice], list[FileSlice] | None]:
-    """The latest slices (pending compactions folded in: what the index reads), and for
-    merge-on-read also the unfolded ones (where log appends go), from one listing."""
-    if not merge_on_read:
-        return table.latest_file_slices(), None
+class LatestSlices(NamedTuple):
+    """What a write plans against, from one listing of the table.
+
+    Attributes:
+        slices: The latest slices, pending compactions folded in (what the index reads).
+        writer_slices: Merge-on-read: the unfolded ones (where log appends go); None otherwise.
+        partitions: The table's partitions.
+    """
+
+    slices: list[FileSlice]
+    writer_slices: list[FileSlice] | None
+    partitions: list[str]
+
+
+def latest_slices(table: HudiTable, *, merge_on_read: bool = False) -> LatestSlices:
+    """List ``table`` once for a write.
+
+    Raises:
+        UnsupportedFormatError: The table or one of its base files is in a format we do not read.
+    """
     view = table.file_system_view()
     slices = view.latest_file_slices()
     table.check_base_file_format()
     check_base_file_formats(slices, SUPPORTED_BASE_FORMATS)
-    return slices, view.latest_file_slices(merge_pending_compaction=False)
+    writer_slices = view.latest_file_slices(merge_pending_compaction=False) if merge_on_read else None
+    return LatestSlices(slices, writer_slices, view.partitions)
