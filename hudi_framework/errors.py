@@ -649,6 +649,25 @@ class InvalidRecordKeyError(DataError, ValueError):
         super().__init__(f"{what}; first at row {first_row}. Apache Hudi rejects null or empty record keys")
 
 
+class DuplicateKeyError(DataError, ValueError):
+    """An insert brings record keys the table already holds, under ``hoodie.datasource.insert.dup.policy=fail``
+    (Java ``HoodieDuplicateKeyException``); raised before any file is written.
+
+    Attributes:
+        keys: Some of the keys (at most ten), sorted.
+        count: How many incoming records hold a stored key.
+    """
+
+    def __init__(self, keys: Sequence[str], count: int) -> None:
+        self.keys = tuple(keys)
+        self.count = count
+        shown = ", ".join(repr(k) for k in self.keys)
+        super().__init__(
+            f"{count} incoming record(s) hold keys the table already has ({shown}); "
+            "hoodie.datasource.insert.dup.policy=fail rejects the insert"
+        )
+
+
 class KeyFieldError(DataError):
     """A record key or partition field is missing from the records, or has a type keys are not made from.
 
