@@ -507,20 +507,6 @@ class MergeError(HudiError):
     """Records could not be merged."""
 
 
-class DuplicateRecordKeyError(MergeError, ValueError):
-    """Rows that must hold one version per record key (a base file) hold several.
-
-    Attributes:
-        where: What held the duplicates (``"base file rows"``...).
-        num_duplicates: How many rows repeat an earlier key.
-    """
-
-    def __init__(self, where: str, num_duplicates: int) -> None:
-        self.where = where
-        self.num_duplicates = num_duplicates
-        super().__init__(f"{where} repeat {num_duplicates} record key(s); expected one row per key")
-
-
 class OrderingTypeError(MergeError, TypeError):
     """An ordering field has a type whose values cannot be compared (struct, list, map...).
 
@@ -655,7 +641,7 @@ class DuplicateKeyError(DataError, ValueError):
 
     Attributes:
         keys: Some of the keys (at most ten), sorted.
-        count: How many incoming records hold a stored key.
+        count: How many distinct incoming keys the table holds.
     """
 
     def __init__(self, keys: Sequence[str], count: int) -> None:
@@ -663,7 +649,7 @@ class DuplicateKeyError(DataError, ValueError):
         self.count = count
         shown = ", ".join(repr(k) for k in self.keys)
         super().__init__(
-            f"{count} incoming record(s) hold keys the table already has ({shown}); "
+            f"the table already holds {count} incoming record key(s) ({shown}); "
             "hoodie.datasource.insert.dup.policy=fail rejects the insert"
         )
 

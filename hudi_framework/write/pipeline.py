@@ -27,6 +27,7 @@ from hudi_framework.services.inline import run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
+from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.session import WriteSession
@@ -163,6 +164,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
 
     # ------------------------------------------------------------------ the pipeline
     def _run(self, op: WriteOperation, data: DataT | None, drop_partitions: list[str]) -> WriteResult:
+        insert_dup_policy(self._session.settings.write, op)  # options the operation refuses fail first
         table = self._table.reload()
         cfg = table.config
         session = self._session

@@ -24,11 +24,14 @@ The reference semantics, from Apache Hudi's sources:
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 
 from hudi_framework.config.settings import HudiSettings
@@ -44,6 +47,7 @@ from hudi_framework.write.prepare import prepare_rows
 from hudi_framework.write.session import WriteSession
 from tests.acceptance.engines import Step, WriteEngine
 from tests.acceptance.oracle import hudi_rs_read
+from tests.fixture_tables import all_fixture_tables
 
 COW, MOR = "COPY_ON_WRITE", "MERGE_ON_READ"
 SCHEMA = pa.schema([pa.field("id", pa.string()), pa.field("val", pa.string()), pa.field("ts", pa.int64())])
@@ -197,19 +201,24 @@ def test_bulk_insert_rejects_dropping_duplicates(engine: WriteEngine, tmp_path: 
 
 
 # --------------------------------------------------------------------------- tables holding duplicates
-#: c1 inserts (k1 twice, k2 three times, k3 once, in one file group), c2 upserts k1, c3 deletes k2, c4
-#: upserts k3 twice in one batch without pre-combining (the log block holds both) and inserts k4.
+#: c1 inserts (k1 twice, k2 three times, k3 once, k5 twice, in one file group), c2 upserts k1 and k5
+#: (older than k5's first copy), c3 deletes k2, c4 upserts k3 twice in one batch without pre-combining
+#: (the log block holds both) and inserts k4.
 C1 = (("k1", "k1-a", 100), ("k1", "k1-b", 100), ("k2", "k2-a", 100), ("k2", "k2-b", 100), ("k2", "k2-c", 100),
-      ("k3", "k3-a", 100))  # fmt: skip
-C2 = (("k1", "k1-new", 200),)
+      ("k3", "k3-a", 100), ("k5", "k5-a", 300), ("k5", "k5-b", 50))  # fmt: skip
+C2 = (("k1", "k1-new", 200), ("k5", "k5-new", 200))
 C3 = (("k2", "k2-gone", 300),)
 C4 = (("k3", "k3-x", 300), ("k3", "k3-y", 250), ("k4", "k4-a", 100))
 #: The snapshot after each write: the first stored copy of a key takes its update or delete
-#: (``records.remove(key)``), the other copies pass through; log duplicates combine (k3: ts 300 wins).
+#: (``records.remove(key)``), the other copies pass through (k5: the update loses to the first copy
+#: by event time and never meets the second); log duplicates combine (k3: ts 300 wins).
+K5 = [("k5", "k5-a", 300), ("k5", "k5-b", 50)]
 AFTER = [
     sorted(C1),
     sorted([("k1", "k1-new", 200), ("k1", "k1-b", 100), *C1[2:]]),
-    sorted([("k1", "k1-new", 200), ("k1", "k1-b", 100), ("k2", "k2-b", 100), ("k2", "k2-c", 100), ("k3", "k3-a", 100)]),
+    sorted(
+        [("k1", "k1-new", 200), ("k1", "k1-b", 100), ("k2", "k2-b", 100), ("k2", "k2-c", 100), ("k3", "k3-a", 100), *K5]
+    ),
     sorted(
         [
             ("k1", "k1-new", 200),
@@ -218,6 +227,7 @@ AFTER = [
             ("k2", "k2-c", 100),
             ("k3", "k3-x", 300),
             ("k4", "k4-a", 100),
+            *K5,
         ]
     ),
 ]
@@ -238,6 +248,8 @@ def _bound(table: HudiTable, instant: Instant) -> str:
 
 def _check_history(table: HudiTable, instants: list[Instant]) -> None:
     assert _rows(read_table(table)) == AFTER[-1]
+    # One row per batch: a key's later copies come in later batches than the one its log record met.
+    assert _rows(read_table(table, batch_size=1)) == AFTER[-1]
     # A spilled merge partitions the base file by key hash: each partition keeps file order.
     assert _rows(read_table(table, merge_max_memory_bytes=1)) == AFTER[-1]
     for step, instant in enumerate(instants):
@@ -302,7 +314,7 @@ def test_key_in_two_file_groups_is_updated_and_deleted_in_both(
     assert len(_file_groups(table)) == 2
     _write(engine, table, WriteOperation.UPSERT, _batch(("a", "a-new", 5)))
     assert _rows(read_table(table.reload())) == [("a", "a-new", 5), ("a", "a-new", 5), ("b", "b-1", 1)]
-    _write(engine, table, WriteOperation.DELETE, _batch(("a", "", 0)))
+    _write(engine, table, WriteOperation.DELETE, pa.table({"id": ["a"]}))
     assert _rows(read_table(table.reload())) == [("b", "b-1", 1)]
     assert _rows(hudi_rs_read(str(tmp_path / "t"))) == [("b", "b-1", 1)]
 
@@ -354,3 +366,54 @@ def test_spark_datasource_insert_keeps_duplicates(spark: Any, tmp_path: Path, op
         **options, **{"hoodie.combine.before.insert": "true"}
     ).mode("append").save(str(combined))
     assert _rows(read_table(HudiTable.open(str(combined)))) == [("a", "a-2", 2), ("b", "b-1", 1)]
+
+
+# --------------------------------------------------------------------------- a table Apache Hudi wrote
+#: Merge-on-read, written by Apache Hudi 1.1.1 with two ``INSERT INTO`` of ``TXN-002`` and no small
+#: files: the key is in two file groups, and Spark's read (``gold_data``) returns both rows.
+JAVA_DUPLICATES = "mor/avro/v9_nonpartitioned_rollback"
+
+
+def test_apache_hudi_table_with_a_key_in_two_file_groups(
+    engine: WriteEngine, tmp_path: Path, extract_fixture: Any
+) -> None:
+    """Reads return both stored rows, as Spark did; an upsert of the key then goes to the log of both
+    file groups, merges into both rows, and survives compaction; a delete removes both."""
+    (fixture,) = [f for f in all_fixture_tables() if f.id == JAVA_DUPLICATES]
+    base, gold = extract_fixture(fixture)
+    assert gold is not None
+    path = tmp_path / fixture.name
+    shutil.copytree(base, path)
+    table = HudiTable.open(str(path))
+    gold_rows = pa.concat_tables([pq.read_table(f) for f in sorted(gold.glob("*.parquet"))])
+
+    def txn_002(rows: pa.Table) -> list[tuple[str, int, str]]:
+        picked = rows.filter(pc.equal(rows.column("txn_id"), "TXN-002"))
+        return sorted(zip(picked["_hoodie_file_name"].to_pylist(), picked["txn_ts"].to_pylist(),
+                          picked["txn_type"].to_pylist(), strict=True))  # fmt: skip
+
+    stored = read_table(table)
+    assert len({f for f, _, _ in txn_002(stored)}) == 2
+    assert txn_002(stored) == txn_002(gold_rows)
+
+    data = stored.filter(pc.equal(stored.column("txn_id"), "TXN-002")).slice(0, 1)
+    data = data.drop_columns([c for c in data.column_names if c.startswith("_hoodie_")])
+    newer = data.set_column(data.schema.get_field_index("txn_ts"), "txn_ts", pa.array([1700900000002], pa.int64()))
+    newer = newer.set_column(newer.schema.get_field_index("txn_type"), "txn_type", pa.array(["refund"]))
+    engine.run(table, _settings(), Step(WriteOperation.UPSERT, newer))
+    table = table.reload()
+    assert sum(1 for s in table.latest_file_slices() if s.log_files) == 2
+    updated = read_table(table)
+    assert [(ts, kind) for _, ts, kind in txn_002(updated)] == [(1700900000002, "refund")] * 2
+    assert updated.num_rows == stored.num_rows
+
+    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": _settings()})
+    planned = service.schedule(table)
+    assert planned is not None
+    service.execute(table.reload(), planned)
+    compacted = read_table(table.reload(), query_type="read_optimized")
+    assert [(ts, kind) for _, ts, kind in txn_002(compacted)] == [(1700900000002, "refund")] * 2
+
+    engine.run(table, _settings(), Step(WriteOperation.DELETE, newer.select(["txn_id"])))
+    assert txn_002(read_table(table.reload())) == []
+    assert txn_002(hudi_rs_read(str(path))) == []
