@@ -524,20 +524,6 @@ class MergeError(HudiError):
     """Records could not be merged."""
 
 
-class DuplicateRecordKeyError(MergeError, ValueError):
-    """Rows that must hold one version per record key (a base file) hold several.
-
-    Attributes:
-        where: What held the duplicates (``"base file rows"``...).
-        num_duplicates: How many rows repeat an earlier key.
-    """
-
-    def __init__(self, where: str, num_duplicates: int) -> None:
-        self.where = where
-        self.num_duplicates = num_duplicates
-        super().__init__(f"{where} repeat {num_duplicates} record key(s); expected one row per key")
-
-
 class OrderingTypeError(MergeError, TypeError):
     """An ordering field has a type whose values cannot be compared (struct, list, map...).
 
@@ -664,6 +650,25 @@ class InvalidRecordKeyError(DataError, ValueError):
                 f"{null_rows + empty_rows} row(s) ({null_rows} all null)"
             )
         super().__init__(f"{what}; first at row {first_row}. Apache Hudi rejects null or empty record keys")
+
+
+class DuplicateKeyError(DataError, ValueError):
+    """An insert brings record keys the table already holds, under ``hoodie.datasource.insert.dup.policy=fail``
+    (Java ``HoodieDuplicateKeyException``); raised before any file is written.
+
+    Attributes:
+        keys: Some of the keys (at most ten), sorted.
+        count: How many distinct incoming keys the table holds.
+    """
+
+    def __init__(self, keys: Sequence[str], count: int) -> None:
+        self.keys = tuple(keys)
+        self.count = count
+        shown = ", ".join(repr(k) for k in self.keys)
+        super().__init__(
+            f"the table already holds {count} incoming record key(s) ({shown}); "
+            "hoodie.datasource.insert.dup.policy=fail rejects the insert"
+        )
 
 
 class KeyFieldError(DataError):

@@ -44,6 +44,7 @@ from hudi_framework.write.batch import require_key_fields
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.markers import STAGING_DIR_PREFIX
 from hudi_framework.write.operation import WriteOperation, is_replace
 from hudi_framework.write.pipeline import latest_slices
@@ -145,6 +146,7 @@ class DirectWriter(DataSourceArrowWriter):
     @classmethod
     def start(cls, options: SourceOptions, operation: WriteOperation, incoming: pa.Schema) -> DirectWriter:
         """Create the table if needed and start the instant (requested + inflight)."""
+        insert_dup_policy(options.settings().write, operation)  # options the operation refuses fail first
         table = _open_or_create(options, incoming)
         assert table is not None
         schema = WriteSession.data_schema(table, incoming)
@@ -180,7 +182,7 @@ class DirectWriter(DataSourceArrowWriter):
         routed = apply_routing(rows, route_rows(rows, plan))
         targets = routed.column(TARGET).combine_chunks()
         per_target = split_by_target(routed.drop_columns([TARGET]), targets, len(plan.targets))
-        ctx = session.task_context(config, self._instant.requested_time, self._schema)
+        ctx = session.task_context(config, self._instant.requested_time, self._schema, self._operation)
         stats = [
             write_file_group(
                 table.storage,

@@ -10,6 +10,7 @@ schema check        ``conform_batch`` on the DataFrame's (empty) schema       dr
 keys                ``prepare_rows`` per Arrow batch (``mapInArrow``)          executors
 pre-combine         ``repartition(key)`` + ``combine_rows``                    executors
 tagging             lookups per base file (``mapInArrow``) + a Spark join      executors
+                    (upserts, deletes; inserts under a dup policy)
 partition moves     ``settle_partition_moves`` (global index only)             executors
 summary             ``routing_summary`` per batch + ``groupBy`` sums           executors
 plan                ``plan_targets`` (file groups, insert buckets)             driver
@@ -36,12 +37,14 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
+from hudi_framework.config.enums import InsertDupPolicy
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
-from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows
+from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows, without_stored_keys
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
 from hudi_framework.write.batch import conform_batch
+from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.operation import WriteOperation, looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 
@@ -133,6 +136,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                 key_source=self._key_source(data, schema) if combine else None,
             ).persist(StorageLevel.MEMORY_AND_DISK_DESER)
             held.cached.append(rows)
+            tasks = self._parallelism() or self._spark.sparkContext.defaultParallelism
             if looks_up_existing(operation) and narrow is None:
                 rows = tag_rows(
                     self._spark,
@@ -140,10 +144,15 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                     session.index,
                     rows,
                     slices,
-                    tasks=self._parallelism() or self._spark.sparkContext.defaultParallelism,
+                    tasks=tasks,
                     held=held,
                     partial_columns=partial_columns,
                 )
+            policy = insert_dup_policy(session.settings.write, operation)
+            if policy is not InsertDupPolicy.NONE:
+                tagged = tag_rows(self._spark, spec, session.index, rows, slices, tasks=tasks, held=held)
+                rows = without_stored_keys(tagged, policy).persist(StorageLevel.MEMORY_AND_DISK_DESER)
+                held.cached.append(rows)
         except BaseException:
             held.release()
             raise

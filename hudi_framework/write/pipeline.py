@@ -29,6 +29,7 @@ from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.write.batch import require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
+from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.session import WriteSession
@@ -165,6 +166,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
 
     # ------------------------------------------------------------------ the pipeline
     def _run(self, op: WriteOperation, data: DataT | None, drop_partitions: list[str]) -> WriteResult:
+        insert_dup_policy(self._session.settings.write, op)  # options the operation refuses fail first
         session = self._session
         table = session.adopt_merge_behaviour(self._table.reload())
         cfg = table.config

@@ -29,7 +29,7 @@ from hudi_framework.table.table_config import TableType
 from hudi_framework.write.base_file_writer import ParquetOptions
 from hudi_framework.write.batch import normalised_schema
 from hudi_framework.write.file_group_task import WriteTaskContext
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.operation import WriteOperation, is_insert
 from hudi_framework.write.sizing import SizingOptions, average_record_size
 
 if TYPE_CHECKING:
@@ -165,11 +165,17 @@ class WriteSession:
         )
 
     def combines(self, operation: WriteOperation) -> bool:
-        """Whether incoming duplicates are pre-combined for ``operation``."""
+        """Whether incoming duplicates are pre-combined for ``operation``.
+
+        Insert-like operations keep every row unless ``hoodie.combine.before.insert``; an explicit
+        ``hoodie.datasource.write.insert.drop.duplicates=true`` turns it on when it is not set
+        (Java's ``DataSourceUtils.createHoodieConfig``: ``combineInput(insertDropDups, true)``).
+        """
         w = self.settings.write
-        return {WriteOperation.UPSERT: w.combine_before_upsert, WriteOperation.INSERT: w.combine_before_insert}.get(
-            operation, False
-        )
+        if is_insert(operation):
+            implied = w.insert_drop_duplicates and "combine_before_insert" not in w.model_fields_set
+            return w.combine_before_insert or implied
+        return operation is WriteOperation.UPSERT and w.combine_before_upsert
 
     @property
     def combines_by_partition(self) -> bool:
@@ -228,6 +234,8 @@ class WriteSession:
             # The delete operation writes commit-time deletes (IntWrapper(0)), as Apache Hudi does.
             delete_ordering=operation is not WriteOperation.DELETE,
             partial_columns=self.partial_columns(config, schema, incoming, operation),
+            keep_incoming=is_insert(operation),
+            append_to_stored=w.merge_allow_duplicate_on_inserts,
         )
 
     def partial_columns(

@@ -148,6 +148,18 @@ SCENARIOS: dict[str, tuple[dict[str, bool], dict[str, Any], list[Step]]] = {
             ("delete", pa.table({"id": ["d"], "city": ["ny"]})),
         ],
     ),
+    "duplicate-keys": (
+        {},
+        {"write": {"small_file_limit_bytes": 0}},
+        [
+            # Inserts keep duplicates: a twice in one file group of sf, then once more in another.
+            ("insert", _batch(["a", "a", "b"], ["sf", "sf", "sf"], [1, 2, 1], [1.0, 2.0, 3.0])),
+            ("insert", _batch(["a"], ["sf"], [1], [4.0])),
+            # Tagged with both file groups: the first copy of each is updated, then deleted.
+            ("upsert", _batch(["a", "b"], ["sf", "sf"], [3, 3], [5.0, 6.0])),
+            ("delete", pa.table({"id": ["a"], "city": ["sf"]})),
+        ],
+    ),
     "many-file-groups": (
         {},
         {"write": {"max_file_size_bytes": 2 << 20, "small_file_limit_bytes": 1 << 20, "record_size_estimate": 6000}},
