@@ -299,9 +299,9 @@ def write_file_group(
         # The bloom filter (numpy) is built while Parquet encodes the rows; both release the GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:
             footer = pool.submit(result.footer, ctx.bloom)
-            size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet)
+            size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet, schema=ctx.schema)
     else:
-        size = write_base_file(storage, key, rows, options=ctx.parquet)
+        size = write_base_file(storage, key, rows, options=ctx.parquet, schema=ctx.schema)
     return WriteStat(
         file_id=target.file_id,
         path=key,
