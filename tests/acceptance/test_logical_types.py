@@ -215,7 +215,8 @@ def _values(name: str, typ: pa.DataType, n: int, version: int) -> pa.Array:
             out.append((3600 * (j % 24) + 61) * per_second + fraction)
         elif pa.types.is_decimal(typ):
             widest = Decimal(f"{'9' * (typ.precision - typ.scale)}.{'9' * typ.scale}")
-            out.append(Decimal(sign * (j + 1)) if i % 3 else sign * widest)
+            # copy_negate: arithmetic would round to the context's 28 digits.
+            out.append(Decimal(sign * (j + 1)) if i % 3 else widest.copy_negate() if sign < 0 else widest)
         else:
             out.append(bytes([j % 256, 0, 255]))
     return pa.array(out, typ)
