@@ -192,3 +192,18 @@ def expected(rows: Rows) -> tuple[int, str]:
 
 def local_files(path: Path) -> set[str]:
     return {str(p.relative_to(path)) for p in path.rglob("*") if p.is_file()}
+
+
+@dataclass
+class Place:
+    """A table location: a local directory or an S3 prefix on the moto server (the ``place`` fixture)."""
+
+    uri: str
+    endpoint: str | None
+
+    @property
+    def options(self) -> dict[str, object] | None:
+        return s3_options(self.endpoint, **FAST_RETRY) if self.endpoint else None
+
+    def open(self) -> HudiTable:
+        return HudiTable.open(self.uri, storage_options=self.options)
