@@ -71,12 +71,7 @@ def test_delete_partition_drops_the_partitions_of_the_rows(spark: Any, tmp_path:
     """``hoodie.datasource.write.operation=delete_partition``: as Apache Hudi's Spark writer without
     ``hoodie.datasource.write.partitions.to.delete``, the partitions of the DataFrame's rows go."""
     path = str(tmp_path / "trips")
-    opts = {
-        "hoodie.table.name": "trips",
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.partitionpath.field": "city",
-        "hoodie.datasource.write.precombine.field": "ts",
-    }
+    opts = _opts()
     rows = pa.table({"id": ["a", "b", "c"], "city": ["sf", "sf", "ny"], "ts": [1, 1, 1]})
     spark.createDataFrame(rows).write.format("hudi").options(**opts).mode("append").save(path)
     drop = spark.createDataFrame(pa.table({"id": ["x"], "city": ["sf"], "ts": [9]}))
