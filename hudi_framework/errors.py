@@ -552,6 +552,24 @@ class ReadError(HudiError):
     """A read cannot be planned or executed as asked."""
 
 
+class CorruptDataFileError(ReadError):
+    """A data file of the table (a base file or a log file) cannot be read: its content is damaged,
+    cut short, or not the format its name says. Raised by every read of the file (queries, index
+    lookups, rewrites, compaction), with the reader's own error chained.
+
+    Attributes:
+        path: The file's location (``s3://bucket/trips/city=sf/<file>.parquet``, or a local path).
+        key: Its path relative to the table's base path.
+        reason: What the reader reported.
+    """
+
+    def __init__(self, path: str, key: str, reason: str) -> None:
+        self.path = path
+        self.key = key
+        self.reason = reason
+        super().__init__(f"cannot read data file {path!r} ({key!r} in the table): {reason}")
+
+
 class UnsupportedQueryError(ReadError, NotImplementedError):
     """The query type is not supported for this table yet (for example merged MOR snapshots).
 

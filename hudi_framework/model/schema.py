@@ -27,6 +27,9 @@ META_FIELDS: tuple[str, ...] = (
 
 AvroSchema = dict[str, Any]
 
+#: Most digits of a decimal: Arrow's ``decimal128``, and Spark's (so Apache Hudi's Spark writer's) limit.
+MAX_DECIMAL_PRECISION = 38
+
 
 class SchemaConversionError(HudiError, TypeError):
     """A type has no Avro (or Arrow) counterpart."""
@@ -75,6 +78,11 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
             "size": t.byte_width,
         }
     if pa.types.is_decimal(t):
+        if t.precision > MAX_DECIMAL_PRECISION:
+            raise SchemaConversionError(
+                f"field {field_name!r}: {t} has {t.precision} digits; Apache Hudi's Spark writer (and Spark) "
+                f"store decimals of at most {MAX_DECIMAL_PRECISION} digits"
+            )
         return {
             "type": "fixed",
             "name": "fixed",
@@ -168,7 +176,10 @@ def _from_avro_type(t: Any, named: dict[str, Any]) -> tuple[pa.DataType, bool]:
     kind = t.get("type")
     logical = t.get("logicalType")
     if logical == "decimal":
-        return pa.decimal128(int(t["precision"]), int(t.get("scale", 0))), False
+        precision = int(t["precision"])
+        if precision > MAX_DECIMAL_PRECISION:
+            raise SchemaConversionError(f"decimal of {precision} digits: at most {MAX_DECIMAL_PRECISION} are supported")
+        return pa.decimal128(precision, int(t.get("scale", 0))), False
     if logical == "date":
         return pa.date32(), False
     if logical in ("timestamp-micros", "timestamp-millis"):

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
@@ -23,6 +22,7 @@ from hudi_framework.layout.fs_view import FileSystemView, check_base_file_format
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 from hudi_framework.plugin.registry import ComponentRegistry
+from hudi_framework.storage.data_files import open_parquet
 from hudi_framework.storage.resolve import open_storage
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.table_config import TableConfig
@@ -300,8 +300,8 @@ class HudiTable:
         for file_slice in self.latest_file_slices():
             key = file_slice.base_file_key
             if key:
-                with self._storage.open_input(key) as f:
-                    return pq.read_schema(f)
+                with open_parquet(self._storage, key) as parquet:
+                    return parquet.schema_arrow
         raise TableError(f"table {self._config.name!r} has no schema yet (no commits and no create schema)")
 
     def __repr__(self) -> str:

@@ -28,6 +28,7 @@ from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
 from hudi_framework.merge.numpy_arrow import contiguous, from_numpy, repeated_dictionary, repeated_string
 from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.storage.data_files import data_file_errors
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.base_file_writer import ParquetOptions, write_base_file
@@ -185,7 +186,7 @@ def _read_base(
     columns of ``schema`` the file stores with small dictionaries; never the record key (the merge
     matches it as strings).
     """
-    with storage.open_input(key) as f:
+    with storage.open_input(key) as f, data_file_errors(storage, key):
         metadata = pq.ParquetFile(f).metadata
         names = _top_level_columns(metadata)
         wanted = set(DICTIONARY_META_COLUMNS)
@@ -312,9 +313,9 @@ def write_file_group(
         # The bloom filter (numpy) is built while Parquet encodes the rows; both release the GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:
             footer = pool.submit(result.footer, ctx.bloom)
-            size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet)
+            size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet, schema=ctx.schema)
     else:
-        size = write_base_file(storage, key, rows, options=ctx.parquet)
+        size = write_base_file(storage, key, rows, options=ctx.parquet, schema=ctx.schema)
     return WriteStat(
         file_id=target.file_id,
         path=key,

@@ -128,11 +128,13 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         return self._run(WriteOperation.DELETE_PARTITION, None, list(partitions))
 
     def write(self, data: DataT, operation: WriteOperation | str) -> WriteResult:
-        """Run ``operation`` on ``data``."""
-        op = WriteOperation(operation)
-        if op is WriteOperation.DELETE_PARTITION:
-            raise ValueError("use delete_partition(partitions)")
-        return self._run(op, data, [])
+        """Run ``operation`` on ``data``.
+
+        ``delete_partition`` drops the partitions of ``data``'s rows (their keys computed by the key
+        generator), as Apache Hudi's Spark writer does without
+        ``hoodie.datasource.write.partitions.to.delete``; :meth:`delete_partition` takes the paths.
+        """
+        return self._run(WriteOperation(operation), data, [])
 
     # ------------------------------------------------------------------ engine hooks
     @abstractmethod
@@ -187,6 +189,10 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         staged = self._stage(op, data, schema, slices, partial) if data is not None else None
         try:
             summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
+            if op is WriteOperation.DELETE_PARTITION and staged is not None:
+                # The rows only name the partitions to drop; none of them is written.
+                drop_partitions = sorted({p for p in summary.column("partition").to_pylist() if p is not None})
+                summary = SUMMARY_SCHEMA.empty_table()
             # The average record size reads a commit's metadata; only insert buckets use it.
             record_size = session.settings.write.record_size_estimate
             if _has_inserts(summary):

@@ -47,7 +47,8 @@ def prepare_rows(operation: WriteOperation, data: pa.Table, schema: pa.Schema, k
     """Conform ``data`` to the table schema and add keys and the delete flag.
 
     Args:
-        operation: The write operation; ``delete`` accepts key columns only and flags every row.
+        operation: The write operation; ``delete`` accepts key columns only and flags every row, as
+            ``delete_partition`` does (its rows only name partitions).
         data: Incoming rows (meta columns, if any, are ignored).
         schema: The table's data schema.
         keygen: The table's key generator.
@@ -64,7 +65,7 @@ def prepare_rows(operation: WriteOperation, data: pa.Table, schema: pa.Schema, k
     """
     # Before conforming, which would fill an absent key column with nulls.
     require_key_fields(data.schema, (*keygen.record_key_fields, *keygen.partition_fields))
-    is_delete = operation is WriteOperation.DELETE
+    is_delete = operation in (WriteOperation.DELETE, WriteOperation.DELETE_PARTITION)
     conformed = conform_batch(data, schema, allow_missing=is_delete)
     flags = np.zeros(conformed.num_rows, dtype=np.bool_)
     if is_delete:

@@ -256,9 +256,11 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
 
         with ThreadPoolExecutor(max_workers=1) as pool:  # the footer is built while Parquet encodes
             footer = pool.submit(footer_of)
-            size = write_base_file(storage, key, rows, footer=footer.result, options=job.ctx.parquet)
+            size = write_base_file(
+                storage, key, rows, footer=footer.result, options=job.ctx.parquet, schema=job.ctx.schema
+            )
     else:
-        size = write_base_file(storage, key, rows, options=job.ctx.parquet)
+        size = write_base_file(storage, key, rows, options=job.ctx.parquet, schema=job.ctx.schema)
     upsert_ms = int((time.monotonic() - started) * 1000)
 
     updated = pc.filter(keys, in_base)

@@ -192,7 +192,7 @@ def expected(rows: Rows) -> tuple[int, str]:
 
 @dataclass
 class Place:
-    """A table location: a local directory or an S3 prefix on the moto server."""
+    """A table location: a local directory or an S3 prefix on the moto server (the ``place`` fixture)."""
 
     uri: str
     endpoint: str | None
