@@ -119,7 +119,7 @@ class ParquetOptions:
     ``uncompressed`` included).
     """
 
-    compression: str = "snappy"
+    compression: str = "zstd"
     compression_level: int | None = None
     row_group_bytes: int = 128 * 1024 * 1024
     page_bytes: int = 1024 * 1024
