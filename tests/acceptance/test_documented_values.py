@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from hudi_framework.config import HudiSettings
 from hudi_framework.config.base import Section
 from hudi_framework.config.job import JobBatch
-from hudi_framework.errors import ConfigError, JobError
+from hudi_framework.errors import ConfigError, DuplicateKeyError, JobError
 from hudi_framework.jobs import generate
 from hudi_framework.jobs.runner import run_job
 from hudi_framework.log import DataBlock, read_log_file
@@ -289,6 +289,23 @@ def log_block_format(field: str, value: str, path: Path) -> None:
     assert kinds == {f"{value.upper()}_DATA"}
 
 
+def insert_dup_policy(field: str, value: str, path: Path) -> None:
+    """An insert of a stored key (``a``) and a new one (``e``): kept, dropped, or the write fails."""
+    settings = settings_with(field, value, path)
+    table = HudiTable.create(str(path), table_config_from_settings(settings))
+    client = WriteClient(table, settings)
+    client.insert(_rows_table(FIRST))
+    incoming = [("a", "sf", 2, "a2"), ("e", "ny", 1, "e1")]
+    if value == "fail":
+        with pytest.raises(DuplicateKeyError):
+            client.insert(_rows_table(incoming))
+        assert read_rows(table) == sorted(FIRST)
+        return
+    client.insert(_rows_table(incoming))
+    kept = incoming if value == "none" else incoming[1:]
+    assert read_rows(table) == sorted([*FIRST, *kept])
+
+
 def operation(field: str, value: str, path: Path) -> None:
     """``write.operation`` is what ``client.write(rows, operation)`` (and ``format("hudi")``) runs."""
     settings = settings_with(field, value, path)
@@ -482,6 +499,7 @@ RUNNERS: dict[str, Runner] = {
     "write.engine": generic,
     "write.log_data_block_format": log_block_format,
     "write.parquet_compression_codec": compression_codec,
+    "write.insert_dup_policy": insert_dup_policy,
     "write.concurrency_mode": generic,
     "write.failed_writes_policy": generic,
     "read.query_type": query_type,
