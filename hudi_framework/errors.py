@@ -216,6 +216,33 @@ class UnsupportedFormatError(TableError):
     """A file format the project does not read (for example Lance base files)."""
 
 
+class MissingDataFileError(TableError, FileNotFoundError):
+    """Data files the timeline names are not in storage (deleted by hand or lost; cleaning never
+    deletes the files of a slice still read).
+
+    Reads and writes refuse the table instead of serving, or rewriting, an older version of the
+    file group.
+
+    Attributes:
+        key: The first missing file, relative to the base path.
+        instant: Requested time of the completed instant whose commit metadata names it.
+        missing: Every missing file found, relative to the base path.
+    """
+
+    def __init__(self, missing: Sequence[str], instant: str) -> None:
+        self.missing = tuple(missing)
+        self.key = self.missing[0]
+        self.instant = instant
+        more = f" (and {len(self.missing) - 1} more)" if len(self.missing) > 1 else ""
+        super().__init__(
+            f"data file {self.key!r}{more}, written by instant {instant}, is on the timeline but not in storage: "
+            "the table is damaged (restore the file, or roll back to a savepoint)"
+        )
+
+    def __str__(self) -> str:  # FileNotFoundError would otherwise format the arguments
+        return str(self.args[0])
+
+
 class FileNameError(HudiError, ValueError):
     """A data file name (or a part of one) does not follow Hudi's naming rules.
 
@@ -599,6 +626,29 @@ class TimeTravelError(ReadError, ValueError):
         super().__init__(
             f"time travel's timestamp {as_of!r} must be earlier than the first incomplete commit "
             f"timestamp {incomplete!r}"
+        )
+
+
+class CleanedInstantError(ReadError, ValueError):
+    """Time travel to an instant whose files cleaning deleted.
+
+    Attributes:
+        as_of: The requested instant.
+        earliest: The earliest instant still readable (None when no later instant is).
+        savepoints: Savepointed instants, which stay readable whatever their age.
+        reason: What cleaning removed.
+    """
+
+    def __init__(self, as_of: str, earliest: str | None, reason: str, savepoints: Sequence[str] = ()) -> None:
+        self.as_of = as_of
+        self.earliest = earliest
+        self.savepoints = tuple(savepoints)
+        self.reason = reason
+        readable = f"the earliest instant still readable is {earliest!r}" if earliest else "no later instant is"
+        kept = f"; savepointed instants stay readable: {', '.join(self.savepoints)}" if self.savepoints else ""
+        super().__init__(
+            f"cannot time travel to {as_of!r}: {reason}; {readable}{kept}. Retain more history with "
+            "hoodie.clean.commits.retained, hoodie.clean.fileversions.retained or hoodie.clean.hours.retained"
         )
 
 

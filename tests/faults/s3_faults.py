@@ -156,7 +156,7 @@ def ours(uri: str, storage_options: dict[str, object] | None = None) -> Rows:
     return rows_of(read_table(HudiTable.open(uri, storage_options=storage_options)))
 
 
-def hudi_rs(uri: str, endpoint: str | None = None) -> Rows:
+def hudi_rs(uri: str, endpoint: str | None = None, *, as_of: str | None = None) -> Rows:
     builder = hudi.HudiTableBuilder.from_base_uri(uri)
     if endpoint is not None:
         builder = builder.with_storage_options(
@@ -169,7 +169,10 @@ def hudi_rs(uri: str, endpoint: str | None = None) -> Rows:
                 "aws_virtual_hosted_style_request": "false",
             }
         )
-    return rows_of(pa.Table.from_batches(builder.build().read(hudi.HudiReadOptions())))
+    options = hudi.HudiReadOptions()
+    if as_of is not None:
+        options = options.with_as_of_timestamp(as_of)
+    return rows_of(pa.Table.from_batches(builder.build().read(options)))
 
 
 def digest(rows: Rows) -> str:
@@ -188,6 +191,21 @@ def snapshot(
 def expected(rows: Rows) -> tuple[int, str]:
     rows = sorted(rows)
     return len(rows), digest(rows)
+
+
+@dataclass
+class Place:
+    """A table location: a local directory or an S3 prefix on the moto server."""
+
+    uri: str
+    endpoint: str | None
+
+    @property
+    def options(self) -> dict[str, object] | None:
+        return s3_options(self.endpoint, **FAST_RETRY) if self.endpoint else None
+
+    def open(self) -> HudiTable:
+        return HudiTable.open(self.uri, storage_options=self.options)
 
 
 def local_files(path: Path) -> set[str]:

@@ -5,10 +5,6 @@ table config); never a silently empty or changed table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-
 import pyarrow as pa
 import pytest
 
@@ -18,35 +14,11 @@ from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import State
 from hudi_framework.write.client import WriteClient
-from tests.faults.s3_faults import FAST_RETRY, Rows, expected, hudi_rs, new_bucket, ours, s3_options, snapshot
+from tests.faults.s3_faults import Place, Rows, expected, hudi_rs, ours, snapshot
 
 BEFORE: Rows = [("a", "sf", 2), ("b", "ny", 1), ("c", "sf", 2)]
 PROPS = ".hoodie/hoodie.properties"
 BACKUP = ".hoodie/hoodie.properties.backup"
-
-
-@dataclass
-class Place:
-    """A table location: a local directory or an S3 prefix on the moto server."""
-
-    uri: str
-    endpoint: str | None
-
-    @property
-    def options(self) -> dict[str, object] | None:
-        return s3_options(self.endpoint, **FAST_RETRY) if self.endpoint else None
-
-    def open(self) -> HudiTable:
-        return HudiTable.open(self.uri, storage_options=self.options)
-
-
-@pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.s3)])
-def place(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
-    if request.param == "local":
-        yield Place(str(tmp_path / "t"), None)
-    else:
-        endpoint = request.getfixturevalue("endpoint")
-        yield Place(f"s3://{new_bucket(endpoint, monkeypatch)}/t", endpoint)
 
 
 def _batch(rows: Rows) -> pa.Table:
