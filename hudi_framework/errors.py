@@ -217,27 +217,17 @@ class UnsupportedFormatError(TableError):
 
 
 class MissingDataFileError(TableError, FileNotFoundError):
-    """Data files the timeline names are not in storage (deleted by hand or lost; cleaning never
-    deletes the files of a slice still read).
+    """Data files the timeline names but storage lacks (deleted by hand or lost; cleaning never
+    deletes a slice still read): reads and writes refuse rather than use an older file version.
 
-    Reads and writes refuse the table instead of serving, or rewriting, an older version of the
-    file group.
-
-    Attributes:
-        key: The first missing file, relative to the base path.
-        instant: Requested time of the completed instant whose commit metadata names it.
-        missing: Every missing file found, relative to the base path.
+    Attributes: ``key``, the first missing file, and ``missing``, all (relative to the base path);
+    ``instant``, the completed instant whose commit metadata names ``key``.
     """
 
     def __init__(self, missing: Sequence[str], instant: str) -> None:
-        self.missing = tuple(missing)
-        self.key = self.missing[0]
-        self.instant = instant
+        self.missing, self.key, self.instant = tuple(missing), missing[0], instant
         more = f" (and {len(self.missing) - 1} more)" if len(self.missing) > 1 else ""
-        super().__init__(
-            f"data file {self.key!r}{more}, written by instant {instant}, is on the timeline but not in storage: "
-            "the table is damaged (restore the file, or roll back to a savepoint)"
-        )
+        super().__init__(f"data file {self.key!r}{more} of instant {instant} is on the timeline but not in storage")
 
     def __str__(self) -> str:  # FileNotFoundError would otherwise format the arguments
         return str(self.args[0])
@@ -599,12 +589,16 @@ class IncrementalPathNotFoundError(ReadError, FileNotFoundError):
 
     Attributes:
         key: The missing file, relative to the base path.
+        cleaned_by: The clean that deleted it, if one of the active timeline did.
+        retained: The latest clean's earliest retained commit, if it has one.
     """
 
-    def __init__(self, key: str) -> None:
-        self.key = key
+    def __init__(self, key: str, *, cleaned_by: str | None = None, retained: str | None = None) -> None:
+        self.key, self.cleaned_by, self.retained = key, cleaned_by, retained
+        cause = f"deleted by clean {cleaned_by}" if cleaned_by else "likely cleaned"
+        history = f"; history is retained from commit {retained} on" if retained else ""
         super().__init__(
-            f"file {key!r} of the incremental window no longer exists (likely cleaned); enable "
+            f"file {key!r} of the incremental window no longer exists ({cause}{history}); enable "
             "hoodie.datasource.read.incr.fallback.fulltablescan.enable to fall back to a full table scan"
         )
 
@@ -626,29 +620,6 @@ class TimeTravelError(ReadError, ValueError):
         super().__init__(
             f"time travel's timestamp {as_of!r} must be earlier than the first incomplete commit "
             f"timestamp {incomplete!r}"
-        )
-
-
-class CleanedInstantError(ReadError, ValueError):
-    """Time travel to an instant whose files cleaning deleted.
-
-    Attributes:
-        as_of: The requested instant.
-        earliest: The earliest instant still readable (None when no later instant is).
-        savepoints: Savepointed instants, which stay readable whatever their age.
-        reason: What cleaning removed.
-    """
-
-    def __init__(self, as_of: str, earliest: str | None, reason: str, savepoints: Sequence[str] = ()) -> None:
-        self.as_of = as_of
-        self.earliest = earliest
-        self.savepoints = tuple(savepoints)
-        self.reason = reason
-        readable = f"the earliest instant still readable is {earliest!r}" if earliest else "no later instant is"
-        kept = f"; savepointed instants stay readable: {', '.join(self.savepoints)}" if self.savepoints else ""
-        super().__init__(
-            f"cannot time travel to {as_of!r}: {reason}; {readable}{kept}. Retain more history with "
-            "hoodie.clean.commits.retained, hoodie.clean.fileversions.retained or hoodie.clean.hours.retained"
         )
 
 

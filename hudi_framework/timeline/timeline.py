@@ -10,6 +10,7 @@ A :class:`Timeline` is an immutable snapshot; :meth:`Timeline.reload` lists agai
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -17,7 +18,7 @@ from hudi_framework.errors import InstantMetadataError, InstantNotFoundError
 from hudi_framework.timeline.avro_container import AvroRecord, read_container
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_framework.timeline.instant_time import TimelineTimezone, datetime_to_instant_time
-from hudi_framework.timeline.metadata import CommitMetadata, decode_commit_metadata
+from hudi_framework.timeline.metadata import CommitMetadata, decode_commit_metadata, decode_written_files
 from hudi_framework.timeline.naming import LAYOUT_V1, check_layout, parse_instant_file_name
 
 if TYPE_CHECKING:
@@ -28,6 +29,9 @@ META_FOLDER: Final = ".hoodie"
 #: Default of ``hoodie.timeline.path`` (layout 2), relative to the meta folder.
 DEFAULT_TIMELINE_PATH: Final = "timeline"
 _EMPTY_REQUESTED: Final = frozenset({Action.COMMIT, Action.DELTA_COMMIT})
+#: Commit files read side by side when many are needed at once (object stores answer each GET in
+#: tens of milliseconds; a timeline holds up to ``hoodie.keep.max.commits`` of them).
+_PARALLEL_READS: Final = 8
 
 
 def timeline_dir(layout_version: int, timeline_path: str = DEFAULT_TIMELINE_PATH) -> str:
@@ -108,6 +112,8 @@ class Timeline:
         self._instants = tuple(e.instant for e in self._entries)
         # Memo of replacecommit -> replaced (partition, file id)s; commit files never change.
         self._replaced_memo: dict[Instant, tuple[tuple[str, str], ...]] = {}
+        # Memo of completed write instant -> (partition, file name)s its write stats name.
+        self._written_memo: dict[Instant, tuple[tuple[str, str], ...]] = {}
 
     @classmethod
     def load(
@@ -285,6 +291,30 @@ class Timeline:
         replace = True if instant.is_completed and instant.action is Action.REPLACE_COMMIT else None
         # Errors name the file's full location: a damaged instant must be findable on any storage.
         return decode_commit_metadata(self._storage.read(key), replace=replace, path=self._storage.uri(key))
+
+    def written_files(self, instants: Iterable[Instant]) -> dict[Instant, tuple[tuple[str, str], ...]]:
+        """``(partition path, file name)`` of every file each completed write instant's metadata names.
+
+        Each commit file is read once per timeline (several at a time when many are needed) and only
+        its write stats' paths are decoded.
+
+        Raises:
+            InstantMetadataError: Not a completed commit-timeline instant, or undecodable content.
+        """
+        wanted = list(dict.fromkeys(instants))
+        todo = [i for i in wanted if i not in self._written_memo]
+        for inst in todo:
+            if not inst.is_completed or inst.comparable_action not in WRITE_ACTIONS:
+                raise InstantMetadataError(self._storage.uri(self.file_key(inst)), f"{inst} is not a completed write")
+        keys = [self.file_key(i) for i in todo]
+        if len(keys) > 1:
+            with ThreadPoolExecutor(min(len(keys), _PARALLEL_READS), thread_name_prefix="hudi-timeline") as pool:
+                contents = list(pool.map(self._storage.read, keys))
+        else:
+            contents = [self._storage.read(k) for k in keys]
+        for inst, key, data in zip(todo, keys, contents, strict=True):
+            self._written_memo[inst] = decode_written_files(data, path=self._storage.uri(key))
+        return {i: self._written_memo[i] for i in wanted}
 
     def replaced_file_groups(self, as_of: str | None = None) -> dict[tuple[str, str], Instant]:
         """File groups replaced by completed replacecommits (requested time <= ``as_of``).

@@ -218,11 +218,18 @@ def _has_inserts(summary: pa.Table) -> bool:
 
 def _latest_slices(table: HudiTable, *, merge_on_read: bool) -> tuple[list[FileSlice], list[FileSlice] | None]:
     """The latest slices (pending compactions folded in: what the index reads), and for
-    merge-on-read also the unfolded ones (where log appends go), from one listing."""
+    merge-on-read also the unfolded ones (where log appends go), from one listing.
+
+    Raises:
+        MissingDataFileError: A file of a latest slice is named by the timeline but not in storage
+            (merging into the previous slice would write stale rows over the lost ones).
+    """
     if not merge_on_read:
         return table.latest_file_slices(), None
-    view = table.file_system_view()
+    view = table.file_system_view(check_files=True)
     slices = view.latest_file_slices()
+    writer_slices = view.latest_file_slices(merge_pending_compaction=False)
+    view.check_files([*slices, *writer_slices])
     table.check_base_file_format()
     check_base_file_formats(slices, SUPPORTED_BASE_FORMATS)
-    return slices, view.latest_file_slices(merge_pending_compaction=False)
+    return slices, writer_slices

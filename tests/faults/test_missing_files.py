@@ -8,6 +8,8 @@ typed error naming the file, and a refused write must leave the table exactly as
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 import pytest
 
@@ -94,6 +96,18 @@ def test_lost_log_file_of_a_completed_delta_commit(place: Place, version: int) -
     _refused(place, key)
 
 
+def test_compaction_is_not_planned_over_a_lost_file(place: Place) -> None:
+    """Compacting what is left of the slice would make the loss permanent (and look consistent)."""
+    _client(place, "MERGE_ON_READ", 9)
+    key = _slice_of_a(place).base_file_key
+    assert key is not None
+    place.open().storage.delete(key)
+    before = _state(place)
+    with pytest.raises(MissingDataFileError, match=re.escape(key)):
+        CompactionService().schedule(place.open())
+    assert _state(place) == before, "no compaction plan written"
+
+
 def test_lost_file_group(place: Place) -> None:
     """The only file of a group: without the check the group (and its rows) silently vanishes."""
     _client(place, "COPY_ON_WRITE", 8)
@@ -106,7 +120,9 @@ def test_lost_file_group(place: Place) -> None:
 @pytest.mark.parametrize(("table_type", "version"), [("COPY_ON_WRITE", 8), ("MERGE_ON_READ", 6)])
 def test_time_travel_needs_the_files_of_its_slice(place: Place, table_type: str, version: int) -> None:
     client = _client(place, table_type, version)
-    middle = client.table.reload().timeline.commits_timeline()[-1].requested_time
+    timeline = client.table.reload().timeline
+    middle = timeline.commits_timeline()[-1].requested_time
+    written = {s.path for s in timeline.read_commit_metadata(timeline.commits_timeline()[-1]).write_stats()}
     client.upsert(_batch([("a", "sf", 3)]))
     if table_type == "MERGE_ON_READ":  # a new slice, so the middle commit's log file is no longer read
         compaction = CompactionService()
@@ -116,8 +132,7 @@ def test_time_travel_needs_the_files_of_its_slice(place: Place, table_type: str,
     first = client.table.reload().timeline.commits_timeline()[0].requested_time
     # The file written by the middle commit that the snapshot as of it reads (a newer slice replaces it).
     then = _slice_of_a(place, middle)
-    key = then.log_file_keys[-1] if then.log_file_keys else then.base_file_key
-    assert key is not None
+    (key,) = {then.base_file_key, *then.log_file_keys} & written
     now = _slice_of_a(place)
     assert key not in [now.base_file_key, *now.log_file_keys], "not part of the latest snapshot"
     place.open().storage.delete(key)
