@@ -58,6 +58,8 @@ class HudiTable:
         self._registry = registry
         self._pm = plugin_manager
         self._timeline: Timeline | None = None
+        # Files named by commit metadata already read, handed to each reloaded timeline.
+        self._known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] = {}
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -188,6 +190,7 @@ class HudiTable:
                 layout_version=self._config.timeline_layout_version,
                 timeline_path=self._config.timeline_path,
                 timezone=TimelineTimezone(self._config.timeline_timezone),
+                known_written_files=self._known_written_files,
             )
         return self._timeline
 
@@ -195,6 +198,8 @@ class HudiTable:
         """Re-read the config and the timeline (after other writers committed)."""
         self._properties = load_properties(self._storage)
         self._config = TableConfig.from_properties(self._properties)
+        if self._timeline is not None:
+            self._known_written_files = self._timeline.known_written_files
         self._timeline = None
         return self
 

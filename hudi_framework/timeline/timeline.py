@@ -10,8 +10,8 @@ A :class:`Timeline` is an immutable snapshot; :meth:`Timeline.reload` lists agai
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from hudi_framework.errors import InstantMetadataError, InstantNotFoundError
@@ -29,9 +29,6 @@ META_FOLDER: Final = ".hoodie"
 #: Default of ``hoodie.timeline.path`` (layout 2), relative to the meta folder.
 DEFAULT_TIMELINE_PATH: Final = "timeline"
 _EMPTY_REQUESTED: Final = frozenset({Action.COMMIT, Action.DELTA_COMMIT})
-#: Commit files read side by side when many are needed at once (object stores answer each GET in
-#: tens of milliseconds; a timeline holds up to ``hoodie.keep.max.commits`` of them).
-_PARALLEL_READS: Final = 8
 
 
 def timeline_dir(layout_version: int, timeline_path: str = DEFAULT_TIMELINE_PATH) -> str:
@@ -92,6 +89,7 @@ class Timeline:
         layout_version: int,
         timeline_path: str = DEFAULT_TIMELINE_PATH,
         timezone: TimelineTimezone = TimelineTimezone.LOCAL,
+        known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] | None = None,
     ) -> None:
         """Build a timeline from an already-made listing of the timeline directory.
 
@@ -101,6 +99,8 @@ class Timeline:
             layout_version: ``hoodie.timeline.layout.version`` (1 for v6, 2 for v8+).
             timeline_path: ``hoodie.timeline.path`` (layout 2 only).
             timezone: ``hoodie.table.timeline.timezone``; formats layout-1 completion times.
+            known_written_files: :attr:`known_written_files` of an earlier snapshot: instants still
+                on this timeline (same completion) need not be read again.
         """
         self._storage = storage
         self._layout = check_layout(layout_version)
@@ -113,7 +113,8 @@ class Timeline:
         # Memo of replacecommit -> replaced (partition, file id)s; commit files never change.
         self._replaced_memo: dict[Instant, tuple[tuple[str, str], ...]] = {}
         # Memo of completed write instant -> (partition, file name)s its write stats name.
-        self._written_memo: dict[Instant, tuple[tuple[str, str], ...]] = {}
+        present = set(self._instants)
+        self._written_memo = {i: f for i, f in (known_written_files or {}).items() if i in present}
 
     @classmethod
     def load(
@@ -123,10 +124,14 @@ class Timeline:
         layout_version: int,
         timeline_path: str = DEFAULT_TIMELINE_PATH,
         timezone: TimelineTimezone = TimelineTimezone.LOCAL,
+        known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] | None = None,
     ) -> Timeline:
         """List the timeline directory once and build the timeline (arguments as in ``__init__``)."""
         files = storage.list(timeline_dir(layout_version, timeline_path))
-        return cls(storage, files, layout_version=layout_version, timeline_path=timeline_path, timezone=timezone)
+        return cls(
+            storage, files, layout_version=layout_version, timeline_path=timeline_path, timezone=timezone,
+            known_written_files=known_written_files,
+        )  # fmt: skip
 
     def reload(self) -> Timeline:
         """A fresh snapshot of the same timeline."""
@@ -135,6 +140,7 @@ class Timeline:
             layout_version=self._layout,
             timeline_path=self._timeline_path,
             timezone=self._timezone,
+            known_written_files=self._written_memo,
         )
 
     # ------------------------------------------------------------------------------ properties
@@ -162,6 +168,11 @@ class Timeline:
     def directory(self) -> str:
         """Storage key of the directory holding the instant files."""
         return self._dir
+
+    @property
+    def known_written_files(self) -> Mapping[Instant, tuple[tuple[str, str], ...]]:
+        """What :meth:`written_files` has read so far (commit files never change once completed)."""
+        return MappingProxyType(self._written_memo)
 
     @property
     def instants(self) -> tuple[Instant, ...]:
@@ -305,14 +316,9 @@ class Timeline:
         todo = [i for i in wanted if i not in self._written_memo]
         for inst in todo:
             if not inst.is_completed or inst.comparable_action not in WRITE_ACTIONS:
-                raise InstantMetadataError(self._storage.uri(self.file_key(inst)), f"{inst} is not a completed write")
+                raise InstantMetadataError(self._storage.uri(self._dir), f"{inst} is not a completed write")
         keys = [self.file_key(i) for i in todo]
-        if len(keys) > 1:
-            with ThreadPoolExecutor(min(len(keys), _PARALLEL_READS), thread_name_prefix="hudi-timeline") as pool:
-                contents = list(pool.map(self._storage.read, keys))
-        else:
-            contents = [self._storage.read(k) for k in keys]
-        for inst, key, data in zip(todo, keys, contents, strict=True):
+        for inst, key, data in zip(todo, keys, self._storage.read_many(keys) if keys else [], strict=True):
             self._written_memo[inst] = decode_written_files(data, path=self._storage.uri(key))
         return {i: self._written_memo[i] for i in wanted}
 
