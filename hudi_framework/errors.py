@@ -217,17 +217,18 @@ class UnsupportedFormatError(TableError):
 
 
 class MissingDataFileError(TableError, FileNotFoundError):
-    """Data files the timeline names but storage lacks (deleted by hand or lost; cleaning never
-    deletes a slice still read): reads and writes refuse rather than use an older file version.
-
-    Attributes: ``key``, the first missing file, and ``missing``, all (relative to the base path);
-    ``instant``, the completed instant whose commit metadata names ``key``.
+    """Data files the timeline names but storage lacks (lost, or deleted by hand): reads and writes
+    refuse rather than use an older file version. Attributes: ``key``, the first missing file, and
+    ``missing``, all (relative to the base path); ``instant``, the instant whose metadata names ``key``.
     """
 
     def __init__(self, missing: Sequence[str], instant: str) -> None:
         self.missing, self.key, self.instant = tuple(missing), missing[0], instant
         more = f" (and {len(self.missing) - 1} more)" if len(self.missing) > 1 else ""
-        super().__init__(f"data file {self.key!r}{more} of instant {instant} is on the timeline but not in storage")
+        super().__init__(
+            f"data file {self.key!r}{more} of instant {instant} is on the timeline but not in storage "
+            "(restore it, or roll that instant back: hudi-fw rollback / restore)"
+        )
 
     def __str__(self) -> str:  # FileNotFoundError would otherwise format the arguments
         return str(self.args[0])

@@ -16,10 +16,10 @@ Apache Hudi's rules, per table version (``MergeOnReadIncrementalRelationV1``/``V
   reaches into the archived timeline, Hudi can fall back to a full table scan: the *latest* snapshot
   filtered by commit time (``hoodie.datasource.read.incr.fallback.fulltablescan.enable``, default true
   for v8+, false for v6, which then raises
-  :class:`~hudi_framework.errors.IncrementalPathNotFoundError`). This reader does not read archived
-  instants: v8+ windows reaching into a non-empty archive scan fully and keep archived records by
-  requested time (``begin < commit time < first active instant``), where Java compares their
-  completion times.
+  :class:`~hudi_framework.errors.IncrementalPathNotFoundError`, naming the clean that deleted the
+  file). This reader does not read archived instants: v8+ windows reaching into a non-empty archive
+  scan fully and keep archived records by requested time (``begin < commit time < first active
+  instant``), where Java compares their completion times.
 * v6 refuses a window when a write older than a completed one is still pending ("hollow commit",
   Java's default ``hoodie.read.timeline.holes.resolution.policy=FAIL``), since requested-time windows
   would skip its records once it completes.
@@ -226,6 +226,7 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
         IncrementalQueryError: The table has no meta fields, or (v6) a hollow commit.
         UnsupportedQueryError: A merge-on-read table without meta fields and with a composite key.
         IncrementalPathNotFoundError: A file of the window is gone and fallback is off.
+        MissingDataFileError: The full-scan fallback reads a slice whose file storage lacks.
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
         InvalidInstantTimeError: ``begin`` or ``end`` is not an instant time or date-time.
         InvalidFilterError: A malformed filter or unknown filter column.

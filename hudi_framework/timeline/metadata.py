@@ -290,8 +290,11 @@ def decode_written_files(data: bytes, *, path: str = "<bytes>") -> tuple[tuple[s
     if not data.strip():
         return ()
     record, _ = _decode_record(data, path)
+    by_partition = record.get("partitionToWriteStats") or {}
+    if not isinstance(by_partition, dict) or not all(isinstance(v, list | None) for v in by_partition.values()):
+        raise InstantMetadataError(path, "partitionToWriteStats must map partitions to lists of write stats")
     out: list[tuple[str, str]] = []
-    for partition, stats in (record.get("partitionToWriteStats") or {}).items():
+    for partition, stats in by_partition.items():
         for stat in stats or ():
             file_path = stat.get("path") if isinstance(stat, dict) else None
             if not isinstance(file_path, str) or file_path in ("", "null"):

@@ -102,6 +102,8 @@ def test_replace_metadata_helpers() -> None:
 def test_undecodable_content_raises(data: bytes) -> None:
     with pytest.raises(InstantMetadataError):
         decode_commit_metadata(data, path="x")
+    with pytest.raises(InstantMetadataError):
+        decode_written_files(data, path="x")
 
 
 def test_other_avro_record_is_rejected() -> None:
