@@ -233,6 +233,24 @@ class UnsupportedFormatError(TableError):
     """A file format the project does not read (for example Lance base files)."""
 
 
+class MissingDataFileError(TableError, FileNotFoundError):
+    """Data files the timeline names but storage lacks (lost, or deleted by hand): reads and writes
+    refuse rather than use an older file version. Attributes: ``key``, the first missing file, and
+    ``missing``, all (relative to the base path); ``instant``, the instant whose metadata names ``key``.
+    """
+
+    def __init__(self, missing: Sequence[str], instant: str) -> None:
+        self.missing, self.key, self.instant = tuple(missing), missing[0], instant
+        more = f" (and {len(self.missing) - 1} more)" if len(self.missing) > 1 else ""
+        super().__init__(
+            f"data file {self.key!r}{more} of instant {instant} is on the timeline but not in storage "
+            "(restore it, or roll that instant back: hudi-fw rollback / restore)"
+        )
+
+    def __str__(self) -> str:  # FileNotFoundError would otherwise format the arguments
+        return str(self.args[0])
+
+
 class FileNameError(HudiError, ValueError):
     """A data file name (or a part of one) does not follow Hudi's naming rules.
 
@@ -593,12 +611,16 @@ class IncrementalPathNotFoundError(ReadError, FileNotFoundError):
 
     Attributes:
         key: The missing file, relative to the base path.
+        cleaned_by: The clean that deleted it, if one of the active timeline did.
+        retained: The latest clean's earliest retained commit, if it has one.
     """
 
-    def __init__(self, key: str) -> None:
-        self.key = key
+    def __init__(self, key: str, *, cleaned_by: str | None = None, retained: str | None = None) -> None:
+        self.key, self.cleaned_by, self.retained = key, cleaned_by, retained
+        cause = f"deleted by clean {cleaned_by}" if cleaned_by else "likely cleaned"
+        history = f"; history is retained from commit {retained} on" if retained else ""
         super().__init__(
-            f"file {key!r} of the incremental window no longer exists (likely cleaned); enable "
+            f"file {key!r} of the incremental window no longer exists ({cause}{history}); enable "
             "hoodie.datasource.read.incr.fallback.fulltablescan.enable to fall back to a full table scan"
         )
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pyarrow as pa
 
 
@@ -74,6 +76,14 @@ class StorageBackend(ABC):
     @abstractmethod
     def read(self, key: str) -> bytes:
         """Return the whole object."""
+
+    def read_many(self, keys: Sequence[str]) -> builtins.list[bytes]:
+        """Return the whole objects, in the order of ``keys`` (raising as :meth:`read` does).
+
+        The default reads one after the other; backends whose requests wait on the network
+        override it to read several at a time.
+        """
+        return [self.read(key) for key in keys]
 
     @abstractmethod
     def read_versioned(self, key: str) -> Versioned:

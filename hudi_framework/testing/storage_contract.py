@@ -113,6 +113,16 @@ class StorageBackendContract:
         assert backend.read("nested/deeper/b.bin") == b"b"
         assert backend.read("empty") == b""
 
+    def test_read_many_keeps_the_order_of_keys(self, backend: StorageBackend) -> None:
+        keys = [f"many/{i:02d}" for i in range(12)]
+        for i, key in enumerate(keys):
+            backend.write(key, bytes([i]) * (i + 1))
+        order = [*reversed(keys), keys[3]]
+        assert backend.read_many(order) == [backend.read(key) for key in order]
+        assert backend.read_many([]) == []
+        with pytest.raises(StorageNotFoundError):
+            backend.read_many([keys[0], "many/missing", keys[1]])
+
     def test_write_replaces_whole_object(self, backend: StorageBackend) -> None:
         backend.write("k", b"first version, longer")
         backend.write("k", b"second")

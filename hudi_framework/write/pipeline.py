@@ -250,10 +250,13 @@ def latest_slices(table: HudiTable, *, merge_on_read: bool = False) -> LatestSli
 
     Raises:
         UnsupportedFormatError: The table or one of its base files is in a format we do not read.
+        MissingDataFileError: A file of a latest slice is named by the timeline but not in storage
+            (merging into the previous slice would write stale rows over the lost ones).
     """
-    view = table.file_system_view()
+    view = table.file_system_view(check_files=True)
     slices = view.latest_file_slices()
+    writer_slices = view.latest_file_slices(merge_pending_compaction=False) if merge_on_read else None
+    view.check_files([*slices, *(writer_slices or ())])
     table.check_base_file_format()
     check_base_file_formats(slices, SUPPORTED_BASE_FORMATS)
-    writer_slices = view.latest_file_slices(merge_pending_compaction=False) if merge_on_read else None
     return LatestSlices(slices, writer_slices, view.partitions)

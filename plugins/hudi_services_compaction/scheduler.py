@@ -99,6 +99,7 @@ def build_compaction_plan(
     Raises:
         CompactionPlanError: The table is copy-on-write, or (v6) a write is in flight.
         UnknownComponentError: The configured strategy does not exist.
+        MissingDataFileError: A file of a latest slice is named by the timeline but not in storage.
     """
     timeline = table.timeline
     _check_schedulable(table, timeline)
@@ -107,9 +108,12 @@ def build_compaction_plan(
     if not partitions:
         return None
     busy = busy_file_groups(timeline)
-    view = table.file_system_view(partitions=partitions)
+    # A slice missing a file the timeline names would be compacted from what is left of it.
+    view = table.file_system_view(partitions=partitions, check_files=True)
+    slices = view.latest_file_slices()
+    view.check_files(slices)
     candidates = []
-    for file_slice in view.latest_file_slices():
+    for file_slice in slices:
         if file_slice.file_group_id in busy or not file_slice.has_log_files:
             continue
         op = _operation(file_slice, instant, max_file_size)

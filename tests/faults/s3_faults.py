@@ -156,7 +156,7 @@ def ours(uri: str, storage_options: dict[str, object] | None = None) -> Rows:
     return rows_of(read_table(HudiTable.open(uri, storage_options=storage_options)))
 
 
-def hudi_rs(uri: str, endpoint: str | None = None) -> Rows:
+def hudi_rs(uri: str, endpoint: str | None = None, *, as_of: str | None = None) -> Rows:
     builder = hudi.HudiTableBuilder.from_base_uri(uri)
     if endpoint is not None:
         builder = builder.with_storage_options(
@@ -169,7 +169,10 @@ def hudi_rs(uri: str, endpoint: str | None = None) -> Rows:
                 "aws_virtual_hosted_style_request": "false",
             }
         )
-    return rows_of(pa.Table.from_batches(builder.build().read(hudi.HudiReadOptions())))
+    options = hudi.HudiReadOptions()
+    if as_of is not None:
+        options = options.with_as_of_timestamp(as_of)
+    return rows_of(pa.Table.from_batches(builder.build().read(options)))
 
 
 def digest(rows: Rows) -> str:
