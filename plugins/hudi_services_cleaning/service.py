@@ -30,7 +30,7 @@ from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.concurrency import WriteConcurrency
-from hudi_framework.write.failed_writes import rollback_failed_writes
+from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_leftovers
 from hudi_framework.write.rollback import RollbackResult
 from hudi_framework.write.transaction import timeline_writer
 from hudi_services_cleaning.executor import CleanResult, execute_clean
@@ -78,7 +78,9 @@ class CleanService(TableService):
             yield
 
     def rollback_failed_writes(self, table: Any) -> list[RollbackResult]:
-        """Roll back failed writes as the ``LAZY`` policy does before a clean (nothing under ``EAGER``).
+        """Roll back failed writes as the ``LAZY`` policy does before a clean (``EAGER`` leaves them
+        to the next writer, and only sweeps what is safe under any policy: leftovers of completed
+        writes and half-written metadata files).
 
         Returns:
             One result per write rolled back.
@@ -86,6 +88,7 @@ class CleanService(TableService):
         hudi = self._table(table)
         cc = self._concurrency(hudi)
         if cc.failed_writes is not FailedWritesPolicy.LAZY:
+            sweep_leftovers(hudi.storage, hudi.reload().timeline)
             return []
         writer = timeline_writer(hudi.storage, hudi.config)
         results = rollback_failed_writes(hudi.storage, hudi.config, writer, cc.failed_writes, cc.heartbeat)
