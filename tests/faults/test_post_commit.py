@@ -16,6 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import (
@@ -26,9 +27,12 @@ from hudi_framework.errors import (
     StorageError,
 )
 from hudi_framework.read.reader import read_table
+from hudi_framework.spark.datasource_write import build_writer
+from hudi_framework.spark.options import SourceOptions
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
+from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant
+from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.heartbeat import Heartbeat
 from hudi_framework.write.pipeline import WriteResult
@@ -255,3 +259,76 @@ def test_commit_state_unknown_names_the_instant(endpoint: str, monkeypatch: pyte
     instant = raised.value.instant
     timeline = table.reload().timeline
     assert instant in {i.requested_time for i in timeline.completed()}, "it had landed"
+
+
+# ------------------------------------------------------------------------------------------ Spark
+def _source_options(path: Path, operation: str) -> SourceOptions:
+    return SourceOptions.parse(
+        {
+            "path": str(path),
+            "hoodie.table.name": "t",
+            "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.partitionpath.field": "city",
+            "hoodie.datasource.write.precombine.field": "ts",
+            "hoodie.datasource.write.operation": operation,
+        }
+    )
+
+
+@pytest.mark.parametrize(("operation", "step"), [("bulk_insert", "markers"), ("upsert", "staging cleanup")])
+def test_the_data_source_commit_warns_instead_of_failing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, operation: str, step: str
+) -> None:
+    """``df.write.format("hudi")``: the writer's commit (run by Spark after the tasks) logs and warns
+    when a step after the completed instant fails; raising would make Spark abort a committed job.
+    The writer's task and commit methods are called as Spark calls them."""
+    path = tmp_path / "t"
+    data = _batch(["a", "b"], 1)
+    writer = build_writer(_source_options(path, operation), from_arrow_schema(data.schema), overwrite=False)
+    message = writer.write(iter(data.to_batches()))
+
+    real_complete, real_delete_tree = TimelineWriter.complete, LocalStorageBackend.delete_tree
+    completed: list[Instant] = []
+
+    def complete(self: TimelineWriter, *args: Any, **kwargs: Any) -> Instant:
+        completed.append(real_complete(self, *args, **kwargs))
+        return completed[-1]
+
+    def delete_tree(self: LocalStorageBackend, prefix: str) -> None:
+        if completed:  # only after the commit: a write's start sweeps scratch directories too
+            raise StorageError(f"injected: {prefix} could not be deleted")
+        real_delete_tree(self, prefix)
+
+    monkeypatch.setattr(TimelineWriter, "complete", complete)
+    monkeypatch.setattr(LocalStorageBackend, "delete_tree", delete_tree)
+    with pytest.warns(PostCommitWarning) as caught:
+        writer.commit([message])  # no exception
+    monkeypatch.undo()
+    assert step in [getattr(w.message, "step", None) for w in caught]
+    table = HudiTable.open(str(path))
+    assert len(table.timeline.completed()) == 1, "committed once"
+    assert not table.timeline.pending()
+    assert _rows(table) == [("a", "sf", 1), ("b", "sf", 1)]
+
+
+@pytest.mark.spark
+def test_spark_write_client_reports_post_commit_failures(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hudi_framework.spark.write_engine import SparkWriteClient
+
+    table = _create(str(tmp_path / "t"))
+    settings = HudiSettings.from_hoodie_options({"hoodie.cleaner.commits.retained": "1"})
+    client = SparkWriteClient(table, settings, spark)
+    client.insert(spark.createDataFrame(_batch(["a", "b"], 1)))
+    client.upsert(spark.createDataFrame(_batch(["a"], 2)))
+
+    def broken(self: CleanService, table: Any, instant: str) -> None:
+        raise StorageError("injected: the clean could not delete a file")
+
+    monkeypatch.setattr(CleanService, "execute", broken)
+    with pytest.warns(PostCommitWarning, match="clean"):
+        result = client.bulk_insert(spark.createDataFrame(_batch(["c"], 3)))
+    assert [f.step for f in result.post_commit_failures] == ["clean"]
+    _committed(table, result)
+    assert _rows(table) == [("a", "sf", 2), ("b", "sf", 1), ("c", "sf", 3)]
