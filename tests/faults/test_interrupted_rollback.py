@@ -6,7 +6,6 @@ the timeline forever. Meanwhile readers see the table either before or after the
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,17 +17,17 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.errors import PendingRestoreError
 from hudi_framework.table.savepoint import create_savepoint, restore_to_savepoint, rollback_latest_commit
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
 from tests.faults.processes import kill_writer
 from tests.faults.stray import stray_objects
+from tests.faults.tables import START_ROWS, start_table_copies
 from tests.faults.test_killed_writer import _hudi_rs, _ours
 
 Rows = list[tuple[str, str, int]]
 
 LAYOUTS = [("COPY_ON_WRITE", 6), ("COPY_ON_WRITE", 8), ("MERGE_ON_READ", 6), ("MERGE_ON_READ", 9)]
-START: Rows = [("a", "sf", 1), ("b", "sf", 1), ("x", "ny", 1), ("y", "ny", 1)]
+START: Rows = START_ROWS
 DEAD = [{"id": "a", "city": "sf", "ts": 2}, {"id": "c", "city": "sf", "ts": 2}, {"id": "x", "city": "ny", "ts": 2}]
 
 #: Where the rollback dies: plan written; inflight; files deleted and the failed instant gone, the
@@ -44,28 +43,9 @@ def _rows(items: list[dict[str, object]]) -> pa.Table:
     return pa.Table.from_pylist(items)
 
 
-def _build(path: Path, table_type: str, version: int) -> None:
-    config = new_table_config(
-        "t", version=version, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
-        ordering_fields=["ts"],
-    )  # fmt: skip
-    WriteClient(HudiTable.create(str(path), config)).insert(_rows([{"id": i, "city": c, "ts": t} for i, c, t in START]))
-
-
 @pytest.fixture(scope="module")
 def make_table(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path, str, int], HudiTable]:
-    templates: dict[tuple[str, int], Path] = {}
-
-    def make(path: Path, table_type: str, version: int) -> HudiTable:
-        template = templates.get((table_type, version))
-        if template is None:
-            template = tmp_path_factory.mktemp("template") / "t"
-            _build(template, table_type, version)
-            templates[(table_type, version)] = template
-        shutil.copytree(template, path)
-        return HudiTable.open(str(path))
-
-    return make
+    return start_table_copies(tmp_path_factory)
 
 
 def _pending_rollback(table: HudiTable) -> str:

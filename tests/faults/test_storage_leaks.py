@@ -17,17 +17,17 @@ import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient
 from tests.faults.processes import kill_writer
 from tests.faults.s3_faults import new_bucket, s3_options
 from tests.faults.stray import stray_objects
+from tests.faults.tables import START_ROWS, create_start_table, start_table_copies
 from tests.faults.test_killed_writer import _hudi_rs, _ours
 
 Rows = list[tuple[str, str, int]]
 
-START: Rows = [("a", "sf", 1), ("b", "sf", 1), ("x", "ny", 1), ("y", "ny", 1)]
+START: Rows = START_ROWS
 #: The write that is killed: updates in both partitions, an insert, and a new partition.
 KILLED: list[dict[str, object]] = [
     {"id": "a", "city": "sf", "ts": 2}, {"id": "c", "city": "sf", "ts": 2},
@@ -65,16 +65,6 @@ def _trials() -> list[tuple[str, str, int]]:
     return out
 
 
-def _create(uri: str, table_type: str, version: int, storage_options: dict[str, object] | None = None) -> HudiTable:
-    config = new_table_config(
-        "t", version=version, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
-        ordering_fields=["ts"],
-    )  # fmt: skip
-    table = HudiTable.create(uri, config, storage_options=storage_options)
-    WriteClient(table).insert(pa.Table.from_pylist([{"id": i, "city": c, "ts": ts} for i, c, ts in START]))
-    return table
-
-
 def _settled(table: HudiTable) -> None:
     timeline = table.reload().timeline
     assert not timeline.pending(), timeline.pending()
@@ -83,21 +73,7 @@ def _settled(table: HudiTable) -> None:
 
 @pytest.fixture(scope="module")
 def make_table(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path, str, int], HudiTable]:
-    """A copy, at ``path``, of the layout's starting table (made once per layout and module)."""
-    import shutil
-
-    templates: dict[tuple[str, int], Path] = {}
-
-    def make(path: Path, table_type: str, version: int) -> HudiTable:
-        template = templates.get((table_type, version))
-        if template is None:
-            template = tmp_path_factory.mktemp("template") / "t"
-            _create(str(template), table_type, version)
-            templates[(table_type, version)] = template
-        shutil.copytree(template, path)
-        return HudiTable.open(str(path))
-
-    return make
+    return start_table_copies(tmp_path_factory)
 
 
 @pytest.mark.parametrize(("table_type", "version"), [("COPY_ON_WRITE", 6), ("COPY_ON_WRITE", 9), ("MERGE_ON_READ", 6)])
@@ -183,7 +159,7 @@ def test_a_writer_killed_on_s3_leaves_nothing_after_recovery(
 ) -> None:
     uri = f"s3://{new_bucket(endpoint, monkeypatch)}/t"
     options = s3_options(endpoint)
-    table = _create(uri, "COPY_ON_WRITE", 9, options)
+    table = create_start_table(uri, "COPY_ON_WRITE", 9, options)
     env = {"HUDI_FAULT_STORAGE_OPTIONS": json.dumps(options)}
     kill_writer(uri, "park", tmp_path, KILLED, env=env, park=park)
     WriteClient(HudiTable.open(uri, storage_options=options)).upsert(pa.Table.from_pylist(RECOVERY))
