@@ -78,9 +78,7 @@ class CleanService(TableService):
             yield
 
     def rollback_failed_writes(self, table: Any) -> list[RollbackResult]:
-        """Roll back failed writes as the ``LAZY`` policy does before a clean (``EAGER`` leaves them
-        to the next writer, and only sweeps what is safe under any policy: leftovers of completed
-        writes and half-written metadata files).
+        """Roll back failed writes as the ``LAZY`` policy does before a clean (nothing under ``EAGER``).
 
         Returns:
             One result per write rolled back.
@@ -88,7 +86,6 @@ class CleanService(TableService):
         hudi = self._table(table)
         cc = self._concurrency(hudi)
         if cc.failed_writes is not FailedWritesPolicy.LAZY:
-            sweep_leftovers(hudi.storage, hudi.reload().timeline)
             return []
         writer = timeline_writer(hudi.storage, hudi.config)
         results = rollback_failed_writes(hudi.storage, hudi.config, writer, cc.failed_writes, cc.heartbeat)
@@ -118,6 +115,10 @@ class CleanService(TableService):
     def run(self, table: Any, *, force: bool = False) -> list[CleanResult]:
         """Finish pending cleans, then, if due, :meth:`schedule` a clean (after the ``LAZY`` rollback) and execute it.
 
+        Under ``EAGER`` the failed writes are the next writer's, but what is safe to remove under any
+        policy (leftovers of completed writes, half-written metadata files) goes first; a writer's
+        inline clean skips that, as the writer swept when it started.
+
         Args:
             table: The table.
             force: Plan a clean even if fewer than ``max_commits`` commits completed since the last one.
@@ -126,6 +127,8 @@ class CleanService(TableService):
             One result per clean completed (pending ones first).
         """
         hudi = self._table(table)
+        if self._concurrency(hudi).failed_writes is not FailedWritesPolicy.LAZY:
+            sweep_leftovers(hudi.storage, hudi.reload().timeline)
         results = [self.execute_plan(hudi, i.requested_time) for i in hudi.reload().timeline.pending({Action.CLEAN})]
         if force or clean_due(hudi.reload().timeline, self.settings.services.clean.max_commits):
             instant = self.schedule(hudi)

@@ -16,8 +16,9 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
+from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
-from hudi_framework.timeline.instant import Action
+from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.write.client import WriteClient
 from tests.faults.processes import kill_writer
 from tests.faults.s3_faults import new_bucket, s3_options
@@ -164,3 +165,30 @@ def test_a_writer_killed_on_s3_leaves_nothing_after_recovery(
     kill_writer(uri, "park", tmp_path, KILLED, env=env, park=park)
     WriteClient(HudiTable.open(uri, storage_options=options)).upsert(pa.Table.from_pylist(RECOVERY))
     _settled(table)
+
+
+@pytest.mark.parametrize(
+    ("park", "policy"),
+    [
+        ("after", "EAGER"),  # a completed write's markers and heartbeat
+        (WRITE_POINTS["requested instant"], "EAGER"),  # a half-written instant file
+        (WRITE_POINTS["half a base file"], "LAZY"),  # LAZY cleans roll failed writes back too
+    ],
+)
+def test_a_clean_removes_what_a_killed_writer_left(
+    tmp_path: Path, make_table: Callable[[Path, str, int], HudiTable], park: str, policy: str
+) -> None:
+    path = tmp_path / "t"
+    table = make_table(path, "COPY_ON_WRITE", 9)
+    options = {"hoodie.cleaner.policy.failed.writes": policy, "hoodie.client.heartbeat.interval_in_ms": "100"}
+    if park == "after":
+        kill_writer(str(path), "after", tmp_path, KILLED, options)
+    else:
+        kill_writer(str(path), "park", tmp_path, KILLED, options, park=park)
+    assert stray_objects(table)
+    time.sleep(0.5)  # LAZY: the dead writer's heartbeat expires
+    settings = HudiSettings.from_hoodie_options(options)
+    table.registry.build(ComponentKind.SERVICE, "clean", {"settings": settings}).run(table, force=True)
+    timeline = table.reload().timeline
+    assert not timeline.pending(WRITE_ACTIONS)
+    assert stray_objects(table) == []
