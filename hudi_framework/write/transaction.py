@@ -294,15 +294,14 @@ class WriteTransaction:
             with contextlib.suppress(StorageError):
                 self._stop_heartbeat(instant.requested_time)
             return []
+        # The heartbeat goes first: a process dying during the rollback then leaves an instant that
+        # reads as failed (LAZY judges it by its requested time), never a heartbeat without one.
+        self._stop_heartbeat(instant.requested_time)
         try:
             result = rollback_failed_write(self.storage, self.config, self.writer, instant)
         except IllegalTransitionError:
-            # The timeline has it completed (its completion landed after all): never undo a commit.
-            with contextlib.suppress(StorageError):
-                self._stop_heartbeat(instant.requested_time)
-            return []
+            return []  # the timeline has it completed (its completion landed after all): never undo a commit
         except InstantNotFoundError:
             result = RollbackResult()  # another writer rolled it back already
-        self._stop_heartbeat(instant.requested_time)
         self.instant = None
         return list(result.deleted)
