@@ -20,6 +20,7 @@ from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.write.client import WriteClient
+from tests.faults.kill_writer import run_operation
 from tests.faults.processes import kill_writer
 from tests.faults.s3_faults import new_bucket, s3_options
 from tests.faults.stray import stray_objects
@@ -192,3 +193,34 @@ def test_a_clean_removes_what_a_killed_writer_left(
     timeline = table.reload().timeline
     assert not timeline.pending(WRITE_ACTIONS)
     assert stray_objects(table) == []
+
+
+@pytest.mark.parametrize(
+    ("operation", "park"),
+    [
+        ("compact", r"stream:\.parquet$"),  # half a compacted base file
+        ("compact", r"tmp:[0-9]\.commit$"),  # the compaction's completed instant file
+        ("clean", r"tmp:[0-9]\.clean$"),  # the clean's completed instant file
+    ],
+)
+def test_a_killed_table_service_leaves_nothing_once_run_again(
+    tmp_path: Path, make_table: Callable[[Path, str, int], HudiTable], operation: str, park: str
+) -> None:
+    path = tmp_path / "t"
+    table = make_table(path, "MERGE_ON_READ", 9)
+    options = {"hoodie.cleaner.commits.retained": "1"}
+    settings = HudiSettings.from_hoodie_options(options)
+    client = WriteClient(table, HudiSettings.from_hoodie_options({**options, "hoodie.clean.automatic": "false"}))
+    client.upsert(pa.Table.from_pylist([{"id": "a", "city": "sf", "ts": 2}]))  # a log file to compact
+    if operation == "clean":
+        service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
+        service.execute(table, service.schedule(table))
+        client.upsert(pa.Table.from_pylist([{"id": "x", "city": "ny", "ts": 2}]))  # the old slices go out of reach
+    kill_writer(str(path), "park", tmp_path, [], options, operation=operation, park=park)
+    assert stray_objects(table) or table.reload().timeline.pending()
+    expected = [("a", "sf", 2), ("b", "sf", 1), ("x", "ny", 2 if operation == "clean" else 1), ("y", "ny", 1)]
+    assert _ours(path) == _hudi_rs(path) == expected
+    run_operation(HudiTable.open(str(path)), settings, operation, [])  # the recovery: run it again
+    assert not table.reload().timeline.pending()
+    assert stray_objects(table) == []
+    assert _ours(path) == _hudi_rs(path) == expected
