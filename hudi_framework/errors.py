@@ -261,16 +261,10 @@ class SavepointError(TimelineError):
 
 
 class PendingRestoreError(TimelineError):
-    """A restore did not finish (its process died); nothing else may run on the table until it does.
-
-    Attributes:
-        restore_instant: The pending restore instant.
-        savepoint: The savepoint it restores to ("" when it cannot be told).
-    """
+    """A restore did not finish (its process died); ``savepoint`` ("" if unknown) is the one to run it again with."""
 
     def __init__(self, restore_instant: str, savepoint: str) -> None:
-        self.restore_instant = restore_instant
-        self.savepoint = savepoint
+        self.restore_instant, self.savepoint = restore_instant, savepoint
         again = f"hudi-fw restore <path> {savepoint}" if savepoint else "the restore"
         super().__init__(f"restore {restore_instant} is pending: run {again} again to finish it first")
 
@@ -449,13 +443,8 @@ class CommitVetoedError(CommitError):
 
 
 class CommitStateUnknownError(CommitError):
-    """The commit may or may not have landed; read the timeline back to know.
-
-    Attributes:
-        instant: The requested time of the write whose completion is unknown: once storage answers,
-            the write is committed if this instant is completed on the timeline. It is not rolled
-            back meanwhile; if it did not land, the next writer rolls it back as a failed write.
-    """
+    """The commit of ``instant`` may or may not have landed: it did if the timeline has it completed
+    once storage answers. It is not rolled back meanwhile (if it did not land, the next writer does)."""
 
     def __init__(self, instant: str, reason: str) -> None:
         self.instant = instant
@@ -803,24 +792,9 @@ class HudiDeprecationWarning(DeprecationWarning):
 
 
 class PostCommitWarning(UserWarning):
-    """A write committed, and a step after its commit failed: a table service run inline (compaction,
-    clean), reloading the table, or a cleanup (markers, heartbeat, staged rows, the table lock).
-
-    The write is *not* failed: retrying it would write its rows again. What the step left undone is
-    done by a later run (the next clean or compaction, the next writer's sweep). The write's result
-    lists the same failures (``WriteResult.post_commit_failures``).
-
-    Attributes:
-        instant: The committed write's instant.
-        step: The step that failed (``reload``, ``compaction``, ``clean``, ``markers``, ``heartbeat``,
-            ``lock release``, ``release``, ``staging cleanup``).
-        error: What it raised.
-    """
+    """Write ``instant`` committed and ``step`` after its commit failed with ``error`` (see
+    ``WriteResult.post_commit_failures``). The write is *not* failed: retrying it writes its rows again."""
 
     def __init__(self, instant: str, step: str, error: BaseException) -> None:
-        self.instant = instant
-        self.step = step
-        self.error = error
-        super().__init__(
-            f"write {instant} committed, but {step} after the commit failed: {type(error).__name__}: {error}"
-        )
+        self.instant, self.step, self.error = instant, step, error
+        super().__init__(f"write {instant} committed, but {step} after the commit failed: {error!r}")
