@@ -295,6 +295,15 @@ class SavepointError(TimelineError):
         return str(self.args[0])
 
 
+class PendingRestoreError(TimelineError):
+    """A restore did not finish (its process died); ``savepoint`` ("" if unknown) is the one to run it again with."""
+
+    def __init__(self, restore_instant: str, savepoint: str) -> None:
+        self.restore_instant, self.savepoint = restore_instant, savepoint
+        again = f"hudi-fw restore <path> {savepoint}" if savepoint else "the restore"
+        super().__init__(f"restore {restore_instant} is pending: run {again} again to finish it first")
+
+
 class InvalidInstantTimeError(TimelineError, ValueError):
     """A string is not an instant time (``yyyyMMddHHmmss[SSS]``) nor an ISO date-time."""
 
@@ -469,7 +478,12 @@ class CommitVetoedError(CommitError):
 
 
 class CommitStateUnknownError(CommitError):
-    """The commit may or may not have landed; read the timeline back to know."""
+    """The commit of ``instant`` may or may not have landed: it did if the timeline has it completed
+    once storage answers. It is not rolled back meanwhile (if it did not land, the next writer does)."""
+
+    def __init__(self, instant: str, reason: str) -> None:
+        self.instant = instant
+        super().__init__(reason)
 
 
 class LogFormatError(HudiError):
@@ -860,3 +874,12 @@ class CleanError(TableServiceError):
 # --------------------------------------------------------------------------- warnings
 class HudiDeprecationWarning(DeprecationWarning):
     """A deprecated Apache Hudi setting that still works (for example a legacy payload class)."""
+
+
+class PostCommitWarning(UserWarning):
+    """Write ``instant`` committed and ``step`` after its commit failed with ``error`` (see
+    ``WriteResult.post_commit_failures``). The write is *not* failed: retrying it writes its rows again."""
+
+    def __init__(self, instant: str, step: str, error: BaseException) -> None:
+        self.instant, self.step, self.error = instant, step, error
+        super().__init__(f"write {instant} committed, but {step} after the commit failed: {error!r}")

@@ -16,7 +16,10 @@ sees only its own partition of the DataFrame. Two strategies follow from what an
   shuffles by file group and merges in executors.
 
 Either way a failed job leaves the table as it was: staged files are never data files, and direct
-files are unreported until the commit completes.
+files are unreported until the commit completes. Once the instant completed the job has succeeded:
+a step after it that fails (dropping markers or staged rows, an inline table service) is logged
+and issued as a :class:`~hudi_framework.errors.PostCommitWarning`, never raised to Spark (which
+would report the job failed, and abort it).
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from hudi_framework.write.planner import (
     routing_summary,
     split_by_target,
 )
+from hudi_framework.write.post_commit import PostCommitSteps
 from hudi_framework.write.prepare import combine_rows, prepare_rows
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.transaction import WriteTransaction
@@ -282,17 +286,21 @@ class StagedWriter(DataSourceArrowWriter):
             for key in keys:
                 with storage.open_input(key) as f:
                     parts.append(pq.read_table(f))
-            if parts:
-                data = pa.concat_tables(parts, promote_options="default")
-                table = _open_or_create(self._options, data.schema)
-                assert table is not None
-                WriteClient(table, self._options.settings()).write(data, self._operation)
-        finally:
+            if not parts:
+                self._cleanup(storage)
+                return
+            data = pa.concat_tables(parts, promote_options="default")
+            table = _open_or_create(self._options, data.schema)
+            assert table is not None
+            result = WriteClient(table, self._options.settings()).write(data, self._operation)
+        except BaseException:
             self._cleanup(storage)
+            raise
+        # Committed: staged rows left behind are swept by the next write (EAGER), never an error here.
+        PostCommitSteps(result.instant.requested_time).run("staging cleanup", lambda: self._cleanup(storage))
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         self._cleanup(self._storage())
 
     def _cleanup(self, storage: StorageBackend) -> None:
-        for info in storage.list(self._staging, recursive=True):
-            storage.delete(info.key)
+        storage.delete_tree(self._staging)

@@ -9,7 +9,11 @@ executors over a DataFrame). The steps, in order:
    before anything is written), pre-combine, tag with the index;
 3. ``_summarize`` + :func:`~hudi_framework.write.planner.plan_targets`: the file groups written;
 4. start the instant, ``_write`` every file group once, commit with the write stats; on any failure
-   after the start, abort: marked files and the instant are removed, the table is as before.
+   after the start, abort: marked files and the instant are removed, the table is as before;
+5. after the commit: reload the table and run the inline table services. The write has succeeded
+   by then, so a failure here is reported in the result (:attr:`WriteResult.post_commit_failures`)
+   and as a :class:`~hudi_framework.errors.PostCommitWarning`, never raised
+   (:mod:`~hudi_framework.write.post_commit`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import pyarrow.compute as pc
 
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
-from hudi_framework.services.inline import run_inline_services
+from hudi_framework.services.inline import ServiceRun, check_inline_services, run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.write.batch import require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
@@ -32,6 +36,7 @@ from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
+from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.transaction import WriteTransaction
 
@@ -43,7 +48,7 @@ if TYPE_CHECKING:
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.write.file_group_task import WriteTaskContext
 
-__all__ = ["LatestSlices", "WritePipeline", "WriteResult", "latest_slices"]
+__all__ = ["LatestSlices", "PostCommitFailure", "WritePipeline", "WriteResult", "latest_slices"]
 
 #: The engine's incoming data (``pa.Table``, a Spark ``DataFrame``).
 DataT = TypeVar("DataT")
@@ -53,11 +58,28 @@ StagedT = TypeVar("StagedT")
 
 @dataclass(frozen=True, slots=True)
 class WriteResult:
-    """What one write did."""
+    """What one committed write did (a write that fails raises instead).
+
+    Attributes:
+        instant: The completed instant.
+        operation: The operation.
+        stats: One write stat per data file written.
+        services: Table services run inline after the commit (scheduled or executed).
+        post_commit_failures: Steps after the commit that failed (a table service, reloading the
+            table, a cleanup). The write is committed regardless: do not retry it. Each was also
+            issued as a :class:`~hudi_framework.errors.PostCommitWarning`.
+    """
 
     instant: Instant
     operation: WriteOperation
     stats: tuple[WriteStat, ...]
+    services: tuple[ServiceRun, ...] = ()
+    post_commit_failures: tuple[PostCommitFailure, ...] = ()
+
+    @property
+    def committed(self) -> bool:
+        """Always True: the write's instant completed (failures after it are in ``post_commit_failures``)."""
+        return True
 
     @property
     def num_writes(self) -> int:
@@ -172,6 +194,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         session = self._session
         table = session.adopt_merge_behaviour(self._table.reload())
         cfg = table.config
+        check_inline_services(table, session.settings, table.registry)  # fail before writing, not after the commit
         concurrency = WriteConcurrency.from_settings(session.settings, table)
         txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency)
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
@@ -187,6 +210,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         mor = session.merge_on_read(cfg)
         slices, writer_slices, partitions = latest_slices(table, merge_on_read=mor)
         staged = self._stage(op, data, schema, slices, partial) if data is not None else None
+        steps: PostCommitSteps | None = None
         try:
             summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
             if op is WriteOperation.DELETE_PARTITION and staged is not None:
@@ -217,12 +241,18 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             except BaseException:
                 txn.abort()
                 raise
+            steps = PostCommitSteps(done.requested_time)
         finally:
             if staged is not None:
-                self._release(staged)
-        table.reload()
-        run_inline_services(table, session.settings, table.registry)  # table services after the commit
-        return WriteResult(done, op, tuple(stats))
+                if steps is None:
+                    self._release(staged)
+                else:
+                    steps.run("release", lambda: self._release(staged))
+        runs = []
+        if steps.run("reload", table.reload) is not None:
+            runs = run_inline_services(table, session.settings, table.registry, on_failure=steps.record)
+        failures = (*txn.post_commit_failures, *steps.failures)
+        return WriteResult(done, op, tuple(stats), services=tuple(runs), post_commit_failures=failures)
 
 
 def _has_inserts(summary: pa.Table) -> bool:

@@ -55,6 +55,7 @@ from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, Write
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.file_group_task import WriteTaskContext
+from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes
 from hudi_framework.write.markers import IOType, create_marker, delete_markers, marked_data_files
 from hudi_framework.write.session import WriteSession
 from hudi_services_compaction.log_stats import LogScanStats, scan_log_stats
@@ -140,10 +141,14 @@ def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
     """
     storage = table.storage
     deleted = []
-    for key in marked_data_files(storage, instant):
+    marked = marked_data_files(storage, instant)
+    for key in marked:
         if storage.exists(key):
             storage.delete(key)
             deleted.append(key)
+    # A crashed run may also have left a base file (or its instant file) half-written.
+    discard_incomplete_writes(storage, {k.rpartition("/")[0] for k in marked}, set(marked).__contains__)
+    sweep_metadata_incomplete_writes(storage)
     delete_markers(storage, instant)
     timeline = table.reload().timeline
     try:
