@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_framework.errors import HudiError
+from hudi_framework.errors import SchemaConversionError
 
 META_FIELDS: tuple[str, ...] = (
     "_hoodie_commit_time",
@@ -29,10 +29,6 @@ AvroSchema = dict[str, Any]
 
 #: Most digits of a decimal: Arrow's ``decimal128``, and Spark's (so Apache Hudi's Spark writer's) limit.
 MAX_DECIMAL_PRECISION = 38
-
-
-class SchemaConversionError(HudiError, TypeError):
-    """A type has no Avro (or Arrow) counterpart."""
 
 
 def decimal_fixed_size(precision: int) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-from hudi_framework.errors import MissingDataFileError, ReadError
+from hudi_framework.errors import CleanedInstantError, MissingDataFileError
 from hudi_framework.layout.file_group import FileGroupId
 from hudi_framework.services.clean_metadata import CleanMetadata, decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
@@ -33,36 +33,12 @@ if TYPE_CHECKING:
     from hudi_framework.timeline.timeline import Timeline
 
 __all__ = [
-    "CleanedInstantError",
     "check_retained",
     "check_slice_files",
     "cleaned_files",
     "earliest_retained",
     "savepointed_instants",
 ]
-
-
-class CleanedInstantError(ReadError, ValueError):
-    """Time travel to an instant whose files cleaning deleted.
-
-    Attributes:
-        as_of: The requested instant.
-        earliest: The earliest instant still readable (None when no later instant is).
-        savepoints: Savepointed instants, which stay readable whatever their age.
-        reason: What cleaning removed.
-    """
-
-    def __init__(self, as_of: str, earliest: str | None, reason: str, savepoints: Sequence[str] = ()) -> None:
-        self.as_of = as_of
-        self.earliest = earliest
-        self.savepoints = tuple(savepoints)
-        self.reason = reason
-        readable = f"the earliest instant still readable is {earliest!r}" if earliest else "no later instant is"
-        kept = f"; savepointed instants stay readable: {', '.join(self.savepoints)}" if self.savepoints else ""
-        super().__init__(
-            f"cannot time travel to {as_of!r}: {reason}; {readable}{kept}. Retain more history with "
-            "hoodie.clean.commits.retained, hoodie.clean.fileversions.retained or hoodie.clean.hours.retained"
-        )
 
 
 def savepointed_instants(timeline: Timeline) -> list[str]:

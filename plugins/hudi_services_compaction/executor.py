@@ -11,7 +11,7 @@ run again (as Apache Hudi rolls back an inflight compaction). Executing an insta
 inflight (a crashed run) does the same rollback first.
 
 A slice with a corrupt log block that may hold committed rows is refused
-(:class:`~hudi_framework.read.corrupt_blocks.CompactionCorruptLogError`, the same rollback) unless
+(:class:`~hudi_framework.errors.CompactionCorruptLogError`, the same rollback) unless
 ``services.compaction.skip_corrupt_log_blocks`` is set: readers skip such a block, and a new base
 file written without its rows would make their loss permanent. Apache Hudi compacts such slices
 silently.
@@ -30,14 +30,18 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.errors import CompactionExecutionError, CompactionPlanError, InstantNotFoundError
+from hudi_framework.errors import (
+    CompactionCorruptLogError,
+    CompactionExecutionError,
+    CompactionPlanError,
+    InstantNotFoundError,
+)
 from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.layout.naming import WRITER_IN_LOG_NAME_VERSION, BaseFileName
 from hudi_framework.merge.numpy_arrow import repeated_dictionary
 from hudi_framework.model.schema import META_FIELDS
-from hudi_framework.read.corrupt_blocks import CompactionCorruptLogError
 from hudi_framework.read.merged import merge_file_slice
 from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
 from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask

@@ -385,7 +385,7 @@ def test_sub_microsecond_values_are_refused_not_truncated(tmp_path: Path) -> Non
 )
 def test_types_apache_hudi_cannot_store_are_refused(column: pa.Array, message: str, tmp_path: Path) -> None:
     """No Avro type of Apache Hudi's writer holds them: a typed error naming the column, nothing written."""
-    from hudi_framework.model.schema import SchemaConversionError
+    from hudi_framework.errors import SchemaConversionError
 
     table = HudiTable.create(str(tmp_path / "t"), new_table_config("t", record_key_fields=[KEY]))
     with pytest.raises(SchemaConversionError, match=f"'x'.*{message}"):

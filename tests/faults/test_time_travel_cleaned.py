@@ -16,10 +16,9 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.errors import IncrementalPathNotFoundError
+from hudi_framework.errors import CleanedInstantError, IncrementalPathNotFoundError
 from hudi_framework.read.reader import build_options, plan_read, read_table
 from hudi_framework.services.clean_metadata import decode_clean_metadata
-from hudi_framework.table.retained import CleanedInstantError
 from hudi_framework.table.savepoint import create_savepoint
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
