@@ -85,6 +85,8 @@ from hudi_framework.errors.storage import (
     StorageNotFoundError,
 )
 from hudi_framework.errors.table import (
+    ColumnTypeError,
+    ColumnValueError,
     FileNameError,
     IllegalTransitionError,
     IncompatibleTableConfigError,
@@ -98,6 +100,7 @@ from hudi_framework.errors.table import (
     PendingRestoreError,
     SavepointError,
     SchemaConversionError,
+    SchemaEvolutionRequiredError,
     SchemaMismatchError,
     TableConfigCorruptError,
     TableError,
@@ -113,6 +116,8 @@ __all__ = [
     "BloomFilterFormatError",
     "CleanError",
     "CleanedInstantError",
+    "ColumnTypeError",
+    "ColumnValueError",
     "CommitError",
     "CommitStateUnknownError",
     "CommitVetoedError",
@@ -174,6 +179,7 @@ __all__ = [
     "RecordIndexError",
     "SavepointError",
     "SchemaConversionError",
+    "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
     "StorageError",
     "StorageNotFoundError",

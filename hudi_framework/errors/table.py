@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from hudi_framework.errors.base import HudiError
 
 __all__ = [
+    "ColumnTypeError",
+    "ColumnValueError",
     "FileNameError",
     "IllegalTransitionError",
     "IncompatibleTableConfigError",
@@ -20,6 +22,7 @@ __all__ = [
     "PendingRestoreError",
     "SavepointError",
     "SchemaConversionError",
+    "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
     "TableConfigCorruptError",
     "TableError",
@@ -91,6 +94,50 @@ class SchemaMismatchError(TableError, ValueError):
         self.column = column
         self.reason = reason
         super().__init__(f"column {column!r}: {reason}")
+
+
+class ColumnTypeError(SchemaMismatchError):
+    """An incoming column's type does not go into the table column's type, whatever its values.
+
+    Decided from the two schemas before anything is written (``hudi_framework.model.promotion``).
+
+    Attributes:
+        column: The column; a struct field as ``a.b``, a list element as ``a.element``, a map key
+            or value as ``a.key`` / ``a.value``.
+        incoming: The incoming Arrow type.
+        table: The table column's Arrow type; None when the table has no such column.
+    """
+
+    def __init__(self, column: str, incoming: str, table: str | None, reason: str) -> None:
+        self.incoming = incoming
+        self.table = table
+        super().__init__(column, reason)
+
+
+class SchemaEvolutionRequiredError(ColumnTypeError):
+    """Apache Hudi would take the column by changing the table's schema (schema evolution): a wider
+    type, or a column the table does not have. Writes never change the table schema yet."""
+
+
+class ColumnValueError(SchemaMismatchError):
+    """A value of an accepted incoming column has no value in the table column's type.
+
+    Apache Hudi accepts some promotions by type whose values may still not convert: text that is no
+    number or date, a number beyond the decimal's precision, NaN into a decimal; and a null cannot
+    go into a required (non-null) column.
+
+    Attributes:
+        column: The column (nested as in :class:`ColumnTypeError`).
+        incoming: The incoming Arrow type.
+        table: The table column's Arrow type.
+        value: The first offending value as text (None for a null).
+    """
+
+    def __init__(self, column: str, incoming: str, table: str, value: str | None, reason: str) -> None:
+        self.incoming = incoming
+        self.table = table
+        self.value = value
+        super().__init__(column, reason)
 
 
 class PartialUpdateError(SchemaMismatchError):

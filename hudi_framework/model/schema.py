@@ -111,6 +111,15 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
     raise SchemaConversionError(f"field {field_name!r}: Arrow type {t} has no Avro counterpart")
 
 
+def avro_type_of(t: pa.DataType) -> Any:
+    """The Avro type Hudi writes for Arrow type ``t`` (named types get placeholder names).
+
+    Raises:
+        SchemaConversionError: ``t`` has no Avro counterpart.
+    """
+    return _to_avro_type(t, "value", "")
+
+
 def _record(fields: list[pa.Field], *, name: str, namespace: str) -> AvroSchema:
     full = f"{namespace}.{name}" if namespace else name
     return {

@@ -43,7 +43,7 @@ from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
-from hudi_framework.write.batch import require_key_fields
+from hudi_framework.write.batch import check_batch_schema, normalised_schema, require_key_fields
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
@@ -110,8 +110,8 @@ def _operation(options: SourceOptions, overwrite: bool) -> WriteOperation:
 def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
     """The writer for one ``df.write`` (runs on the driver side, before any task).
 
-    Bad options fail here, before a task runs. A direct write creates the table if needed and starts
-    its instant here.
+    Bad options, and a frame whose schema does not fit the table's, fail here, before a task runs.
+    A direct write creates the table if needed and starts its instant here.
     """
     settings = options.settings()
     operation = _operation(options, overwrite)
@@ -120,6 +120,11 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
     existing = _open_or_create(options, None)
     config = existing.config if existing is not None else table_config_from_settings(settings)
     require_key_fields(incoming, (*config.record_key_fields, *config.partition_fields))
+    if existing is not None:
+        table_schema = WriteSession.data_schema(existing, incoming)
+    else:
+        table_schema = normalised_schema(incoming, config.name)
+    check_batch_schema(incoming, table_schema, allow_missing=operation is WriteOperation.DELETE)
     # Direct writes have no process that lives from start to commit to keep a heartbeat or hold a
     # lock, so under optimistic concurrency they go through the staged path (one process commits).
     if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:

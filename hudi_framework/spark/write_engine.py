@@ -6,7 +6,7 @@ row work in Spark executors and only planning and committing on the driver:
 ==================  =========================================================  =========
 step                what runs                                                  where
 ==================  =========================================================  =========
-schema check        ``conform_batch`` on the DataFrame's (empty) schema       driver
+schema check        ``check_batch_schema`` on the DataFrame's schema          driver
 keys                ``prepare_rows`` per Arrow batch (``mapInArrow``)          executors
 pre-combine         ``repartition(key)`` + ``combine_rows``                    executors
 tagging             lookups per base file (``mapInArrow``) + a Spark join      executors
@@ -43,7 +43,6 @@ from hudi_framework.spark.keys_stage import keyed_rows
 from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows, without_stored_keys
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
-from hudi_framework.write.batch import conform_batch
 from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.operation import WriteOperation, looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
@@ -110,9 +109,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         slices: Sequence[FileSlice],
         partial_columns: tuple[str, ...] = (),
     ) -> _Staged:
-        # Column names and types that can never fit fail here, without a Spark job.
-        is_delete = operation is WriteOperation.DELETE
-        conform_batch(self._incoming_schema(data).empty_table(), schema, allow_missing=is_delete)
+        # Column names and types were checked by the pipeline on the DataFrame's schema, before any job.
         session = self.session
         spec = WorkerSpec.of(self.table.base_uri, self.table.config, session.settings)
         combine = session.combines(operation)

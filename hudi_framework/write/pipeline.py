@@ -4,7 +4,8 @@
 live and how tasks run (``WriteClient``: in-process over pyarrow; ``SparkWriteClient``: Spark
 executors over a DataFrame). The steps, in order:
 
-1. resolve the data schema (the table's, or the first batch's);
+1. resolve the data schema (the table's, or the first batch's) and check the batch's schema against
+   it (:func:`~hudi_framework.write.batch.check_batch_schema`: names and types, never values);
 2. ``_stage``: conform, compute keys (errors such as a null key or a bad schema surface here,
    before anything is written), pre-combine, tag with the index;
 3. ``_summarize`` + :func:`~hudi_framework.write.planner.plan_targets`: the file groups written;
@@ -30,7 +31,7 @@ from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.services.inline import ServiceRun, check_inline_services, run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
-from hudi_framework.write.batch import require_key_fields
+from hudi_framework.write.batch import check_batch_schema, require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.insert_duplicates import insert_dup_policy
@@ -206,6 +207,8 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             keygen = session.keygen
             require_key_fields(incoming, (*keygen.record_key_fields, *keygen.partition_fields))
         schema = session.data_schema(table, incoming)
+        if incoming is not None:  # from the schemas alone, before anything is written or run
+            check_batch_schema(incoming, schema, allow_missing=op is WriteOperation.DELETE)
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
         slices, writer_slices, partitions = latest_slices(table, merge_on_read=mor)

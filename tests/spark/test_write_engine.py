@@ -250,11 +250,12 @@ def test_bad_batches_fail_typed_and_leave_the_table_unchanged(spark: Any, tmp_pa
     extra = _batch(["b"], ["sf"], [1], [1.0]).append_column("extra", pa.array([1]))
     with pytest.raises(SchemaMismatchError, match="'extra'"):
         client.upsert(spark.createDataFrame(extra))
-    # Found inside an executor: the typed error still reaches the caller.
+    # Text into a long column: refused from the schemas on the driver, whatever the values.
     bad_value = pa.table({"id": ["b"], "city": ["sf"], "ts": ["not a number"], "v": [1.0]})
     with pytest.raises(SchemaMismatchError, match="'ts'") as caught:
         client.upsert(spark.createDataFrame(bad_value))
     assert caught.value.column == "ts"
+    # Found inside an executor: the typed error still reaches the caller.
     null_key = pa.table({"id": pa.array(["c", None], pa.string()), "city": ["sf", "sf"], "ts": [1, 1], "v": [1.0, 2.0]})
     with pytest.raises(InvalidRecordKeyError) as null_caught:
         client.upsert(spark.createDataFrame(null_key))
