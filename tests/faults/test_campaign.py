@@ -1,0 +1,106 @@
+"""The randomized fault campaign (see :mod:`tests.faults.campaign`): nothing lost, nothing silently wrong.
+
+Three campaigns, each a seeded list of trials spread round-robin over every scenario
+(insert, upsert, delete, bulk_insert, compaction, clean, rollback of the latest commit, rollback
+of a failed write; copy-on-write and merge-on-read; table versions 6 and 9):
+
+* ``kill-local``: SIGKILL at a random storage call, tables on local disk;
+* ``kill-s3``: SIGKILL at a random botocore call (before it, or after S3 applied it), on moto S3;
+* ``s3-faults``: every botocore call fails with a probability of 5-10 % (error before apply, error
+  after apply, lost response), on moto S3.
+
+Each scenario prepared also runs once without a fault (the ``control-*`` trials). Environment:
+
+* ``HUDI_FAULT_TRIALS=N``: trials per campaign (default: a run of about two minutes);
+* ``HUDI_FAULT_SEED=S``: the campaign seed (default fixed; ``random`` draws one, printed in failures);
+* ``HUDI_FAULT_REPLAY=<campaign>/<scenario>/<trial seed>``: run just that trial, as printed by a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from tests.faults.campaign.report import TrialResult, record
+from tests.faults.campaign.scenarios import SERVICE_OPS, WRITE_OPS, Scenario, all_scenarios, scenario_named
+from tests.faults.campaign.stores import LocalStore, S3Store
+from tests.faults.campaign.trials import ScenarioPool, run_trial
+from tests.faults.s3_faults import admin_client
+
+#: Trials per campaign in the default run.
+DEFAULT_TRIALS: Final = {"kill-local": 60, "kill-s3": 12, "s3-faults": 16}
+#: The default campaign seed (fixed: the default run is the same every time).
+DEFAULT_SEED: Final = 1717
+
+
+_SEED = pytest.StashKey[int]()
+
+
+def _seed(config: pytest.Config) -> int:
+    """The campaign seed, drawn once per session for ``HUDI_FAULT_SEED=random``."""
+    if _SEED not in config.stash:
+        raw = os.environ.get("HUDI_FAULT_SEED", "").strip()
+        drawn = random.SystemRandom().randrange(1, 2**31) if raw == "random" else None
+        config.stash[_SEED] = drawn or (int(raw) if raw else DEFAULT_SEED)
+    return config.stash[_SEED]
+
+
+def _plan(campaign: str, seed: int) -> list[tuple[Scenario, int]]:
+    """The campaign's trials: (scenario, trial seed), round-robin over a seeded order of scenarios."""
+    replay = os.environ.get("HUDI_FAULT_REPLAY", "").strip()
+    if replay:
+        name, scenario, trial_seed = replay.split("/")
+        return [(scenario_named(scenario), int(trial_seed))] if name == campaign else []
+    raw = os.environ.get("HUDI_FAULT_TRIALS", "").strip()
+    order = all_scenarios()
+    if not raw and campaign != "kill-local":
+        # Preparing a scenario on S3 takes seconds: the default run takes one layout per operation.
+        pool = random.Random(f"{seed}/s3-scenarios")
+        order = [pool.choice([s for s in order if s.op == op]) for op in (*WRITE_OPS, *SERVICE_OPS)]
+    rng = random.Random(f"{seed}/{campaign}")
+    rng.shuffle(order)
+    count = int(raw) if raw else DEFAULT_TRIALS[campaign]
+    return [(order[i % len(order)], rng.randrange(1, 2**31)) for i in range(count)]
+
+
+def _run(campaign: str, pool: ScenarioPool, config: pytest.Config) -> None:
+    seed = _seed(config)
+    plan = _plan(campaign, seed)
+    if not plan:
+        pytest.skip(f"HUDI_FAULT_REPLAY names another campaign than {campaign}")
+    results: list[TrialResult] = []
+    for scenario, trial_seed in plan:
+        ready, new = pool.get(scenario)
+        if new:
+            results.append(ready.control)
+        if ready.usable:
+            results.append(run_trial(ready, campaign, trial_seed))
+    record(config, results)
+    failed = [r for r in results if not r.passed]
+    header = (
+        f"{len(failed)} of {len(results)} trials failed (campaign seed {seed}); replay one with its HUDI_FAULT_REPLAY"
+    )
+    assert not failed, header + "\n" + "\n".join(r.render() for r in failed)
+
+
+@pytest.fixture(scope="module")
+def s3_pool(endpoint: str) -> ScenarioPool:
+    """One bucket and one set of prepared scenarios for both S3 campaigns."""
+    bucket = f"hudi-campaign-{uuid.uuid4().hex[:10]}"
+    admin_client(endpoint).create_bucket(Bucket=bucket)
+    return ScenarioPool(S3Store(endpoint, bucket))
+
+
+def test_kill_campaign_on_local_disk(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    _run("kill-local", ScenarioPool(LocalStore(tmp_path)), request.config)
+
+
+@pytest.mark.s3
+@pytest.mark.parametrize("campaign", ["kill-s3", "s3-faults"])
+def test_campaign_on_s3(campaign: str, s3_pool: ScenarioPool, request: pytest.FixtureRequest) -> None:
+    _run(campaign, s3_pool, request.config)
