@@ -17,7 +17,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if ran:
         terminalreporter.write_line(f"fault scenarios: {len(ran)} ran, {len(passed)} passed")
     stash = terminalreporter.config.stash
-    for line in summary_lines(stash[RESULTS] if RESULTS in stash else []):
+    for line in summary_lines(stash.get(RESULTS, [])):
         terminalreporter.write_line(line)
 
 

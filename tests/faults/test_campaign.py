@@ -81,6 +81,9 @@ def _run(campaign: str, pool: ScenarioPool, config: pytest.Config) -> None:
         if ready.usable:
             results.append(run_trial(ready, campaign, trial_seed))
     record(config, results)
+    trials = [r for r in results if r.campaign == campaign]
+    # A campaign whose faults stopped landing (a hook no longer reached) would pass without testing.
+    assert sum(bool(r.landed) for r in trials) * 2 >= len(trials), f"faults landed in too few {campaign} trials"
     failed = [r for r in results if not r.passed]
     header = (
         f"{len(failed)} of {len(results)} trials failed (campaign seed {seed}); replay one with its HUDI_FAULT_REPLAY"

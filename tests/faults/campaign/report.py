@@ -46,6 +46,7 @@ class TrialResult:
         fault: The fault: the kill point, or the S3 faults injected.
         outcome: What the operation did (completed, killed, raised ...).
         failures: Everything wrong; empty when the trial passed.
+        landed: The faults that happened (``kill``, or one S3 fault kind per injection).
     """
 
     campaign: str
@@ -54,6 +55,7 @@ class TrialResult:
     fault: str = ""
     outcome: str = ""
     failures: list[Failure] = field(default_factory=list)
+    landed: list[str] = field(default_factory=list)
 
     @property
     def op(self) -> str:
@@ -97,13 +99,21 @@ def summary_lines(results: list[TrialResult]) -> list[str]:
         return []
     passed = sum(r.passed for r in results)
     lines = [f"fault campaign: {len(results)} trials, {passed} passed, {len(results) - passed} failed"]
-    kinds: dict[tuple[str, str], list[TrialResult]] = {}
+    by_kind: dict[tuple[str, str], list[TrialResult]] = {}
     for r in results:
-        kinds.setdefault((r.campaign, r.op), []).append(r)
-    for (campaign, op), group in sorted(kinds.items()):
+        by_kind.setdefault((r.campaign, r.op), []).append(r)
+    for (campaign, op), group in sorted(by_kind.items()):
         ok = sum(r.passed for r in group)
         title = f"{CAMPAIGN_TITLES.get(campaign, campaign)} / {op}"
         lines.append(f"  {title:<42} {len(group):4d} trials, {ok:4d} passed, {len(group) - ok:4d} failed")
+    for campaign in sorted({r.campaign for r in results if not r.campaign.startswith("control")}):
+        group = [r for r in results if r.campaign == campaign]
+        landed = Counter(kind for r in group for kind in r.landed)
+        hit = sum(bool(r.landed) for r in group)
+        what = ", ".join(f"{n} {kind}" for kind, n in sorted(landed.items()))
+        lines.append(
+            f"  {CAMPAIGN_TITLES.get(campaign, campaign)}: faults landed in {hit} of {len(group)} trials ({what})"
+        )
     classes = Counter(kind for r in results for kind in {f.kind for f in r.failures})
     if classes:
         lines.append("  failure classes (trials):")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from tests.faults.campaign.inventory import describe, find_strays, pending
+from tests.faults.campaign.points import FAULT_KINDS
 from tests.faults.campaign.report import Failure, TrialResult, row_diff
 from tests.faults.campaign.runner import StepReport, run_step
 from tests.faults.campaign.scenarios import (
@@ -196,6 +197,7 @@ def run_trial(prepared: Prepared, campaign: str, seed: int) -> TrialResult:
         result.fault += f"; {len(report.injected)} injected: " + "; ".join(report.injected)
     elif not campaign.startswith("kill"):
         result.fault += "; none injected"
+    result.landed = ["kill"] if report.killed_at else [next(k for k in FAULT_KINDS if k in i) for i in report.injected]
     result.outcome = report.describe()
     result.failures = judge(prepared, base, report)
     return result
