@@ -48,7 +48,11 @@ def test_inventory_finds_every_planted_stray(tmp_path: Path) -> None:
         (root / stray.key).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(base_file, root / stray.key)
     (root / "la" / "empty").mkdir(parents=True)
-    planted.add(Stray("empty directory", "la"))
+    (root / ".hoodie" / ".temp" / "20300101000000001" / "sf").mkdir(parents=True)
+    planted |= {
+        Stray("empty partition directory", "la"),
+        Stray("empty directory under .hoodie/.temp", ".hoodie/.temp/20300101000000001"),
+    }
     found = set(find_strays(table, local_listing(root)))
     assert planted <= found, f"not found: {planted - found}"
     assert not {s.key for s in found} & _accounted(table, root), "a file the table needs is called a stray"

@@ -2,15 +2,18 @@
 
 Found by the fault campaign (``kill-local``, ``rollback-mor-v9``, campaign seed 1717, trial seed
 1797970607: SIGKILL at the 21st of 31 storage calls of ``hudi-fw rollback``, the delete of the
-commit's second data file): readers saw rows of the commit in one partition and not in the other,
-and the next writer left it so. Apache Hudi unpublishes the commit (reverts it to inflight) before
-it deletes any of its files, so readers see either the commit or nothing of it. Here the crash is
-an exception raised by the storage backend at the same point: on local disk as a crash of the
-process would stop it, on S3 as a DeleteObject failing for good.
+commit's second data file; and ``rollback-mor-v6``, campaign seed 4242, trial seed 1511736597:
+SIGKILL while the second rollback block was written): readers saw rows of the commit in one
+partition and not in the other, and the next writer left it so. Apache Hudi unpublishes the
+commit (reverts it to inflight) before it deletes any of its files, so readers see either the
+commit or nothing of it. Here the crash is an exception raised by the storage backend at the same
+point: on local disk as a crash of the process would stop it, on S3 as a DeleteObject failing for
+good.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +30,7 @@ from tests.faults.s3_faults import FAST_RETRY, Rows, hudi_rs, new_bucket, ours, 
 
 BEFORE: Rows = [("a", "sf", 2), ("b", "sf", 1), ("x", "ny", 2), ("y", "ny", 1)]  # with the commit
 AFTER: Rows = [("a", "sf", 1), ("b", "sf", 1), ("x", "ny", 1), ("y", "ny", 1)]  # rolled back
-LAYOUTS = [("COPY_ON_WRITE", 9), ("MERGE_ON_READ", 9), ("COPY_ON_WRITE", 6)]
+LAYOUTS = [("COPY_ON_WRITE", 9), ("MERGE_ON_READ", 9), ("COPY_ON_WRITE", 6), ("MERGE_ON_READ", 6)]
 
 
 class _CrashError(StorageError):
@@ -64,23 +67,31 @@ def _is_data_file(key: str) -> bool:
 def test_rollback_crashing_after_a_first_file_is_not_visible_half_done(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table_type: str, version: int
 ) -> None:
+    """The crash comes at the rollback's second change of a data file: a delete, or (merge-on-read
+    v6) the log file holding the second rollback block."""
     base = str(tmp_path / "t")
     table = _table(base, table_type, version, None)
     assert _visible(base) == BEFORE
-    real_delete = LocalStorageBackend.delete
-    deleted: list[str] = []
+    changed: list[str] = []
 
-    def delete(self: LocalStorageBackend, key: str, **kwargs: Any) -> None:
-        if _is_data_file(key) and deleted:
-            raise _CrashError(f"crashed before deleting {key}")
-        real_delete(self, key, **kwargs)
-        if _is_data_file(key):
-            deleted.append(key)
+    def crash_at_second(name: str) -> Callable[..., Any]:
+        real = getattr(LocalStorageBackend, name)
 
-    monkeypatch.setattr(LocalStorageBackend, "delete", delete)
+        def change(self: LocalStorageBackend, key: str, *args: Any, **kwargs: Any) -> Any:
+            if _is_data_file(key) and changed:
+                raise _CrashError(f"crashed before {name} {key}")
+            result = real(self, key, *args, **kwargs)
+            if _is_data_file(key):
+                changed.append(key)
+            return result
+
+        return change
+
+    for name in ("delete", "write", "put_if_absent", "open_output"):
+        monkeypatch.setattr(LocalStorageBackend, name, crash_at_second(name))
     with pytest.raises(_CrashError):
         rollback_latest_commit(table)
-    assert deleted, "the rollback deleted a first data file before the crash"
+    assert changed, "the rollback changed a first data file before the crash"
     monkeypatch.undo()
     assert _visible(base) in (BEFORE, AFTER), "the commit, or nothing of it"
 

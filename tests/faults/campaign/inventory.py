@@ -18,9 +18,11 @@ Everything else is a stray, classified:
 
 ``temporary file``, ``marker file``, ``scratch file under .hoodie/.temp``, ``heartbeat file``,
 ``hoodie.properties.backup``, ``unknown metadata file``, ``unreferenced data file``,
-``data file deleted by a completed <action>``, ``unknown file``, ``empty directory`` (the topmost
-of an empty tree: ``.hoodie``, ``.hoodie/.temp``, ``.hoodie/.heartbeat`` and the archive, aux,
-schema and timeline directories may be empty) and ``incomplete multipart upload``.
+``data file deleted by a completed <action>``, ``unknown file``, ``empty directory under
+.hoodie/.temp``, ``empty partition directory`` and ``empty directory`` (elsewhere under
+``.hoodie``; each the topmost of an empty tree: ``.hoodie``, ``.hoodie/.temp``, ``.hoodie/.heartbeat``
+and the archive, aux, schema and timeline directories may be empty) and ``incomplete multipart
+upload``.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ def find_strays(table: HudiTable, listing: Listing) -> list[Stray]:
     accounts = _accounts(table)
     layout = table.config.timeline_layout_version
     strays = [s for s in (_classify(key, timeline.directory, layout, accounts) for key in listing.files) if s]
-    strays += [Stray("empty directory", d) for d in _empty_dirs(listing)]
+    strays += [Stray(_empty_kind(d), d) for d in _empty_dirs(listing)]
     strays += [Stray("incomplete multipart upload", key) for key in listing.uploads]
     return sorted(strays, key=lambda s: (s.key, s.kind))
 
@@ -176,6 +178,12 @@ def _classify(key: str, timeline_dir: str, layout: int, accounts: _Accounts) -> 
     if key not in accounts.referenced:
         return Stray("unreferenced data file", key)
     return None
+
+
+def _empty_kind(directory: str) -> str:
+    if directory.startswith(f"{_META}/.temp/"):
+        return "empty directory under .hoodie/.temp"
+    return "empty directory" if directory.startswith(f"{_META}/") else "empty partition directory"
 
 
 def _empty_dirs(listing: Listing) -> list[str]:
