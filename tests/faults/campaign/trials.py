@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final
 
+from hudi_framework.layout.naming import parse_data_file_name
 from tests.faults.campaign.inventory import describe, find_strays, pending
 from tests.faults.campaign.points import FAULT_KINDS
 from tests.faults.campaign.report import Failure, TrialResult, row_diff
@@ -158,6 +159,10 @@ def prepare(scenario: Scenario, store: Store, template: str, failures: list[Fail
     step = Step("operate", scenario, dry, store.storage_options, env=store.env, strip=store.strip(dry), record=True)
     report = run_step(step)
     prepared = Prepared(scenario, store, template, report.labels, control)
+    if report.finished and report.error is None and not any(_changes_data(*point) for point in report.labels):
+        raise CampaignSetupError(
+            f"{scenario.name} on {store.name}: the dry run changed no data file (no fault could matter)"
+        )
     if report.error is not None:
         failures.append(
             Failure("operation failed without a fault", f"{report.error['type']}: {report.error['message']}")
@@ -165,6 +170,13 @@ def prepare(scenario: Scenario, store: Store, template: str, failures: list[Fail
     control.outcome = f"{report.describe()} after {report.points} storage calls"
     control.failures = failures + judge(prepared, dry, report)
     return prepared
+
+
+def _changes_data(label: str, mutating: bool) -> bool:
+    """Whether a point changes a data file (a base file, a log file) of a partition."""
+    key = label.split(" ")[-1] if not label.endswith(")") else label.split(" (")[0].split(" ")[-1]
+    name = key.rsplit("/", 1)[-1]
+    return mutating and not key.startswith(".hoodie") and parse_data_file_name(name) is not None
 
 
 # ------------------------------------------------------------------------------ trials
