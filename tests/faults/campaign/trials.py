@@ -242,10 +242,7 @@ def judge(prepared: Prepared, base: str, report: StepReport) -> list[Failure]:
         failures.append(Failure(f"recovery raised {type(e).__name__}", _where(e)))
     final = _observe(store, base, "after recovery", failures)
     if final is not None:
-        starts = [post] if post is not None else list(_allowed(prepared, report).values())
-        wanted = [sorted([*rows, RECOVERY_ROW]) for rows in starts]
-        if final not in wanted:
-            failures.append(Failure("recovery changed the table", row_diff(final, wanted[0])))
+        failures += _check_recovery(list(_allowed(prepared, report).values()), post, final)
     failures += _leftovers(store, base)
     return failures
 
@@ -264,6 +261,18 @@ def _check_outcome(prepared: Prepared, report: StepReport, post: Rows) -> list[F
         f"vs {name}: {row_diff(post, rows)}" for name, rows in (("before", prepared.before), ("after", prepared.after))
     )
     return [Failure("partial table after the fault", diffs)]
+
+
+def _check_recovery(allowed: list[Rows], post: Rows | None, final: Rows) -> list[Failure]:
+    """The recovery adds its row to the state after the fault; from a partial state (or one no
+    reader could read) it must reach an allowed one."""
+    starts = [post] if post is not None and post in allowed else allowed
+    wanted = [sorted([*rows, RECOVERY_ROW]) for rows in starts]
+    if final in wanted:
+        return []
+    if post is not None and final == sorted([*post, RECOVERY_ROW]):
+        return [Failure("partial table after recovery", "the recovery left the partial table as it was")]
+    return [Failure("recovery changed the table", row_diff(final, wanted[0]))]
 
 
 def _leftovers(store: Store, base: str) -> list[Failure]:
