@@ -37,6 +37,8 @@ from tests.faults.s3_faults import admin_client
 DEFAULT_TRIALS: Final = {"kill-local": 60, "kill-s3": 12, "s3-faults": 16}
 #: The default campaign seed (fixed: the default run is the same every time).
 DEFAULT_SEED: Final = 1717
+#: The campaign whose store a control trial ran on.
+_CONTROL_OF: Final = {"control-local": "kill-local", "control-s3": "kill-s3"}
 
 
 _SEED = pytest.StashKey[int]()
@@ -51,12 +53,17 @@ def _seed(config: pytest.Config) -> int:
     return config.stash[_SEED]
 
 
-def _plan(campaign: str, seed: int) -> list[tuple[Scenario, int]]:
-    """The campaign's trials: (scenario, trial seed), round-robin over a seeded order of scenarios."""
+def _plan(campaign: str, seed: int) -> list[tuple[Scenario, int | None]]:
+    """The campaign's trials: (scenario, trial seed), round-robin over a seeded order of scenarios.
+
+    A replayed control trial (the dry run) is the scenario's preparation alone (seed None).
+    """
     replay = os.environ.get("HUDI_FAULT_REPLAY", "").strip()
     if replay:
         name, scenario, trial_seed = replay.split("/")
-        return [(scenario_named(scenario), int(trial_seed))] if name == campaign else []
+        if _CONTROL_OF.get(name, name) != campaign:
+            return []
+        return [(scenario_named(scenario), None if name in _CONTROL_OF else int(trial_seed))]
     raw = os.environ.get("HUDI_FAULT_TRIALS", "").strip()
     order = all_scenarios()
     if not raw and campaign != "kill-local":
@@ -79,7 +86,7 @@ def _run(campaign: str, pool: ScenarioPool, config: pytest.Config) -> None:
         ready, new = pool.get(scenario)
         if new:
             results.append(ready.control)
-        if ready.usable:
+        if ready.usable and trial_seed is not None:
             results.append(run_trial(ready, campaign, trial_seed))
     record(config, results)
     trials = [r for r in results if r.campaign == campaign]
