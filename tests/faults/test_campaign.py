@@ -1,8 +1,9 @@
 """The randomized fault campaign (see :mod:`tests.faults.campaign`): nothing lost, nothing silently wrong.
 
-Three campaigns, each a seeded list of trials spread round-robin over every scenario
-(insert, upsert, delete, bulk_insert, compaction, clean, rollback of the latest commit, rollback
-of a failed write; copy-on-write and merge-on-read; table versions 6 and 9):
+Three campaigns, each a seeded list of trials spread round-robin over the scenarios (insert,
+upsert, delete, bulk_insert, compaction, clean, rollback of the latest commit, rollback of a failed
+write; copy-on-write and merge-on-read; table versions 6 and 9; the S3 campaigns of the default
+run take one layout per operation):
 
 * ``kill-local``: SIGKILL at a random storage call, tables on local disk;
 * ``kill-s3``: SIGKILL at a random botocore call (before it, or after S3 applied it), on moto S3;
