@@ -242,7 +242,7 @@ def judge(prepared: Prepared, base: str, report: StepReport) -> list[Failure]:
         failures.append(Failure(f"recovery raised {type(e).__name__}", _where(e)))
     final = _observe(store, base, "after recovery", failures)
     if final is not None:
-        failures += _check_recovery(list(_allowed(prepared, report).values()), post, final)
+        failures += _check_recovery([prepared.before, prepared.after], post, final)
     failures += _leftovers(store, base)
     return failures
 
@@ -263,10 +263,10 @@ def _check_outcome(prepared: Prepared, report: StepReport, post: Rows) -> list[F
     return [Failure("partial table after the fault", diffs)]
 
 
-def _check_recovery(allowed: list[Rows], post: Rows | None, final: Rows) -> list[Failure]:
-    """The recovery adds its row to the state after the fault; from a partial state (or one no
-    reader could read) it must reach an allowed one."""
-    starts = [post] if post is not None and post in allowed else allowed
+def _check_recovery(states: list[Rows], post: Rows | None, final: Rows) -> list[Failure]:
+    """The recovery adds its row to the state (before or after) the fault left; from a partial
+    state (or one no reader could read) it must reach the before or the after state."""
+    starts = [post] if post is not None and post in states else states
     wanted = [sorted([*rows, RECOVERY_ROW]) for rows in starts]
     if final in wanted:
         return []
