@@ -1,4 +1,4 @@
-"""Rolling back a completed commit must never be visible half done.
+"""Rolling back a completed commit: never visible half done, and an error means it did not happen.
 
 Found by the fault campaign (``kill-local``, ``rollback-mor-v9``, campaign seed 1717, trial seed
 1797970607: SIGKILL at the 21st of 31 storage calls of ``hudi-fw rollback``, the delete of the
@@ -9,6 +9,11 @@ commit (reverts it to inflight) before it deletes any of its files, so readers s
 commit or nothing of it. Here the crash is an exception raised by the storage backend at the same
 point: on local disk as a crash of the process would stop it, on S3 as a DeleteObject failing for
 good.
+
+Found by the S3 fault campaign (``s3-faults``, ``rollback-cow-v6``, campaign seed 777, trial seed
+1428257906: the DeleteObject of the rolled-back commit's inflight file failed three times): the
+rollback had completed and the commit was gone, yet ``hudi-fw rollback`` raised ``StorageError``,
+so the operator is told the rollback failed, runs it again, and rolls back the commit before.
 """
 
 from __future__ import annotations
@@ -117,3 +122,28 @@ def test_rollback_failing_on_s3_after_a_first_file_is_not_visible_half_done(
             rollback_latest_commit(table)
     assert down.injected == FAST_RETRY["max_attempts"], "the second data file's delete failed for good"
     assert _visible(uri, endpoint) in (BEFORE, AFTER), "the commit, or nothing of it"
+
+
+@pytest.mark.s3
+def test_rollback_that_raises_on_s3_has_not_rolled_back(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last step of the rollback, deleting the rolled-back commit's own instant files, fails
+    for good: either the rollback raises and the commit is still there, or it has happened and
+    reports success."""
+    uri = f"s3://{new_bucket(endpoint, monkeypatch)}/t"
+    table = _table(uri, "COPY_ON_WRITE", 6, s3_options(endpoint, **FAST_RETRY))
+    latest = table.timeline.latest_completed_commit()
+    assert latest is not None
+    inflight = f"{latest.requested_time}.inflight"
+    with s3_faults() as faults:
+        down = faults.add("DeleteObject", inflight, code="InternalError", status=500, times=100)
+        try:
+            rollback_latest_commit(table)
+            raised = None
+        except StorageError as e:
+            raised = e
+    assert down.injected == FAST_RETRY["max_attempts"], "the delete of the inflight file failed for good"
+    rows = _visible(uri, endpoint)
+    if raised is not None:
+        assert rows == BEFORE, f"the rollback raised ({raised}) but the commit is gone"
+    else:
+        assert rows == AFTER
