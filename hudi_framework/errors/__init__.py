@@ -201,3 +201,9 @@ __all__ = [
     "UnsupportedQueryError",
     "WriteConflictError",
 ]
+
+# Every class names the public module, so tracebacks, pickles and Spark's error text show
+# ``hudi_framework.errors.KeyFieldError`` whatever submodule defines it.
+for _name in __all__:
+    globals()[_name].__module__ = __name__
+del _name

@@ -32,6 +32,7 @@ from hudi_framework.read.schema import read_schema, spark_type
 from hudi_framework.spark.datasource_write import build_writer
 from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
+from hudi_framework.spark.task_errors import reported_to_spark
 from hudi_framework.table.table import HudiTable
 
 
@@ -58,16 +59,18 @@ class HudiDataSourceReader(DataSourceReader):
         self._filters: list[Predicate] = []
 
     def partitions(self) -> Sequence[InputPartition]:
-        table = _open_table(self._options)
-        plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
-        return [_ReadPartition(task) for task in plan.tasks]
+        with reported_to_spark():
+            table = _open_table(self._options)
+            plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
+            return [_ReadPartition(task) for task in plan.tasks]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, _ReadPartition):
             return  # an empty plan: Spark still runs one default partition
-        table = _open_table(self._options)
-        for batch in run_task(partition.task, table.storage):
-            yield _to_spark_batch(batch, self._arrow_schema)
+        with reported_to_spark():
+            table = _open_table(self._options)
+            for batch in run_task(partition.task, table.storage):
+                yield _to_spark_batch(batch, self._arrow_schema)
 
 
 class HudiPushdownReader(HudiDataSourceReader):
@@ -100,17 +103,20 @@ class HudiDataSource(DataSource):
         return "hudi"
 
     def schema(self) -> StructType:
-        options = SourceOptions.parse(self.options)
-        table = _open_table(options)
-        read_options = build_options(options=options.hoodie)
-        return _spark_schema(read_schema(table, as_of=read_options.as_of))
+        with reported_to_spark():
+            options = SourceOptions.parse(self.options)
+            table = _open_table(options)
+            read_options = build_options(options=options.hoodie)
+            return _spark_schema(read_schema(table, as_of=read_options.as_of))
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        options = SourceOptions.parse(self.options)
+        with reported_to_spark():
+            options = SourceOptions.parse(self.options)
         if options.filter_pushdown:
             return HudiPushdownReader(options, schema)
         return HudiDataSourceReader(options, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
         # Bad options fail here, on the driver side, before any task runs.
-        return build_writer(SourceOptions.parse(self.options), schema, overwrite)
+        with reported_to_spark(write=True):
+            return build_writer(SourceOptions.parse(self.options), schema, overwrite)

@@ -39,7 +39,8 @@ from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.spark.options import SourceOptions
-from hudi_framework.table.from_settings import table_config_from_settings
+from hudi_framework.spark.task_errors import reported_write
+from hudi_framework.table.from_settings import check_settings_match_table, table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
@@ -118,6 +119,8 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
     incoming = to_arrow_schema(schema, timezone="UTC")
     # A frame without a key field fails here, before a task runs or a table is created.
     existing = _open_or_create(options, None)
+    if existing is not None:
+        check_settings_match_table(existing.config, settings)
     config = existing.config if existing is not None else table_config_from_settings(settings)
     require_key_fields(incoming, (*config.record_key_fields, *config.partition_fields))
     if existing is not None:
@@ -171,6 +174,7 @@ class DirectWriter(DataSourceArrowWriter):
             raise TableNotFoundError(self._options.path)
         return table, WriteSession(table, self._options.settings())
 
+    @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Written:
         part, stage, attempt = _task_identity()
         batches = list(iterator)
@@ -211,6 +215,7 @@ class DirectWriter(DataSourceArrowWriter):
     def _transaction(self, table: HudiTable) -> WriteTransaction:
         return WriteTransaction(table.storage, table.config, self._operation, instant=self._instant)
 
+    @reported_write
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         table, session = self._session()
         written = [m for m in messages if isinstance(m, _Written)]
@@ -272,6 +277,7 @@ class StagedWriter(DataSourceArrowWriter):
             options=self._options.storage_options(settings),
         )  # fmt: skip
 
+    @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Staged:
         part, _stage, attempt = _task_identity()
         batches = list(iterator)
@@ -283,6 +289,7 @@ class StagedWriter(DataSourceArrowWriter):
             pq.write_table(table, sink)
         return _Staged(key=key, rows=table.num_rows)
 
+    @reported_write
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         storage = self._storage()
         try:

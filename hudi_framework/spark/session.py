@@ -23,6 +23,9 @@ BASE_CONF: Mapping[str, str] = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     # Workers fork from a daemon that has already imported our task modules (see its docstring).
     "spark.python.daemon.module": "hudi_framework.spark.daemon",
+    # A Python error's message, not its traceback, in Spark's exception: the first line a user sees
+    # of a failed write is then ``...: hudi_framework.errors.KeyFieldError: ...`` (docs/spark.md).
+    "spark.sql.execution.pyspark.udf.hideTraceback.enabled": "true",
 }
 
 

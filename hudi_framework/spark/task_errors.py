@@ -24,9 +24,17 @@ from contextlib import contextmanager
 from functools import wraps
 from typing import Any, Final, ParamSpec, TypeVar
 
-from hudi_framework.errors import HudiError
+from hudi_framework.errors import CommitStateUnknownError, HudiError
 
-__all__ = ["CarriedTaskError", "carrying_errors", "recover_error", "typed_task_errors"]
+__all__ = [
+    "CarriedTaskError",
+    "carrying_errors",
+    "hudi_errors",
+    "recover_error",
+    "reported_to_spark",
+    "reported_write",
+    "typed_task_errors",
+]
 
 _MARKER: Final = "HUDI_FW_TASK_ERROR"
 _PATTERN: Final = re.compile(_MARKER + r"\[([A-Za-z0-9+/=]+)\]")
@@ -61,25 +69,57 @@ def _decode(value: Any) -> Any:
     return value
 
 
+def _marker(error: HudiError) -> str:
+    """``error``'s class, ``args`` and plain-data attributes, as the marker :func:`recover_error` reads."""
+    attrs = {}
+    for name, value in vars(error).items():
+        try:
+            attrs[name] = _encode(value)
+        except TypeError:
+            continue
+    try:
+        args = _encode(tuple(error.args))
+    except TypeError:
+        args = _encode((str(error),))
+    payload = {"module": type(error).__module__, "name": type(error).__qualname__, "args": args, "attrs": attrs}
+    return f"{_MARKER}[{base64.b64encode(json.dumps(payload).encode()).decode()}]"
+
+
 class CarriedTaskError(Exception):
     """Raised in a Spark task in place of a ``HudiError``; its message carries that error."""
 
     @classmethod
     def carrying(cls, error: HudiError) -> CarriedTaskError:
         """Wrap ``error``: its class, ``args`` and the attributes that are plain data."""
-        attrs = {}
-        for name, value in vars(error).items():
-            try:
-                attrs[name] = _encode(value)
-            except TypeError:
-                continue
-        try:
-            args = _encode(tuple(error.args))
-        except TypeError:
-            args = _encode((str(error),))
-        payload = {"module": type(error).__module__, "name": type(error).__qualname__, "args": args, "attrs": attrs}
-        encoded = base64.b64encode(json.dumps(payload).encode()).decode()
-        return cls(f"{type(error).__name__}: {error} {_MARKER}[{encoded}]")
+        return cls(f"{type(error).__name__}: {error} {_marker(error)}")
+
+
+#: Appended to a write's error when nothing of the write was committed.
+TABLE_UNCHANGED: Final = "; nothing was committed: the table is unchanged"
+
+
+@contextmanager
+def reported_to_spark(*, write: bool = False) -> Iterator[None]:
+    """Around a data source method Spark calls: a ``HudiError`` leaves it as itself, its message
+    ending with what happened to the table (for a write) and, on a line of its own, the marker
+    :func:`hudi_errors` rebuilds it from on the caller's side.
+
+    Spark puts the error's last traceback line (``hudi_framework.errors.KeyFieldError: ...``) in its
+    own exception's message; with ``spark.sql.execution.pyspark.udf.hideTraceback.enabled`` it is the
+    first line the user sees.
+
+    Args:
+        write: A write that raises here committed nothing (a commit that did finishes without raising;
+            a commit whose outcome is unknown says so itself).
+    """
+    try:
+        yield
+    except HudiError as e:
+        if len(e.args) == 1 and isinstance(e.args[0], str) and _MARKER not in e.args[0]:
+            note = TABLE_UNCHANGED if write and not isinstance(e, CommitStateUnknownError) else ""
+            marker = _marker(e)
+            e.args = (f"{e.args[0]}{note}\n{marker}",)
+        raise
 
 
 def carrying_errors(func: Callable[P, Iterator[Out]]) -> Callable[P, Iterator[Out]]:
@@ -91,6 +131,17 @@ def carrying_errors(func: Callable[P, Iterator[Out]]) -> Callable[P, Iterator[Ou
             yield from func(*args, **kwargs)
         except HudiError as e:
             raise CarriedTaskError.carrying(e) from e
+
+    return wrapper
+
+
+def reported_write(func: Callable[P, Out]) -> Callable[P, Out]:
+    """Decorate a data source writer's ``write`` or ``commit``: :func:`reported_to_spark` for a write."""
+
+    @wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Out:
+        with reported_to_spark(write=True):
+            return func(*args, **kwargs)
 
     return wrapper
 
@@ -134,7 +185,12 @@ def recover_error(error: BaseException) -> HudiError | None:
 
 @contextmanager
 def typed_task_errors() -> Iterator[None]:
-    """Around Spark actions on the driver: re-raise a carried ``HudiError`` as its own class."""
+    """Around Spark actions on the driver: re-raise a carried ``HudiError`` as its own class.
+
+    Public as :func:`hudi_errors`: ``with hudi_errors(): df.write.format("hudi")...save(path)``
+    raises ``KeyFieldError``, ``SchemaMismatchError``... instead of Spark's ``AnalysisException``
+    (which stays chained as the cause).
+    """
     try:
         yield
     except HudiError:
@@ -144,3 +200,7 @@ def typed_task_errors() -> Iterator[None]:
         if typed is None:
             raise
         raise typed from e
+
+
+#: The public name of :func:`typed_task_errors`.
+hudi_errors = typed_task_errors

@@ -1,10 +1,18 @@
-"""Turning typed settings into the config of a new table."""
+"""Typed settings and a table's config: the config of a new table, and the check that a write's
+settings agree with an existing one's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from hudi_framework.config.hoodie_keys import HOODIE_KEYS
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.errors import ConfigError
+from hudi_framework.errors import ConfigError, IncompatibleTableConfigError
+from hudi_framework.model.keys import key_generator_component
 from hudi_framework.table.table_config import TableConfig, new_table_config
+
+__all__ = ["check_settings_match_table", "table_config_from_settings"]
 
 # Registered key-generator component names -> Apache Hudi's ``hoodie.table.keygenerator.type``.
 _KEYGEN_TYPES = {
@@ -72,3 +80,51 @@ def table_config_from_settings(settings: HudiSettings) -> TableConfig:
         timeline_timezone=t.timeline_timezone.value,
         extra=extra,
     )
+
+
+def _names(fields: Any) -> tuple[str, ...]:
+    # A custom key generator's ``region:SIMPLE``: version 6 tables persist the name only.
+    return tuple(str(f).split(":", 1)[0].strip() for f in fields)
+
+
+#: Table settings a write may give again, and how each compares with the persisted config.
+_IDENTITY: dict[str, tuple[Callable[[Any], Any], Callable[[TableConfig], Any]]] = {
+    "name": (str, lambda c: c.name),
+    "type": (lambda v: v.value, lambda c: c.table_type.value),
+    "version": (int, lambda c: c.version),
+    "record_key_fields": (tuple, lambda c: c.record_key_fields),
+    "partition_fields": (_names, lambda c: c.partition_fields),
+    "ordering_fields": (tuple, lambda c: c.ordering_fields),
+    "key_generator": (
+        lambda v: key_generator_component(v.name),
+        lambda c: key_generator_component(c.key_generator_type),
+    ),
+    "hive_style_partitioning": (bool, lambda c: c.hive_style_partitioning),
+    "url_encode_partitions": (bool, lambda c: c.url_encode_partitions),
+    "populate_meta_fields": (bool, lambda c: c.populate_meta_fields),
+    "base_file_format": (lambda v: v.value.upper(), lambda c: c.base_file_format.upper()),
+}
+
+
+def check_settings_match_table(config: TableConfig, settings: HudiSettings) -> None:
+    """Refuse a write whose settings give a table property other than the one the table persists.
+
+    The table's ``hoodie.properties`` decide how keys, partitions and files are made; a write that
+    names another record key or partition field would otherwise be accepted and ignored. Only
+    settings that were given count. Apache Hudi's Spark writer refuses the same (``Config conflict``).
+
+    Raises:
+        IncompatibleTableConfigError: Naming the option, the write's value and the table's.
+    """
+    given = settings.table.model_fields_set
+    for field, (written, persisted) in _IDENTITY.items():
+        value = getattr(settings.table, field)
+        if field not in given or value is None or value == ():
+            continue
+        mine, theirs = written(value), persisted(config)
+        if mine != theirs:
+            key = next((k.key for k in HOODIE_KEYS if k.path[:2] == ("table", field)), f"table.{field}")
+            raise IncompatibleTableConfigError(
+                f"config conflict: {key} (table.{field}) is {mine!r} for this write but {theirs!r} in the "
+                "table's hoodie.properties; leave it unset or give the table's value"
+            )

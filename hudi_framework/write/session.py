@@ -24,6 +24,7 @@ from hudi_framework.merge.choose import first_write_config, merger_for_write, wr
 from hudi_framework.model.keys import build_key_generator, typed_partition_fields
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
 from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.table.from_settings import check_settings_match_table
 from hudi_framework.table.properties import update_properties
 from hudi_framework.table.table_config import TableType
 from hudi_framework.write.base_file_writer import ParquetOptions
@@ -103,6 +104,7 @@ class WriteSession:
                 table's writers run; a Spark client passes ``topology_of_spark_master``).
         """
         self.settings = settings or HudiSettings()
+        check_settings_match_table(table.config, self.settings)
         check_lock_safety(self.settings, topology)
         #: The merge behaviour this client's first write gives a table nothing was written to yet.
         self.first_write_config = (

@@ -157,3 +157,33 @@ def test_a_v6_custom_table_written_without_partition_types(engine: WriteEngine, 
 
     err = _assert_unchanged(sc, attempt, InvalidConfigValueError)
     assert "hoodie.datasource.write.partitionpath.field" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("hoodie.datasource.write.recordkey.field", "nope"),
+        ("hoodie.datasource.write.partitionpath.field", "other"),
+        ("hoodie.datasource.write.precombine.field", "zz"),
+        ("hoodie.table.name", "another"),
+        ("hoodie.datasource.write.table.type", "MERGE_ON_READ"),
+        ("hoodie.datasource.write.keygenerator.type", "COMPLEX"),
+        ("hoodie.datasource.write.hive_style_partitioning", "true"),
+    ],
+)
+def test_a_write_giving_another_table_property_is_refused(tmp_path: Path, option: str, value: str) -> None:
+    """Settings that make keys, partitions or files differently than the table's hoodie.properties
+    would otherwise be accepted and ignored (Apache Hudi: ``Config conflict``)."""
+    from hudi_framework.errors import IncompatibleTableConfigError
+    from hudi_framework.table.table import HudiTable
+    from hudi_framework.table.table_config import new_table_config
+    from hudi_framework.write.client import WriteClient
+
+    config = new_table_config("t", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"])
+    table = HudiTable.create(str(tmp_path), config)
+    rows = pa.table({"id": ["a"], "city": ["sf"], "ts": [1], "other": ["x"], "zz": [1], "nope": ["n"]})
+    WriteClient(table).upsert(rows)
+    same = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id"}
+    WriteClient(table, HudiSettings.from_hoodie_options(same, env=False)).upsert(rows)  # the table's own values
+    with pytest.raises(IncompatibleTableConfigError, match=option.replace(".", r"\.")):
+        WriteClient(table, HudiSettings.from_hoodie_options({option: value}, env=False))

@@ -182,3 +182,48 @@ def test_a_direct_write_rolls_back_a_crashed_earlier_write_first(spark: Any, tmp
     assert not (path / orphan).exists()
     assert instant.requested_time not in {i.requested_time for i in table.timeline.pending()}
     assert len(_hudi_rs(path)) == 15
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0]
+
+
+def test_a_failed_write_names_our_error_first_and_says_the_table_is_unchanged(spark: Any, tmp_path: Path) -> None:
+    from pyspark.errors import PySparkException
+
+    from hudi_framework.errors import InvalidRecordKeyError, KeyFieldError
+    from hudi_framework.spark import hudi_errors
+
+    path = str(tmp_path / "t")
+    good = spark.createDataFrame(_rows(4, ["sf"]))
+    good.write.format("hudi").options(**_opts("upsert")).mode("append").save(path)
+    before = _tree(tmp_path / "t")
+
+    # Refused on the driver side, before any task: the writer is never built.
+    wrong_key = {**_opts("upsert"), "hoodie.datasource.write.recordkey.field": "nope"}
+    with pytest.raises(PySparkException) as raw:
+        good.write.format("hudi").options(**wrong_key).mode("append").save(path)
+    first = _first_line(raw.value)
+    assert "hudi_framework.errors.IncompatibleTableConfigError: config conflict: " in first, first
+    assert first.endswith("nothing was committed: the table is unchanged"), first
+    keyless = good.drop("id")
+    with pytest.raises(KeyFieldError) as typed, hudi_errors():
+        keyless.write.format("hudi").options(**_opts("upsert")).mode("append").save(path)
+    assert typed.value.field == "id"
+    assert isinstance(typed.value.__cause__, PySparkException)
+
+    # Refused in the commit, after the tasks staged their rows: a null record key.
+    nulls = spark.createDataFrame(pa.table({"id": [None, "k9"], "city": ["sf", "sf"], "ts": [2, 2], "v": [1.0, 2.0]}))
+    with pytest.raises(InvalidRecordKeyError), hudi_errors():
+        nulls.write.format("hudi").options(**_opts("upsert")).mode("append").save(path)
+    after = _tree(tmp_path / "t")
+    assert {k: after.get(k) for k in before} == before
+    assert len(_hudi_rs(tmp_path / "t")) == 4
+
+
+def test_a_failed_read_is_caught_by_its_class(spark: Any, tmp_path: Path) -> None:
+    from hudi_framework.errors import TableNotFoundError
+    from hudi_framework.spark import hudi_errors
+
+    with pytest.raises(TableNotFoundError), hudi_errors():
+        spark.read.format("hudi").load(str(tmp_path / "missing")).count()
