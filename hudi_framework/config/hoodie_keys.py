@@ -33,7 +33,16 @@ from hudi_framework.config.s3 import (
     render_path_style,
 )
 
-__all__ = ["HOODIE_KEYS", "IGNORED_KEYS", "HoodieKey", "get_path", "is_ignored", "lookup", "suggest"]
+__all__ = [
+    "HOODIE_KEYS",
+    "IGNORED_KEYS",
+    "HoodieKey",
+    "get_path",
+    "is_ignored",
+    "lookup",
+    "sets_storage",
+    "suggest",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +329,13 @@ _ALL_KEYS: Final = tuple(sorted({*(k for e in HOODIE_KEYS for k in e.keys), *IGN
 def lookup(key: str) -> HoodieKey | None:
     """The mapping entry of an Apache Hudi option key (any case), or None."""
     return _BY_KEY.get(key.strip().lower())
+
+
+def sets_storage(key: str) -> bool:
+    """Whether ``key`` (an Apache Hudi or S3A key, or a ``storage.*`` field path) sets a storage field."""
+    entry = lookup(key)
+    section = entry.path[0] if entry is not None else key.strip().split(".", 1)[0].lower()
+    return section == "storage"
 
 
 def is_ignored(key: str) -> bool:

@@ -32,12 +32,6 @@ from hudi_framework.read.schema import read_schema, spark_type
 from hudi_framework.spark.datasource_write import build_writer
 from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
-from hudi_framework.table.table import HudiTable
-
-
-def _open_table(options: SourceOptions) -> HudiTable:
-    settings = options.settings()
-    return HudiTable.open(options.path, storage_options=options.storage_options(settings))
 
 
 def _spark_schema(schema: pa.Schema) -> StructType:
@@ -58,14 +52,14 @@ class HudiDataSourceReader(DataSourceReader):
         self._filters: list[Predicate] = []
 
     def partitions(self) -> Sequence[InputPartition]:
-        table = _open_table(self._options)
+        table = self._options.open_table()
         plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
         return [_ReadPartition(task) for task in plan.tasks]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, _ReadPartition):
             return  # an empty plan: Spark still runs one default partition
-        table = _open_table(self._options)
+        table = self._options.open_table()
         for batch in run_task(partition.task, table.storage):
             yield _to_spark_batch(batch, self._arrow_schema)
 
@@ -101,7 +95,7 @@ class HudiDataSource(DataSource):
 
     def schema(self) -> StructType:
         options = SourceOptions.parse(self.options)
-        table = _open_table(options)
+        table = options.open_table()
         read_options = build_options(options=options.hoodie)
         return _spark_schema(read_schema(table, as_of=read_options.as_of))
 

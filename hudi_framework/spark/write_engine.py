@@ -111,7 +111,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         is_delete = operation is WriteOperation.DELETE
         conform_batch(self._incoming_schema(data).empty_table(), schema, allow_missing=is_delete)
         session = self.session
-        spec = WorkerSpec.of(self.table.base_uri, self.table.config, session.settings)
+        spec = WorkerSpec.of(self.table, session.settings)
         combine = session.combines(operation)
         held = SparkResources()
         narrow = None

@@ -100,9 +100,12 @@ class WriteSession:
         Raises:
             UnsafeLockConfigError: The concurrency settings are unsafe for ``topology`` (where the
                 table's writers run; a Spark client passes ``topology_of_spark_master``).
+            ConfigError: ``settings.storage`` is configured, but not as the table's storage was
+                opened (the write would reach two storages).
         """
         self.settings = settings or HudiSettings()
         check_lock_safety(self.settings, topology)
+        table.task_storage(self.settings.storage)
         self.components = build_write_components(table.registry, table.config, self.settings)
 
     @property

@@ -28,7 +28,7 @@ _BOTOCORE_PROVIDERS: Final = {
 }
 
 
-class _Static(CredentialProvider):  # type: ignore[misc]
+class _Static(CredentialProvider):
     """The configured key, as one link of a chain (a static source after a dynamic one)."""
 
     METHOD = "static"
