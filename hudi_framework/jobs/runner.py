@@ -221,8 +221,8 @@ class _Run:
         spark_rows = None
         if self._spark is not None and len(step.phases) > 2:
             self._observer.step_phase(step, 2)
-            # The whole storage section, credentials included: Spark's tasks reach the table only
-            # through these options (Spark redacts values of keys naming a secret, token or key).
+            # The whole storage section, credentials included: the read's tasks reach the table
+            # only through these options (they travel pickled, like the write tasks' settings).
             everything = self._settings.to_spark_options(include_secrets=True)
             options = {k: v for k, v in everything.items() if k != "hoodie.base.path"}
             spark_rows = spark_count(self._spark, self._table.base_uri, options)

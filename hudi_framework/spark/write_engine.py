@@ -38,6 +38,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
+from hudi_framework.spark.session_storage import check_session_s3
 from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
@@ -84,9 +85,14 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                 Executors rebuild plugins and storage from these, not from the driver's objects.
             spark: The session; its Python workers must import this project (see
                 :func:`hudi_framework.spark.session.spark_session`).
+
+        Raises:
+            ConfigError: ``settings.storage`` is configured otherwise than the table's storage, or
+                the session sets an S3A endpoint or region the table's storage does not use.
         """
         super().__init__(table, settings)
         self._spark = spark
+        check_session_s3(spark, table.base_uri, table.task_storage(self.session.settings.storage))
 
     @property
     def spark(self) -> SparkSession:

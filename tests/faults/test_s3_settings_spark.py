@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.errors import ConfigError
 from hudi_framework.jobs import run_job
 from hudi_framework.read.reader import read_table
+from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from tests.faults.s3_faults import new_bucket
 from tests.faults.s3_requests import isolated_aws_env, request_log
@@ -188,3 +190,43 @@ def test_an_unsupported_provider_class_fails_the_read_naming_it(spark: Any, endp
     assert "InvalidConfigValueError" in text
     assert "fs.s3a.aws.credentials.provider" in text
     assert "AssumedRoleCredentialProvider" in text
+
+
+def test_a_session_s3a_endpoint_the_storage_does_not_use_is_refused(
+    spark: Any, endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hudi_framework.spark.write_engine import SparkWriteClient
+
+    bucket = new_bucket(endpoint, monkeypatch)
+    settings = HudiSettings.load(
+        overrides={
+            "table.name": "t",
+            "table.record_key_fields": ["id"],
+            "storage.s3": {"endpoint_url": endpoint, "region": "us-east-1", "addressing_style": "path"},
+        },
+        env=False,
+    )
+    table = HudiTable.create(f"s3://{bucket}/t", table_config_from_settings(settings), settings=settings)
+    key = "spark.hadoop.fs.s3a.endpoint"
+    spark.conf.set(key, "http://127.0.0.1:1")
+    try:
+        with pytest.raises(ConfigError) as info:
+            SparkWriteClient(table, settings, spark)
+        assert key in str(info.value)
+        assert "storage.s3.endpoint_url" in str(info.value)
+        spark.conf.set(key, endpoint)
+        SparkWriteClient(table, settings, spark)  # the session and the storage agree
+    finally:
+        spark.conf.unset(key)
+    # A table opened with other storage than the settings describe is refused too.
+    other = HudiTable.open(
+        f"s3://{bucket}/t",
+        storage_options={
+            "endpoint_url": endpoint,
+            "region": "us-east-1",
+            "addressing_style": "path",
+            "max_attempts": 2,
+        },
+    )
+    with pytest.raises(ConfigError, match=r"HudiTable\.open"):
+        SparkWriteClient(other, settings, spark)
