@@ -69,13 +69,26 @@ def test_static_keys_sign_by_default(endpoint: str, bucket: str, log: RequestLog
     assert log.key_ids(bucket) == {STATIC_KEY}
 
 
+@pytest.mark.parametrize(
+    ("provider", "signed_by"),
+    [
+        ("environment", {ENV_KEY}),  # the environment only
+        ("default", {ENV_KEY}),  # boto3's default chain starts with the environment
+        ("org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider", {None}),  # unsigned
+    ],
+)
 @pytest.mark.usefixtures("clean_env")
-def test_environment_provider_reads_only_the_environment(
-    endpoint: str, bucket: str, log: RequestLog, monkeypatch: pytest.MonkeyPatch
+def test_with_environment_keys_set(
+    provider: str,
+    signed_by: set[str | None],
+    endpoint: str,
+    bucket: str,
+    log: RequestLog,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _env_keys(monkeypatch)
-    build_s3_client(_options(endpoint, credentials_provider="environment")).head_bucket(Bucket=bucket)
-    assert log.key_ids(bucket) == {ENV_KEY}
+    build_s3_client(_options(endpoint, credentials_provider=provider)).head_bucket(Bucket=bucket)
+    assert log.key_ids(bucket) == signed_by
 
 
 @pytest.mark.usefixtures("clean_env")
@@ -102,22 +115,3 @@ def test_a_chain_falls_through_to_static_keys(
     _env_keys(monkeypatch)
     build_s3_client(_options(endpoint, credentials_provider=chain, **_static())).head_bucket(Bucket=bucket)
     assert log.key_ids(bucket) == {STATIC_KEY, ENV_KEY}
-
-
-@pytest.mark.usefixtures("clean_env")
-def test_default_chain_finds_environment_keys(
-    endpoint: str, bucket: str, log: RequestLog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _env_keys(monkeypatch)
-    build_s3_client(_options(endpoint, credentials_provider="default")).head_bucket(Bucket=bucket)
-    assert log.key_ids(bucket) == {ENV_KEY}
-
-
-@pytest.mark.usefixtures("clean_env")
-def test_anonymous_requests_are_unsigned(
-    endpoint: str, bucket: str, log: RequestLog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _env_keys(monkeypatch)
-    provider = "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"
-    build_s3_client(_options(endpoint, credentials_provider=provider)).head_bucket(Bucket=bucket)
-    assert log.key_ids(bucket) == {None}
