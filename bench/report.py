@@ -281,7 +281,7 @@ METHOD = """\
   reported as "start-up + warm-up" and are not part of the step's wall time; the session is stopped and
   its JVM awaited after the measurement.
   - `ours-spark:cow_upsert`: `SparkWriteClient.upsert(spark.read.parquet(changes))` into the table the
-    local engine bulk-inserted (the state of `ours:cow_upsert`): bloom index, snappy, one commit.
+    local engine bulk-inserted (the state of `ours:cow_upsert`): bloom index, default settings, one commit.
   - `spark-naive:cow_upsert`, the floor for a Spark job: `spark.read.parquet` of the same data as
     hive-partitioned files (the pyarrow baseline's layout), a full outer join with the batch on `id`, the
     batch's columns wherever the key is in the batch, rows whose batch version is a delete dropped,

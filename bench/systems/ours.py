@@ -21,7 +21,7 @@ from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.prepare import prepare_rows
 from hudi_framework.write.session import WriteSession
 
-SETTINGS = {"hoodie.index.type": "BLOOM", "hoodie.parquet.compression.codec": "snappy"}
+SETTINGS = {"hoodie.index.type": "BLOOM"}  # everything else at its default
 #: Merge-on-read steps measure the batch going to log files: with small-file handling on, the 2% new
 #: keys land in every (small) file group, and a delta commit rewrites such groups copy-on-write style
 #: (as Apache Hudi's delta-commit partitioner does with a bloom index), leaving no logs to read or compact.

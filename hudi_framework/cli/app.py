@@ -23,6 +23,7 @@ from hudi_framework.config.enums import WriteEngine
 from hudi_framework.errors import ConfigError, HudiError, JobVerificationError, TableExistsError, TableNotFoundError
 from hudi_framework.jobs.report import ProgressObserver, render_report
 from hudi_framework.jobs.runner import run_job
+from hudi_framework.merge.choose import strategy_of
 from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.table.from_settings import table_config_from_settings
@@ -193,18 +194,44 @@ def show_schema(path: PathArg, config: ConfigOpt = None) -> None:
 
 
 @app.command("plugins")
-def plugins(config: ConfigOpt = None) -> None:
-    """Installed plugins and the components they provide (as the config's plugins section loads them)."""
+def plugins(as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
+    """Installed plugins and the components they provide (mergers with their strategy UUIDs), as the
+    config's plugins section loads them."""
     loading = settings_from(config).plugins
     manager = build_plugin_manager(load_entry_points=loading.load_entry_points, disable=loading.disable)
     registry = ComponentRegistry.from_manager(manager)
+    rows = [
+        (kind.label, comp, strategy_of(comp) if kind is ComponentKind.MERGER else None)
+        for kind in ComponentKind
+        for comp in registry.specs(kind)
+    ]
+    if as_json:
+        listing = [
+            {
+                "kind": label,
+                "name": comp.spec.name,
+                "strategy_id": strategy,
+                "aliases": list(comp.spec.aliases),
+                "provided_by": comp.provider,
+                "description": comp.spec.description,
+            }
+            for label, comp, strategy in rows
+        ]
+        typer.echo(json.dumps(listing, indent=2))
+        return
     out = Table(title="installed components")
-    for col in ("kind", "name", "provided by", "description"):
-        out.add_column(col)
-    for kind in ComponentKind:
-        for comp in registry.specs(kind):
-            out.add_row(kind.label, comp.spec.name, comp.provider, comp.spec.description)
-    _console().print(out)
+    out.add_column("kind", no_wrap=True)
+    # Names and UUIDs are what users copy into configs: never cut or folded; descriptions wrap.
+    out.add_column("name", no_wrap=True, min_width=max(len(comp.spec.name) for _, comp, _ in rows))
+    out.add_column("merge strategy id", no_wrap=True, min_width=36)
+    out.add_column("provided by")
+    out.add_column("description", ratio=1)
+    for label, comp, strategy in rows:
+        out.add_row(label, comp.spec.name, strategy or "", comp.provider, comp.spec.description)
+    console = _console()
+    if not console.is_terminal:
+        console.width = max(console.width, 200)  # piped output: no terminal width to respect
+    console.print(out)
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ __all__ = [
     "CompactionTriggerStrategy",
     "ConcurrencyMode",
     "FailedWritesPolicy",
+    "InsertDupPolicy",
     "ParquetCodec",
     "QueryType",
     "RecordMergeMode",
@@ -157,6 +158,14 @@ class FailedWritesPolicy(_HudiEnum):
 
     EAGER = "EAGER"
     LAZY = "LAZY"
+
+
+class InsertDupPolicy(_HudiEnum):
+    """What an insert does with incoming keys the table already holds (``hoodie.datasource.insert.dup.policy``)."""
+
+    NONE = "none"
+    DROP = "drop"
+    FAIL = "fail"
 
 
 class ParquetCodec(_HudiEnum):

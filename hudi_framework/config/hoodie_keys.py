@@ -177,6 +177,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.combine_before_upsert", "hoodie.combine.before.upsert"),
     _k("write.combine_before_delete", "hoodie.combine.before.delete"),
     _k("write.insert_drop_duplicates", "hoodie.datasource.write.insert.drop.duplicates"),
+    _k("write.insert_dup_policy", "hoodie.datasource.insert.dup.policy"),
+    _k("write.merge_allow_duplicate_on_inserts", "hoodie.merge.allow.duplicate.on.inserts"),
     # ------------------------------------------------------------------ read
     _k("read.query_type", "hoodie.datasource.query.type"),
     _k("read.begin_instant", "hoodie.datasource.read.begin.instanttime"),

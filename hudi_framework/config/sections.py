@@ -23,6 +23,7 @@ from hudi_framework.config.enums import (
     BaseFileFormat,
     ConcurrencyMode,
     FailedWritesPolicy,
+    InsertDupPolicy,
     LogBlockFormat,
     ParquetCodec,
     QueryType,
@@ -137,8 +138,8 @@ class WriteSettings(Section):
     """Merge-on-read log data blocks: ``avro`` (AVRO_DATA) or ``parquet`` (PARQUET_DATA)."""
     small_file_group_candidates_limit: PositiveInt = 1
     """Merge-on-read: how many of a partition's smallest log-free file groups may take inserts."""
-    parquet_compression_codec: ParquetCodec = ParquetCodec.GZIP
-    """Parquet compression codec."""
+    parquet_compression_codec: ParquetCodec = ParquetCodec.ZSTD
+    """Parquet compression codec (Apache Hudi's default is ``gzip``: several times slower to write)."""
     concurrency_mode: ConcurrencyMode = ConcurrencyMode.SINGLE_WRITER
     """``single_writer``, or ``optimistic_concurrency_control`` with a lock provider shared by all writers."""
     failed_writes_policy: FailedWritesPolicy | None = None
@@ -149,13 +150,21 @@ class WriteSettings(Section):
     heartbeat_tolerable_misses: PositiveInt = 2
     """Missed heartbeat intervals after which an unfinished write counts as failed (LAZY rollback)."""
     combine_before_insert: bool = False
-    """De-duplicate incoming records by key (keeping the largest ordering value) on insert."""
+    """De-duplicate incoming records by key (keeping the largest ordering value) on ``insert``,
+    ``bulk_insert`` and ``insert_overwrite``; off, these keep every incoming row."""
     combine_before_upsert: bool = True
     """De-duplicate incoming records by key on upsert."""
     combine_before_delete: bool = True
     """De-duplicate incoming deletes by key."""
     insert_drop_duplicates: bool = False
-    """On insert, drop incoming records whose key already exists in the table."""
+    """On ``insert``, drop incoming records whose key already exists in the table (and pre-combine the
+    batch unless ``combine_before_insert`` is set); ``bulk_insert`` rejects it."""
+    insert_dup_policy: InsertDupPolicy = InsertDupPolicy.NONE
+    """On ``insert``, incoming records whose key the table holds: ``none`` (kept), ``drop`` (left out) or
+    ``fail`` (the write fails); ``bulk_insert`` rejects ``drop`` and ``fail``."""
+    merge_allow_duplicate_on_inserts: bool = True
+    """An ``insert`` routed to a small file group is appended after its rows, duplicates of stored keys
+    included; ``False`` merges it with the stored rows like an upsert."""
     set_null_for_missing_columns: bool = False
     """An upsert batch lacking some table columns writes them as null instead of as a partial update
     that keeps their stored values (``hoodie.write.set.null.for.missing.columns``; docs/mergers.md)."""

@@ -215,7 +215,9 @@ class KeyGenerator(ABC):
         Raises:
             KeyFieldError: A partition field is missing or has an unsupported type.
             InvalidPartitionValueError: A value cannot be turned into a partition path.
-            PartitionPathError: A path would have an empty, ``.`` or ``..`` segment.
+            UnsafePartitionPathError: A value would make a path segment no listing finds the rows
+                under (``.hoodie``, ``.hoodie_partition_metadata*``, an empty, ``.`` or ``..``
+                segment); the kernel's ``PartitionPathFormat.encode_arrays`` raises it.
         """
 
     def keys(self, batch: pa.RecordBatch | pa.Table) -> tuple[pa.StringArray, pa.StringArray]:

@@ -15,9 +15,14 @@ import builtins
 import datetime as dt
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
+
+from hudi_framework.errors import InvalidStorageKeyError
+from hudi_framework.storage.paths import validate_key
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pyarrow as pa
 
 
@@ -42,6 +47,29 @@ class FileInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class IncompleteWrite:
+    """An object write that started and was never published: what a writer killed half-way leaves
+    behind, invisible to :meth:`StorageBackend.list` (a local temporary file, an S3 multipart upload
+    never completed).
+
+    Attributes:
+        target: Key of the object the write would have created or replaced.
+        started: When it was last written to (local: the temporary file's modification time; S3:
+            the upload's initiation), UTC.
+        handle: The backend's name for it (the temporary file's key; the upload id).
+    """
+
+    target: str
+    started: dt.datetime
+    handle: str
+
+    @property
+    def target_name(self) -> str:
+        """The last path segment of :attr:`target`."""
+        return self.target.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
 class Versioned:
     """Object content with an opaque version token usable for compare-and-swap."""
 
@@ -62,6 +90,11 @@ class StorageBackend(ABC):
     * Unsafe keys raise :class:`~hudi_framework.errors.InvalidStorageKeyError` before any I/O.
     """
 
+    #: Whether ``write``, ``put_if_absent`` and ``compare_and_swap`` of a writer that dies can leave
+    #: an incomplete write (a local temporary file); backends whose small writes are atomic requests
+    #: (S3 PUT) leave none, so sweeps for them can be skipped.
+    small_writes_leave_incomplete: ClassVar[bool] = False
+
     @property
     @abstractmethod
     def root_uri(self) -> str:
@@ -74,6 +107,14 @@ class StorageBackend(ABC):
     @abstractmethod
     def read(self, key: str) -> bytes:
         """Return the whole object."""
+
+    def read_many(self, keys: Sequence[str]) -> builtins.list[bytes]:
+        """Return the whole objects, in the order of ``keys`` (raising as :meth:`read` does).
+
+        The default reads one after the other; backends whose requests wait on the network
+        override it to read several at a time.
+        """
+        return [self.read(key) for key in keys]
 
     @abstractmethod
     def read_versioned(self, key: str) -> Versioned:
@@ -140,6 +181,41 @@ class StorageBackend(ABC):
     def size(self, key: str) -> int:
         """Size of the object in bytes."""
         return self.info(key).size
+
+    def delete_tree(self, prefix: str) -> None:
+        """Delete every object under the directory ``prefix`` (never the root).
+
+        Backends with real directories remove them too, with whatever else they keep there (a
+        local backend's temporary files), so nothing of the tree is left. A missing prefix is fine.
+
+        Raises:
+            InvalidStorageKeyError: ``prefix`` is the root or unsafe.
+        """
+        validate_key(prefix)
+        for info in self.list(prefix, recursive=True):
+            self.delete(info.key)
+
+    def list_incomplete(self, prefix: str = "", *, recursive: bool = False) -> builtins.list[IncompleteWrite]:
+        """Writes whose target lies under the directory ``prefix`` that started and were never
+        published (direct children of ``prefix`` unless ``recursive``).
+
+        A live writer's write in progress is listed too: the caller decides what provably belongs to
+        a dead one. The default is for backends whose writes leave nothing behind: none.
+        """
+        validate_key(prefix, allow_root=True)
+        return []
+
+    def discard_incomplete(self, write: IncompleteWrite) -> None:
+        """Remove what an incomplete write left behind; already gone is fine.
+
+        If its writer is still alive, publishing that write fails (a local backend re-creates the
+        temporary file of a small object written from memory, so only streams fail).
+
+        Raises:
+            InvalidStorageKeyError: ``write`` is not one this backend listed (the default backend
+                lists none).
+        """
+        raise InvalidStorageKeyError(write.handle, "not an incomplete write of this backend")
 
 
 class StorageProvider(ABC):

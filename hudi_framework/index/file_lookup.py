@@ -19,6 +19,7 @@ from hudi_framework.errors import RecordIndexError
 from hudi_framework.index.footer import read_key_footer
 from hudi_framework.index.key_arrays import as_key_array
 from hudi_framework.merge.numpy_arrow import repeated_string
+from hudi_framework.storage.data_files import open_parquet
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import LookupTask
@@ -28,9 +29,14 @@ if TYPE_CHECKING:
 
 @contextmanager
 def open_base_file(storage: StorageBackend, file: IndexedFile) -> Iterator[pq.ParquetFile]:
-    """Open a base file for footer and column reads; only the footer is read up front."""
-    with storage.open_input(file.path) as handle:
-        yield pq.ParquetFile(handle)
+    """Open a base file for footer and column reads; only the footer is read up front.
+
+    Raises:
+        CorruptDataFileError: The file, or what the ``with`` block reads of it (footer entries such
+            as the bloom filter included), does not decode.
+    """
+    with open_parquet(storage, file.path) as parquet:
+        yield parquet
 
 
 def read_key_range(file: IndexedFile, storage: StorageBackend) -> IndexedFile:

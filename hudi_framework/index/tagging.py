@@ -5,8 +5,10 @@
 must reproduce when it runs the lookups elsewhere:
 
 * A non-global index matches on ``(record key, partition path)``; a global one on the key only.
-* A key found in several files (which a healthy table never has) takes the location with the
-  greatest instant time, then file id, so the answer is deterministic.
+* A key found in several file groups (inserts keep duplicate keys) tags its record once per file
+  group, as Java's left outer join of the records with the found locations does, so an update or
+  delete reaches every copy. A global index that updates partition paths settles a key's move per
+  key instead: its location is the file group with the greatest instant time, then file id.
 * Global index, key found in another partition than the incoming record's:
   ``update_partition_path=True`` keeps the incoming ``_hoodie_partition_path``, so the writer
   deletes the key at the location and inserts it in the new partition; ``False`` rewrites
@@ -169,7 +171,8 @@ def apply_locations(incoming: pa.Table, found: pa.Table, *, is_global: bool, upd
             record to the partition where the key is (False).
 
     Returns:
-        ``incoming`` in row order with the three location columns appended.
+        ``incoming`` in row order with the three location columns appended; the row of a key found
+        in several file groups repeats, once per file group (see the module docstring).
     """
     keys, partitions = incoming_columns(incoming)
     by_partition = not is_global
@@ -185,15 +188,23 @@ def apply_locations(incoming: pa.Table, found: pa.Table, *, is_global: bool, upd
             position = pc.if_else(same, position, pa.scalar(None, position.type))
     else:
         values = _match_values(located_keys, located.column(LOCATION_PARTITION), by_partition=by_partition)
-        if pc.count_distinct(values).as_py() < located.num_rows:
-            # A key in several files (a healthy table has none): sorting is only paid for then.
+        wanted = _match_values(keys, partitions, by_partition=by_partition)
+        if pc.count_distinct(values).as_py() == located.num_rows:
+            # A hash lookup of each incoming row in the (distinct) found values; null where not found.
+            # It keeps row order, and is several times faster than a join followed by a sort.
+            position = pc.index_in(wanted, value_set=values)
+        elif is_global and update_partition_path:
+            # A key in several file groups, whose move is settled per key: the latest one.
             located = _latest_per_key(located, values).combine_chunks()
             values = _match_values(
                 located.column(RECORD_KEY), located.column(LOCATION_PARTITION), by_partition=by_partition
             )
-        # A hash lookup of each incoming row in the (distinct) found values; null where not found.
-        # It keeps row order, and is several times faster than a join followed by a sort.
-        position = pc.index_in(_match_values(keys, partitions, by_partition=by_partition), value_set=values)
+            position = pc.index_in(wanted, value_set=values)
+        else:
+            rows, position = _every_location(located, values, wanted)
+            incoming = incoming.take(rows)
+            if is_global:
+                partitions = partitions.take(rows)
     tagged = {name: located.column(name).take(position) for name in LOCATION_COLUMNS}
     out = incoming.drop_columns([c for c in LOCATION_COLUMNS if c in incoming.column_names])
     if is_global and not update_partition_path:
@@ -206,6 +217,37 @@ def apply_locations(incoming: pa.Table, found: pa.Table, *, is_global: bool, upd
     for name in LOCATION_COLUMNS:
         out = out.append_column(pa.field(name, pa.large_string()), tagged[name])
     return out
+
+
+def _every_location(
+    located: pa.Table, values: pa.LargeStringArray, wanted: pa.LargeStringArray
+) -> tuple[pa.Array, pa.Array]:
+    """Each incoming row once per located row of its match value (once, unmatched, if none).
+
+    Args:
+        located: Lookup results; ``values`` are their match values (some repeated).
+        wanted: The match value of each incoming row.
+
+    Returns:
+        ``(incoming row of each output row, located row of each output row or null)``; incoming rows
+        keep their order, and the file groups of one row come latest instant first, then file id.
+    """
+    newest = pc.sort_indices(
+        located, sort_keys=[(LOCATION_INSTANT, "descending"), (LOCATION_FILE_ID, "descending")]
+    ).to_numpy()
+    distinct = pc.unique(values)
+    group = to_numpy(pc.index_in(values, value_set=distinct)).astype(np.int64)
+    order = newest[np.argsort(group[newest], kind="stable")]  # located rows by group, newest first
+    counts = np.bincount(group, minlength=len(distinct))
+    starts = np.cumsum(counts) - counts
+    of_row = to_numpy(pc.index_in(wanted, value_set=distinct), null=-1).astype(np.int64)
+    found = of_row >= 0
+    repeats = np.where(found, counts[np.where(found, of_row, 0)], 1)
+    rows = np.repeat(np.arange(len(wanted), dtype=np.int64), repeats)
+    offsets = np.arange(len(rows), dtype=np.int64) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    groups = of_row[rows]
+    at = np.where(groups >= 0, order[starts[np.maximum(groups, 0)] + offsets], 0)
+    return pa.array(rows), pa.array(at, mask=groups < 0)
 
 
 def _each_found_once(position: pa.Array, num_located: int) -> bool:

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hudi_framework.contracts.storage import FileInfo, StorageBackend
+from hudi_framework.errors import NestedPartitionError
+from hudi_framework.layout.partition import check_partition_path
 from hudi_framework.layout.partition_metadata import is_partition_metadata_file
-
-#: The metadata folder; never a partition and never searched for partitions.
-METAFOLDER_NAME = ".hoodie"
+from hudi_framework.layout.reserved import METAFOLDER_NAME as METAFOLDER_NAME  # re-exported
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,3 +104,45 @@ def list_table(storage: StorageBackend, partitions: Iterable[str] | None = None)
 def discover_partitions(storage: StorageBackend) -> list[str]:
     """Sorted partition paths of the table rooted at ``storage`` (``[""]`` if non-partitioned)."""
     return list_table(storage).partitions
+
+
+def check_new_partitions(partitions: Iterable[str], existing: Iterable[str]) -> None:
+    """Raise unless a listing will find each of ``partitions`` that is not one of ``existing``.
+
+    A new partition path must have no refused segment, and must neither nest inside another
+    partition (new or existing) nor hold one: a listing stops at the first partition on its way
+    down (Java and :func:`list_table` keep the outer one, hudi-rs the inner one), so the other
+    partition's rows would never be read.
+
+    Args:
+        partitions: Partition paths a write puts files into.
+        existing: The table's partitions (:attr:`TableListing.partitions`).
+
+    Raises:
+        PartitionPathError: A new path has a refused segment.
+        NestedPartitionError: A new path nests inside another partition or holds one.
+    """
+    known = set(existing)
+    # "" is a non-partitioned table's only partition: nothing can nest with it.
+    fresh = sorted({p for p in partitions if p and p not in known})
+    if not fresh:
+        return
+    for path in fresh:
+        check_partition_path(path)
+    everything = (known | set(fresh)) - {""}
+    if len({p.count("/") for p in everything}) <= 1:
+        return  # paths of one depth never nest (the usual case, timestamp paths included)
+    holders: dict[str, str] = {}  # a proper prefix of some partition -> that partition
+    for path in everything:
+        cut = path.rfind("/")
+        while cut > 0:
+            holders.setdefault(path[:cut], path)
+            cut = path.rfind("/", 0, cut)
+    for path in fresh:
+        cut = path.rfind("/")
+        while cut > 0:
+            if path[:cut] in everything:
+                raise NestedPartitionError(path, path[:cut])
+            cut = path.rfind("/", 0, cut)
+        if path in holders:
+            raise NestedPartitionError(path, holders[path])

@@ -22,6 +22,12 @@ Rules (tech spec "Reader Expectations", hudi-format.md 10.6; Java ``AbstractTabl
 
 File groups that only have log files are kept and flagged (:attr:`FileGroup.is_log_only`); Java reads
 them, hudi-rs drops them.
+
+**Files the timeline names.** A listing alone cannot tell a file that was never written from one that
+was lost: without its newest base file a file group silently falls back to its previous slice (or
+vanishes). Given ``timeline_files`` (the files the commit metadata of completed instants names), the
+view slices the union of both, so the slice chosen as of any instant is the one the timeline
+describes; :meth:`FileSystemView.check_files` then raises for chosen files the listing lacks.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hudi_framework.contracts.storage import FileInfo, StorageBackend
-from hudi_framework.errors import UnsupportedFormatError
+from hudi_framework.errors import MissingDataFileError, UnsupportedFormatError
 from hudi_framework.layout.discovery import TableListing, list_table
 from hudi_framework.layout.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
 from hudi_framework.layout.naming import BaseFileName, LogFileName, parse_data_file_name
@@ -66,6 +72,7 @@ class FileSystemView:
         pending_compactions: Mapping[FileGroupId, str] | None = None,
         timeline_start: str | None = None,
         base_file_extensions: Collection[str] | None = None,
+        timeline_files: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         """Build the view.
 
@@ -86,6 +93,9 @@ class FileSystemView:
                 their requested time, unless ``completed_instants`` includes them.
             base_file_extensions: Extensions that count as base files (for example the table's
                 ``hoodie.table.base.file.format``); None accepts every base-file-shaped name.
+            timeline_files: Partition path -> file name -> requested time of the (first) completed
+                instant whose commit metadata names the file. Names the listing lacks are sliced as
+                if listed (size unknown) and reported by :meth:`check_files`.
         """
         self._table_version = table_version
         self._by_completion = table_version >= COMPLETION_TIME_SLICING_VERSION
@@ -99,11 +109,23 @@ class FileSystemView:
         self._timeline_start = timeline_start
         exts = None if base_file_extensions is None else {e.lower().lstrip(".") for e in base_file_extensions}
         mapping = files.files if isinstance(files, TableListing) else files
-        self._partitions = sorted(mapping)
         self._candidates: dict[FileGroupId, _Candidates] = defaultdict(_Candidates)
+        listed: dict[str, set[str]] = {}
         for partition, infos in mapping.items():
+            names = listed[partition] = set()
             for info in infos:
-                self._add_file(partition, info, exts)
+                names.add(info.name)
+                self._add_file(partition, info.name, info.size, exts)
+        # Storage key -> the instant whose metadata names it, for files the listing lacks.
+        self._unlisted: dict[str, str] = {}
+        partitions = set(mapping)
+        for partition, written in (timeline_files or {}).items():
+            present = listed.get(partition, set())
+            for name, instant in written.items():
+                if name not in present and self._add_file(partition, name, None, exts):
+                    self._unlisted[FileGroupId(partition, "").key(name)] = instant
+                    partitions.add(partition)  # a partition lost whole is still the table's
+        self._partitions = sorted(partitions)
         self._cache: dict[tuple[str | None, FileGroupId], FileGroup | None] = {}
 
     @classmethod
@@ -118,6 +140,7 @@ class FileSystemView:
         pending_compactions: Mapping[FileGroupId, str] | None = None,
         timeline_start: str | None = None,
         base_file_extensions: Collection[str] | None = None,
+        timeline_files: Mapping[str, Mapping[str, str]] | None = None,
     ) -> FileSystemView:
         """List the table (all partitions, or only ``partitions``) and build the view.
 
@@ -131,18 +154,23 @@ class FileSystemView:
             pending_compactions=pending_compactions,
             timeline_start=timeline_start,
             base_file_extensions=base_file_extensions,
+            timeline_files=timeline_files,
         )
 
-    def _add_file(self, partition: str, info: FileInfo, exts: set[str] | None) -> None:
-        parsed = parse_data_file_name(info.name)
+    def _add_file(self, partition: str, name: str, size: int | None, exts: set[str] | None) -> bool:
+        """Add a data file of the table's state; False for names that are not one."""
+        parsed = parse_data_file_name(name)
         if isinstance(parsed, BaseFileName):
             if exts is None or parsed.extension.lower() in exts:
                 fg = FileGroupId(partition, parsed.file_id)
-                self._candidates[fg].base_files.append(BaseFile(parsed, info.size))
+                self._candidates[fg].base_files.append(BaseFile(parsed, size))
+                return True
         elif isinstance(parsed, LogFileName) and parsed.extension == "log" and not parsed.cdc:
             # CDC logs hold change records for incremental CDC queries, not table state.
             fg = FileGroupId(partition, parsed.file_id)
-            self._candidates[fg].log_files.append(LogFile(parsed, info.size))
+            self._candidates[fg].log_files.append(LogFile(parsed, size))
+            return True
+        return False
 
     # ----------------------------------------------------------------- timeline facts
     @property
@@ -174,6 +202,14 @@ class FileSystemView:
             return None
         return replaced
 
+    def _unlisted_after(self, fg: FileGroupId, log: LogFile, as_of: str | None) -> bool:
+        """A v6 log file only the timeline names, first written after ``as_of``: no block of it is
+        visible then, so a snapshot as of ``as_of`` does not read (or miss) it."""
+        if as_of is None:
+            return False
+        written = self._unlisted.get(fg.key(log.name))
+        return written is not None and written > as_of
+
     # ----------------------------------------------------------------- slicing
     def _base_files(self, cands: _Candidates, as_of: str | None, pending: str | None) -> dict[str, BaseFile]:
         """Committed base files per instant; a pending compaction's (partial) base file is ignored."""
@@ -195,7 +231,8 @@ class FileSystemView:
         for log in cands.log_files:
             # The name carries the slice's base instant: committed, or the pending compaction that
             # new log files are written against.
-            if log.instant_time == pending or self._is_committed(log.instant_time, as_of):
+            visible = log.instant_time == pending or self._is_committed(log.instant_time, as_of)
+            if visible and not self._unlisted_after(fg, log, as_of):
                 logs[log.instant_time].append(log)
         keys = set(bases) | set(logs) | ({pending} if pending else set())
         return [FileSlice.create(fg, key, bases.get(key), logs.get(key, [])) for key in sorted(keys)]
@@ -325,6 +362,32 @@ class FileSystemView:
             if latest is not None:
                 out.append(latest)
         return out
+
+    def missing_files(self, slices: Iterable[FileSlice]) -> dict[str, str]:
+        """Files of ``slices`` the timeline names but the listing lacks: storage key -> the instant
+        whose commit metadata names it (empty unless built with ``timeline_files``)."""
+        if not self._unlisted:
+            return {}
+        out: dict[str, str] = {}
+        for file_slice in slices:
+            keys = file_slice.log_file_keys
+            if file_slice.base_file_key is not None:
+                keys.append(file_slice.base_file_key)
+            for key in keys:
+                if key in self._unlisted:
+                    out[key] = self._unlisted[key]
+        return out
+
+    def check_files(self, slices: Iterable[FileSlice]) -> None:
+        """Raise if a file of ``slices`` is named by the timeline but missing from the listing.
+
+        Raises:
+            MissingDataFileError: Naming the missing files and the instant that wrote the first.
+        """
+        missing = self.missing_files(slices)
+        if missing:
+            keys = sorted(missing)
+            raise MissingDataFileError(keys, missing[keys[0]])
 
 
 def check_base_file_formats(slices: Iterable[FileSlice], supported: Collection[str] = ("parquet",)) -> None:

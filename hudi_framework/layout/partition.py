@@ -23,6 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import PartitionPathError as PartitionPathError  # re-exported
+from hudi_framework.errors import UnsafePartitionPathError
+from hudi_framework.layout.reserved import RESERVED_SEGMENT_RE2, path_problem
 
 #: What Java writes for a null or empty partition value (``PartitionPathEncodeUtils``).
 DEFAULT_PARTITION_PATH = "__HIVE_DEFAULT_PARTITION__"
@@ -101,18 +103,30 @@ def render_partition_value(value: object) -> str | None:
     raise PartitionPathError(repr(value), f"render {type(value).__name__} values to str before encoding")
 
 
-def check_no_traversal(path: str) -> str:
-    """Reject a partition path that has an empty, ``.`` or ``..`` segment.
+def check_partition_path(path: str) -> str:
+    """Reject a partition path with a segment no listing would find it under (``layout.reserved``).
 
     Java rejects ``..`` segments (``PartitionPathEncodeUtils.validateNoPathTraversal``); empty and
-    ``.`` segments are rejected too because storage keys cannot hold them.
+    ``.`` segments are rejected too because storage keys cannot hold them, and ``.hoodie`` and
+    ``.hoodie_partition_metadata*`` because listings skip or misread them.
 
     Returns:
         ``path`` unchanged.
+
+    Raises:
+        PartitionPathError: Naming the segment.
     """
-    if path and any(seg in ("", ".", "..") for seg in path.split("/")):
-        raise PartitionPathError(path, "empty, '.' or '..' path segment")
+    problem = path_problem(path) if path else None
+    if problem is not None:
+        raise PartitionPathError(path, f"path segment {problem[0]!r} is {problem[1]}")
     return path
+
+
+def _unsafe_value(field: str, value: str, text: str) -> UnsafePartitionPathError:
+    """The error for a value whose rendering ``text`` (this field's part of the path) is refused."""
+    problem = path_problem(text)
+    segment, reason = problem if problem is not None else (text, "refused")
+    return UnsafePartitionPathError(field, value, text, segment, reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +154,8 @@ class PartitionPathFormat:
         """Encode one record's partition values (one per field) into a relative partition path.
 
         Raises:
-            PartitionPathError: Wrong number of values, an unsupported value type, or a result with
-                a traversal segment.
+            PartitionPathError: Wrong number of values, or an unsupported value type.
+            UnsafePartitionPathError: A value makes a segment :func:`check_partition_path` refuses.
         """
         if len(values) != len(self.fields):
             raise PartitionPathError(
@@ -149,12 +163,16 @@ class PartitionPathFormat:
             )
         parts = []
         for field, value in zip(self.fields, values, strict=True):
-            text = render_partition_value(value)
-            text = DEFAULT_PARTITION_PATH if text is None else text
+            rendered = render_partition_value(value)
+            text = DEFAULT_PARTITION_PATH if rendered is None else rendered
             if self.url_encode:
                 text = escape_path_name(text)
-            parts.append(f"{field}={text}" if self.hive_style else text)
-        return check_no_traversal("/".join(parts))
+            text = f"{field}={text}" if self.hive_style else text
+            # Each field renders non-empty text, so a bad segment of the path lies in one field's part.
+            if path_problem(text) is not None:
+                raise _unsafe_value(field, DEFAULT_PARTITION_PATH if rendered is None else rendered, text)
+            parts.append(text)
+        return "/".join(parts)
 
     def decode(self, path: str) -> tuple[str | None, ...]:
         """Split a partition path back into one value per field.
@@ -215,7 +233,8 @@ class PartitionPathFormat:
         a high-cardinality column is rendered row-wise, escaping only the rows that need it.
 
         Raises:
-            PartitionPathError: Wrong number of columns, an unsupported type, or a traversal segment.
+            PartitionPathError: Wrong number of columns, or an unsupported type.
+            UnsafePartitionPathError: A value makes a segment :func:`check_partition_path` refuses.
         """
         if len(columns) != len(self.fields):
             raise PartitionPathError(
@@ -223,9 +242,7 @@ class PartitionPathFormat:
             )
         if not columns:
             raise PartitionPathError("", "a non-partitioned table has no partition columns to encode")
-        parts = [
-            self._encode_column(field, column) for field, column in zip(self.fields, columns, strict=True)
-        ]
+        parts = [self._encode_column(field, column) for field, column in zip(self.fields, columns, strict=True)]
         return parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "/")
 
     def _encode_column(self, field: str, column: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -240,25 +257,24 @@ class PartitionPathFormat:
         distinct = pa.concat_arrays([_as_string_column(encoded.dictionary), pa.nulls(1, pa.string())])
         return pc.take(self._render(field, distinct), pc.fill_null(encoded.indices, len(distinct) - 1))
 
-    def _render(self, field: str, text: pa.Array) -> pa.Array:
+    def _render(self, field: str, values: pa.Array) -> pa.Array:
         """Default value, escaping, hive prefix and the segment check, on utf8 values."""
-        empty = pc.or_kleene(pc.is_null(text), pc.equal(pc.binary_length(text), 0))
-        text = pc.if_else(empty, pa.scalar(DEFAULT_PARTITION_PATH, pa.string()), text)
+        empty = pc.or_kleene(pc.is_null(values), pc.equal(pc.binary_length(values), 0))
+        text = pc.if_else(empty, pa.scalar(DEFAULT_PARTITION_PATH, pa.string()), values)
         if self.url_encode:
             text = _escape_column(text)
         if self.hive_style:
             text = pc.binary_join_element_wise(pa.scalar(f"{field}=", pa.string()), text, "")
         # Segments never span fields (each field renders non-empty text), so checking per field finds
-        # every empty, "." or ".." segment of the joined path. Only values holding "/" or that are
-        # "." / ".." can have one; the regex runs on those alone.
-        suspect = pc.or_(pc.match_substring(text, "/"), pc.is_in(text, pa.array([".", ".."])))
+        # every refused segment of the joined path. Only text holding "/" or starting with "." can
+        # have one; the regex runs on those alone.
+        suspect = pc.or_(pc.match_substring(text, "/"), pc.starts_with(text, "."))
         if pc.any(suspect).as_py():
             candidates = pc.filter(text, suspect)
-            bad = pc.match_substring_regex(candidates, r"(?:^|/)\.{0,2}(?:/|$)")
+            bad = pc.match_substring_regex(candidates, RESERVED_SEGMENT_RE2)
             if pc.any(bad).as_py():
-                raise PartitionPathError(
-                    pc.filter(candidates, bad)[0].as_py(), "empty, '.' or '..' path segment"
-                )
+                value = pc.filter(pc.filter(values, suspect), bad)[0].as_py() or DEFAULT_PARTITION_PATH
+                raise _unsafe_value(field, value, pc.filter(candidates, bad)[0].as_py())
         return text
 
 

@@ -20,10 +20,9 @@ from dataclasses import dataclass
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import PreconditionFailedError, StorageNotFoundError, UnsupportedFormatError
-from hudi_framework.layout.partition import PartitionPathError, check_no_traversal
+from hudi_framework.layout.partition import PartitionPathError, check_partition_path
+from hudi_framework.layout.reserved import PARTITION_METADATA_FILE as PARTITION_METADATA_FILE  # re-exported
 
-#: The text variant's file name; variants append ``.<base format>``.
-PARTITION_METADATA_FILE = ".hoodie_partition_metadata"
 COMMIT_TIME_KEY = "commitTime"
 PARTITION_DEPTH_KEY = "partitionDepth"
 _HEADER_COMMENT = "partition metadata"
@@ -91,9 +90,7 @@ class PartitionMetadata:
         commit_time = props.get(COMMIT_TIME_KEY)
         depth = props.get(PARTITION_DEPTH_KEY)
         if not commit_time or depth is None or not depth.isdigit():
-            raise PartitionPathError(
-                source, "partition metadata lacks commitTime or a numeric partitionDepth"
-            )
+            raise PartitionPathError(source, "partition metadata lacks commitTime or a numeric partitionDepth")
         return cls(commit_time, int(depth))
 
     @classmethod
@@ -157,7 +154,7 @@ def write_partition_metadata(
     Returns:
         True if this call created the file, False if it already existed.
     """
-    check_no_traversal(partition_path)
+    check_partition_path(partition_path)
     key = partition_metadata_key(partition_path)
     # Almost every write goes to partitions that have the file already: a lookup is one stat (a HEAD
     # on object stores), where a conditional put writes a temporary copy first. Java checks too.

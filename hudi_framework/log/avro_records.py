@@ -28,12 +28,12 @@ from typing import Any, Final
 import fastavro
 import pyarrow as pa
 
-from hudi_framework.errors import LogBlockDecodeError, LogBlockEncodeError
+from hudi_framework.errors import LogBlockDecodeError, LogBlockEncodeError, SchemaConversionError
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical, to_physical
 from hudi_framework.log.avro_flat_schema import flat_fields
 from hudi_framework.log.avro_vector_decode import decode_flat_records
 from hudi_framework.log.avro_vector_encode import encode_flat_records
-from hudi_framework.model.schema import AvroSchema, SchemaConversionError, avro_to_arrow
+from hudi_framework.model.schema import AvroSchema, avro_to_arrow
 
 #: The AVRO_DATA content version written and read.
 AVRO_CONTENT_VERSION: Final = 3

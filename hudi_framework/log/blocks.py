@@ -116,6 +116,8 @@ class DataBlock(_Headed):
         footer: Footer entries (empty in practice).
         block_type: AVRO_DATA (what writers should use), PARQUET_DATA or CDC_DATA.
         position: Where the block was read from; None for blocks made in memory.
+        compression: How PARQUET_DATA content is compressed when encoded, an Apache Hudi codec
+            name (``hoodie.parquet.compression.codec``, Java's default ``gzip``); not read back.
     """
 
     records: pa.Table
@@ -123,6 +125,7 @@ class DataBlock(_Headed):
     footer: Mapping[HeaderKey, str] = field(default_factory=dict)
     block_type: BlockType = BlockType.AVRO_DATA
     position: BlockPosition | None = field(default=None, compare=False)
+    compression: str = field(default="gzip", compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "header", _frozen(self.header))
@@ -139,6 +142,7 @@ class DataBlock(_Headed):
         schema: AvroSchema | str,
         block_type: BlockType = BlockType.AVRO_DATA,
         extra_header: Mapping[HeaderKey, str] | None = None,
+        compression: str = "gzip",
     ) -> DataBlock:
         """A data block as a writer makes it.
 
@@ -148,6 +152,7 @@ class DataBlock(_Headed):
             schema: The writer schema with the meta fields (``with_meta_fields``), parsed or JSON.
             block_type: AVRO_DATA unless there is a reason for PARQUET_DATA.
             extra_header: Further header entries (keys 4-8), written after INSTANT_TIME and SCHEMA.
+            compression: Codec of PARQUET_DATA content (``hoodie.parquet.compression.codec``).
 
         Raises:
             LogBlockEncodeError: The records do not fit the schema.
@@ -155,7 +160,7 @@ class DataBlock(_Headed):
         parsed: AvroSchema = json.loads(schema) if isinstance(schema, str) else schema
         text = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
         header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: text, **(extra_header or {})}
-        return cls(conform_records(records, parsed), header, {}, block_type)
+        return cls(conform_records(records, parsed), header, {}, block_type, compression=compression)
 
     @property
     def schema_json(self) -> str:

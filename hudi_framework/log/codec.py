@@ -35,6 +35,7 @@ from hudi_framework.log.framing import (
     encode_frame,
     trailer_matches,
 )
+from hudi_framework.model.parquet_format import PARQUET_TYPE_OPTIONS, pyarrow_codec
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -98,8 +99,9 @@ def block_to_frame(block: LogBlock | CorruptBlock) -> BlockFrame:
 
 def _encode_parquet(block: DataBlock) -> bytes:
     sink = pa.BufferOutputStream()
-    # Snappy and no embedded Arrow schema: what parquet-mr readers (Java) expect to find.
-    pq.write_table(block.records, sink, compression="snappy", store_schema=False)
+    # Typed as base files are (the records have the SCHEMA header's exact types), compressed with
+    # the table's codec as Java's HoodieParquetDataBlock is.
+    pq.write_table(block.records, sink, compression=pyarrow_codec(block.compression), **PARQUET_TYPE_OPTIONS)
     return bytes(sink.getvalue().to_pybytes())
 
 

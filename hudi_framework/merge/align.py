@@ -16,7 +16,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.errors import DuplicateRecordKeyError, MergeError
+from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import delete_mask, drop_flags
 from hudi_framework.merge.numpy_arrow import contiguous, to_numpy
 from hudi_framework.merge.numpy_arrow import indices as positions
@@ -29,7 +29,7 @@ from hudi_framework.merge.selection import select_pairs
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext, RecordMerger
 
-__all__ = ["MergedRows", "gather", "merge_with_base", "project_to_schema"]
+__all__ = ["MergedRows", "append_rows", "first_matches", "gather", "merge_with_base", "project_to_schema"]
 
 IntVector = npt.NDArray[np.int64]
 
@@ -93,15 +93,35 @@ def _key_column(rows: pa.Table, side: str, ctx: MergeContext) -> pa.Array:
     return keys
 
 
+def first_matches(base_at: IntVector, incoming_at: IntVector, num_matched: int) -> tuple[IntVector, IntVector]:
+    """The pairs of :func:`_matches` whose stored row is the first (in base order) holding its key.
+
+    A key stored several times meets its incoming record at its first stored row only; the later
+    rows pass through unmerged, as in Apache Hudi's file group reader, whose key-based record buffer
+    hands a key's record to the first base row holding it (``records.remove(key)``).
+
+    Args:
+        base_at: Matched stored rows, ascending.
+        incoming_at: The incoming row each matched.
+        num_matched: How many distinct incoming rows are among ``incoming_at``.
+    """
+    if num_matched == len(incoming_at):
+        return base_at, incoming_at
+    order = np.argsort(incoming_at, kind="stable")  # stable: the first stored row of each key leads
+    grouped = incoming_at[order]
+    leads = np.ones(len(grouped), dtype=np.bool_)
+    leads[1:] = grouped[1:] != grouped[:-1]
+    keep = np.sort(order[leads])
+    return base_at[keep], incoming_at[keep]
+
+
 def _matches(base: pa.Table, incoming: pa.Table, ctx: MergeContext) -> tuple[IntVector, IntVector]:
-    """``(base_at, incoming_at)``: the stored rows holding an incoming key (in base order) and that
-    incoming row of each (incoming keys unique).
+    """``(base_at, incoming_at)``: the stored rows an incoming key merges into (in base order) and that
+    incoming row of each (incoming keys unique); a key stored twice merges into its first row only
+    (:func:`first_matches`).
 
     One hash table of the incoming keys, probed by every stored key: cheaper than numbering the
     keys of both sides, which inserts every stored key into a hash table.
-
-    Raises:
-        DuplicateRecordKeyError: A key the incoming rows update is stored twice.
     """
     if not base.num_rows or not incoming.num_rows:
         if base.num_rows:
@@ -114,10 +134,9 @@ def _matches(base: pa.Table, incoming: pa.Table, ctx: MergeContext) -> tuple[Int
     found = to_numpy(pc.index_in(stored, value_set=keys), null=-1).astype(np.int64, copy=False)
     base_at = np.flatnonzero(found >= 0)
     incoming_at = found[base_at]
-    repeats = len(incoming_at) - len(np.unique(incoming_at))
-    if repeats:
-        raise DuplicateRecordKeyError("base file rows", repeats)
-    return base_at, incoming_at
+    hit = np.zeros(incoming.num_rows, dtype=np.bool_)
+    hit[incoming_at] = True
+    return first_matches(base_at, incoming_at, int(np.count_nonzero(hit)))
 
 
 def _dictionary_aligned(first: pa.Table, second: pa.Table) -> tuple[pa.Table, pa.Table]:
@@ -168,7 +187,8 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
     """Merge ``incoming`` into a base file's rows with ``merger``.
 
     Args:
-        base: The stored rows, one per key (a base file, or an empty table for a new file group).
+        base: The stored rows (a base file, or an empty table for a new file group). A key stored
+            more than once is merged into its first row only; its other rows are kept as they are.
         incoming: Later records in arrival order (an upsert batch, or a file slice's log records in
             commit order). Duplicate keys are pre-combined with ``merger.combine`` first. Partial
             rows (``ctx.partial_columns``, or the bookkeeping column) merge column-wise
@@ -180,8 +200,6 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
         The live rows and counts.
 
     Raises:
-        DuplicateRecordKeyError: ``base`` holds a key of ``incoming`` twice (other stored keys are not
-            checked: they are copied as they are, as Apache Hudi's merge handle does).
         MergeError: Missing or null keys, or a merger that broke its contract.
     """
     # Whether ``_hoodie_is_deleted`` is table data (kept, false on live rows) or only a delete marker
@@ -245,4 +263,44 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
         num_updates=len(base_at) - num_deletes,
         num_deletes=num_deletes,
         num_unchanged=int(untouched.sum()),
+    )
+
+
+def append_rows(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ctx: MergeContext) -> MergedRows:
+    """The stored rows as they are, then the live incoming rows in arrival order: nothing is merged.
+
+    What an insert writes (Apache Hudi's ``HoodieCreateHandle`` for a new file group,
+    ``HoodieConcatHandle`` for a small one): duplicate keys, within ``incoming`` or of stored keys,
+    stay. Incoming deletes (``_hoodie_is_deleted`` or the merger's delete markers) are not written.
+
+    Args:
+        base: The stored rows (an empty table for a new file group).
+        incoming: The incoming rows in arrival order.
+        merger: The table's merger (it says which rows are deletes).
+        ctx: The merge context; with ``ctx.schema`` the output has exactly that schema.
+
+    Returns:
+        The rows, with every stored row unchanged and every written incoming row an insert.
+    """
+    schema = ctx.schema if ctx.schema is not None else base.schema if base.num_columns else incoming.schema
+    keep_is_deleted = schema.get_field_index(ctx.is_deleted_field) >= 0
+    incoming = merger.mark_deletes(incoming, ctx)
+    live = ~delete_mask(incoming, ctx)
+    if not live.all():
+        incoming = incoming.filter(pa.array(live))
+    parts = [t for t in _dictionary_aligned(base, incoming) if t.num_columns]
+    rows = unify_tables(parts) if parts else incoming
+    rows = (
+        project_to_schema(rows, ctx.schema)
+        if ctx.schema is not None
+        else drop_flags(rows, ctx, keep_is_deleted=keep_is_deleted)
+    )
+    touched = np.concatenate([np.zeros(base.num_rows, dtype=np.bool_), np.ones(incoming.num_rows, dtype=np.bool_)])
+    return MergedRows(
+        table=rows,
+        touched=touched,
+        num_inserts=incoming.num_rows,
+        num_updates=0,
+        num_deletes=0,
+        num_unchanged=base.num_rows,
     )

@@ -36,13 +36,21 @@ from hudi_framework.errors import (
     PluginError,
 )
 from hudi_framework.plugin.registry import ComponentKind
-from hudi_framework.table.table_config import MergeMode, deprecated_payload_mode
+from hudi_framework.table.table_config import MergeMode, deprecated_payload_mode, with_merge_behaviour
 
 if TYPE_CHECKING:
     from hudi_framework.plugin.registry import ComponentRegistry, RegisteredComponent
     from hudi_framework.table.table_config import TableConfig
 
-__all__ = ["build_merger", "find_strategy", "merger_for_table", "merger_for_write", "strategy_of", "write_settings"]
+__all__ = [
+    "build_merger",
+    "find_strategy",
+    "first_write_config",
+    "merger_for_table",
+    "merger_for_write",
+    "strategy_of",
+    "write_settings",
+]
 
 _PAYLOAD_BASED = str(PAYLOAD_BASED_STRATEGY_ID)
 _CUSTOM = str(CUSTOM_STRATEGY_ID)
@@ -266,3 +274,33 @@ def merger_for_write(registry: ComponentRegistry, config: TableConfig, settings:
     if builtin is not None and merger.strategy_id and merger.strategy_id.lower() != builtin:
         raise MergeModeMismatchError("hoodie.record.merge.strategy.id", builtin, merger.strategy_id)
     return merger
+
+
+def first_write_config(config: TableConfig, settings: MergerSettings) -> TableConfig | None:
+    """The table config a table's first write persists when its settings ask for other merging.
+
+    ``hoodie.properties`` fixes how records merge once data is written; until then the natural order
+    (create the table, then write with ``merger.mode`` / ``merger.strategy_id`` / a payload class in
+    the write's settings) must not leave the table with a mode nobody asked for.
+
+    Args:
+        config: The persisted config of a table without completed instants.
+        settings: The first write's ``merger`` section.
+
+    Returns:
+        The config with the write's merge mode, strategy and payload class, or None when the write
+        asks for nothing or for what the table already persists.
+    """
+    if settings.mode is None and settings.strategy_id is None and settings.payload_class is None:
+        return None
+    try:
+        write_settings(config, settings)
+        return None
+    except MergeModeMismatchError:
+        pass
+    return with_merge_behaviour(
+        config,
+        merge_mode=settings.mode.value if settings.mode is not None else None,
+        merge_strategy_id=str(settings.strategy_id) if settings.strategy_id is not None else None,
+        payload_class=settings.payload_class,
+    )

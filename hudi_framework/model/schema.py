@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_framework.errors import HudiError
+from hudi_framework.errors import SchemaConversionError
 
 META_FIELDS: tuple[str, ...] = (
     "_hoodie_commit_time",
@@ -27,9 +27,8 @@ META_FIELDS: tuple[str, ...] = (
 
 AvroSchema = dict[str, Any]
 
-
-class SchemaConversionError(HudiError, TypeError):
-    """A type has no Avro (or Arrow) counterpart."""
+#: Most digits of a decimal: Arrow's ``decimal128``, and Spark's (so Apache Hudi's Spark writer's) limit.
+MAX_DECIMAL_PRECISION = 38
 
 
 def decimal_fixed_size(precision: int) -> int:
@@ -75,6 +74,11 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
             "size": t.byte_width,
         }
     if pa.types.is_decimal(t):
+        if t.precision > MAX_DECIMAL_PRECISION:
+            raise SchemaConversionError(
+                f"field {field_name!r}: {t} has {t.precision} digits; Apache Hudi's Spark writer (and Spark) "
+                f"store decimals of at most {MAX_DECIMAL_PRECISION} digits"
+            )
         return {
             "type": "fixed",
             "name": "fixed",
@@ -105,6 +109,15 @@ def _to_avro_type(t: pa.DataType, field_name: str, parent_full: str) -> Any:
             raise SchemaConversionError(f"field {field_name!r}: Avro map keys must be strings, not {t.key_type}")
         return {"type": "map", "values": _nullable(_to_avro_type(t.item_type, field_name, parent_full))}
     raise SchemaConversionError(f"field {field_name!r}: Arrow type {t} has no Avro counterpart")
+
+
+def avro_type_of(t: pa.DataType) -> Any:
+    """The Avro type Hudi writes for Arrow type ``t`` (named types get placeholder names).
+
+    Raises:
+        SchemaConversionError: ``t`` has no Avro counterpart.
+    """
+    return _to_avro_type(t, "value", "")
 
 
 def _record(fields: list[pa.Field], *, name: str, namespace: str) -> AvroSchema:
@@ -168,7 +181,10 @@ def _from_avro_type(t: Any, named: dict[str, Any]) -> tuple[pa.DataType, bool]:
     kind = t.get("type")
     logical = t.get("logicalType")
     if logical == "decimal":
-        return pa.decimal128(int(t["precision"]), int(t.get("scale", 0))), False
+        precision = int(t["precision"])
+        if precision > MAX_DECIMAL_PRECISION:
+            raise SchemaConversionError(f"decimal of {precision} digits: at most {MAX_DECIMAL_PRECISION} are supported")
+        return pa.decimal128(precision, int(t.get("scale", 0))), False
     if logical == "date":
         return pa.date32(), False
     if logical in ("timestamp-micros", "timestamp-millis"):

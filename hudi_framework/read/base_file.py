@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.filters import filter_columns, to_expression
 from hudi_framework.read.plan import COMMIT_TIME_COLUMN
+from hudi_framework.storage.data_files import checked_batches, data_file_errors
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
@@ -109,13 +110,17 @@ def read_task(
 
     Raises:
         StorageNotFoundError: The base file is gone (for example cleaned after planning).
+        CorruptDataFileError: The base file does not decode (damaged, cut short, not Parquet).
         ReadError: A column cannot be converted to the read schema.
     """
-    with storage.open_input(task.file_key) as source:
-        parquet = pq.ParquetFile(source)
-        columns = _needed_columns(task, parquet.schema_arrow)
-        # Memory stays one batch, whichever threads decode it.
-        for raw in parquet.iter_batches(batch_size=batch_size, columns=columns, use_threads=use_threads):
+    key = task.file_key
+    with storage.open_input(key) as source:
+        with data_file_errors(storage, key):
+            parquet = pq.ParquetFile(source)
+            columns = _needed_columns(task, parquet.schema_arrow)
+            # Memory stays one batch, whichever threads decode it.
+            batches = parquet.iter_batches(batch_size=batch_size, columns=columns, use_threads=use_threads)
+        for raw in checked_batches(batches, storage, key):
             batch = _with_partition_columns(task, raw)
             batch = filter_batch(task, batch)
             if batch.num_rows:

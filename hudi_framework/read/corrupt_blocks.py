@@ -15,57 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from hudi_framework.errors import CompactionExecutionError
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.log.blocks import Block, CommandBlock, CommandType, CorruptBlock
 from hudi_framework.read.merged_task import InstantValidity
 
 __all__ = [
     "AssessedCorruptBlock",
-    "CompactionCorruptLogError",
     "CorruptBlockStatus",
     "CorruptBlockTracker",
     "writer_instant",
 ]
-
-
-class CompactionCorruptLogError(CompactionExecutionError):
-    """A compaction refused a file slice with a corrupt log block that may hold committed rows.
-
-    Compacting would write the slice without the block's rows into a new base file, making their
-    loss permanent. Nothing was written: the plan is requested again.
-
-    Attributes:
-        path: URI of the log file.
-        offset: Byte offset of the (first such) corrupt block in it.
-        instant_time: The instant that wrote the block, when its header or the file name tells.
-        corrupt_blocks: How many such blocks the slice has.
-    """
-
-    def __init__(
-        self,
-        instant: str,
-        file_group: str,
-        *,
-        path: str,
-        offset: int,
-        instant_time: str | None,
-        reason: str,
-        corrupt_blocks: int = 1,
-    ) -> None:
-        self.path = path
-        self.offset = offset
-        self.instant_time = instant_time
-        self.corrupt_blocks = corrupt_blocks
-        writer = f"written by instant {instant_time}" if instant_time else "written by an unknown instant"
-        more = f" (and {corrupt_blocks - 1} more in the file slice)" if corrupt_blocks > 1 else ""
-        super().__init__(
-            instant,
-            file_group,
-            f"corrupt log block in {path!r} at offset {offset}, {writer}: {reason}{more}; compacting would "
-            "lose its rows for good. Repair the log (docs/operations.md, 'Recovering from a corrupt log "
-            "block') or set services.compaction.skip_corrupt_log_blocks=true to compact without them",
-        )
 
 
 class CorruptBlockStatus(StrEnum):

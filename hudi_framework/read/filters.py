@@ -20,6 +20,7 @@ column's type. Every predicate is also applied to the rows read, so pruning neve
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -27,7 +28,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import InvalidFilterError, PartitionPathError
-from hudi_framework.layout.partition import PartitionPathFormat
+from hudi_framework.layout.partition import (
+    DEFAULT_PARTITION_PATH,
+    DEPRECATED_DEFAULT_PARTITION_PATH,
+    PartitionPathFormat,
+)
 
 Predicate: TypeAlias = tuple[str, str, Any]
 Conjunction: TypeAlias = tuple[Predicate, ...]
@@ -208,12 +213,22 @@ def prune_partitions(
             decoded.append(path_format.decode(path))
         except PartitionPathError:
             decoded.append(None)
-    readable = [i for i, values in enumerate(decoded) if values is not None]
+    readable = {i: values for i, values in enumerate(decoded) if values is not None}
+    positions = [(pos, name) for pos, name in enumerate(path_format.fields) if name in fields]
+    index = list(readable)
+    raws = {name: [values[pos] for values in readable.values()] for pos, name in positions}
+    # A default partition is not null-only (see _stored_values): one more row per value it may hold.
+    text = {name: _is_text(schema.field(name).type) for _, name in positions}
+    ambiguous = {i for pos, name in positions if text[name] for i, v in readable.items() if v[pos] in _DEFAULTS}
+    for i in sorted(ambiguous):
+        options = [_stored_values(readable[i][pos], text=text[name]) for pos, name in positions]
+        for combination in itertools.product(*options):
+            index.append(i)
+            for (_, name), value in zip(positions, combination, strict=True):
+                raws[name].append(value)
     columns: dict[str, pa.Array] = {}
-    for pos, name in enumerate(path_format.fields):
-        if name not in fields:
-            continue
-        raw = pa.array([decoded[i][pos] for i in readable], pa.string())  # type: ignore[index]
+    for _, name in positions:
+        raw = pa.array(raws[name], pa.string())
         try:
             columns[name] = raw.cast(schema.field(name).type)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -221,8 +236,31 @@ def prune_partitions(
             usable = restrict(usable, [f for f in fields if f != name])
             if not usable:
                 return list(partition_paths)
-    table = pa.table({"__index": pa.array(readable, pa.int64()), **columns})
+    table = pa.table({"__index": pa.array(index, pa.int64()), **columns})
     expression = to_expression(usable, table.schema)
     keep = set(table.filter(expression).column("__index").to_pylist()) if expression is not None else set()
     unreadable = {i for i, values in enumerate(decoded) if values is None}
     return [p for i, p in enumerate(partition_paths) if i in keep or i in unreadable]
+
+
+#: Decoded values that stand for more than themselves in a string column.
+_DEFAULTS: Final = frozenset({None, DEPRECATED_DEFAULT_PARTITION_PATH})
+
+
+def _is_text(typ: pa.DataType) -> bool:
+    return bool(pa.types.is_string(typ) or pa.types.is_large_string(typ))
+
+
+def _stored_values(decoded: str | None, *, text: bool) -> tuple[str | None, ...]:
+    """The column values rows of a partition whose path decoded to ``decoded`` may hold.
+
+    Java writes a null *and* an empty value as ``__HIVE_DEFAULT_PARTITION__`` (``default`` before
+    Hudi 0.12), and a string that is literally that name lands in the same directory; a reader
+    takes the values from the files. So such a partition may hold any of them. Other types only
+    hold nulls there (an int is never empty; ``default`` fails their cast and stops pruning).
+    """
+    if decoded is None:
+        return (None, "", DEFAULT_PARTITION_PATH) if text else (None,)
+    if text and decoded == DEPRECATED_DEFAULT_PARTITION_PATH:
+        return (decoded, None, "")
+    return (decoded,)

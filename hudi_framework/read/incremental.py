@@ -16,10 +16,10 @@ Apache Hudi's rules, per table version (``MergeOnReadIncrementalRelationV1``/``V
   reaches into the archived timeline, Hudi can fall back to a full table scan: the *latest* snapshot
   filtered by commit time (``hoodie.datasource.read.incr.fallback.fulltablescan.enable``, default true
   for v8+, false for v6, which then raises
-  :class:`~hudi_framework.errors.IncrementalPathNotFoundError`). This reader does not read archived
-  instants: v8+ windows reaching into a non-empty archive scan fully and keep archived records by
-  requested time (``begin < commit time < first active instant``), where Java compares their
-  completion times.
+  :class:`~hudi_framework.errors.IncrementalPathNotFoundError`, naming the clean that deleted the
+  file). This reader does not read archived instants: v8+ windows reaching into a non-empty archive
+  scan fully and keep archived records by requested time (``begin < commit time < first active
+  instant``), where Java compares their completion times.
 * v6 refuses a window when a write older than a completed one is still pending ("hollow commit",
   Java's default ``hoodie.read.timeline.holes.resolution.policy=FAIL``), since requested-time windows
   would skip its records once it completes.
@@ -48,8 +48,9 @@ from hudi_framework.read.merged_task import InstantValidity
 from hudi_framework.read.options import QueryType, ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import CommitTimeFilter, CommitTimeRange, ReadPlan
 from hudi_framework.read.schema import project, read_schema
-from hudi_framework.read.snapshot import READABLE_FORMATS, first_incomplete_commit
+from hudi_framework.read.snapshot import READABLE_FORMATS, first_incomplete_commit, read_slices
 from hudi_framework.read.tasks import FileRef, build_tasks
+from hudi_framework.table.retained import cleaned_files, earliest_retained
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata
@@ -150,6 +151,13 @@ def _missing(storage: StorageBackend, keys: Iterable[str]) -> list[str]:
     return missing
 
 
+def _path_not_found(timeline: Timeline, key: str) -> IncrementalPathNotFoundError:
+    """The error for a missing file of the window, naming the clean that deleted it."""
+    return IncrementalPathNotFoundError(
+        key, cleaned_by=cleaned_files(timeline).get(key), retained=earliest_retained(timeline)
+    )
+
+
 def _fallback_filter(
     commits: Sequence[Instant],
     window: Sequence[Instant],
@@ -184,8 +192,7 @@ def _full_scan(
     options: ReadOptions,
 ) -> ReadPlan:
     """Java's fallback: the *latest* snapshot, filtered by commit time."""
-    slices = table.file_system_view().latest_file_slices()
-    check_base_file_formats(slices, READABLE_FORMATS)
+    slices = read_slices(table, as_of=None, full_schema=full_schema, filters=filters)
     if table.config.is_mor:
         tasks = plan_slice_tasks(
             table, slices, schema=plan.schema, full_schema=full_schema, filters=filters,
@@ -219,6 +226,7 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
         IncrementalQueryError: The table has no meta fields, or (v6) a hollow commit.
         UnsupportedQueryError: A merge-on-read table without meta fields and with a composite key.
         IncrementalPathNotFoundError: A file of the window is gone and fallback is off.
+        MissingDataFileError: The full-scan fallback reads a slice whose file storage lacks.
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
         InvalidInstantTimeError: ``begin`` or ``end`` is not an instant time or date-time.
         InvalidFilterError: A malformed filter or unknown filter column.
@@ -269,7 +277,7 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
     missing = _missing(table.storage, affected if by_completion else [ref.key for ref in selected])
     if missing:
         if not fallback:
-            raise IncrementalPathNotFoundError(missing[0])
+            raise _path_not_found(timeline, missing[0])
         scan_filter = _fallback_filter(commits, window, begin, end, by_completion=by_completion, archived=False)
         return _full_scan(table, plan, full_schema, filters, scan_filter, options)
     tasks = build_tasks(
@@ -323,7 +331,7 @@ def _plan_mor(
     missing = _missing(table.storage, affected)
     if missing:
         if not fallback:
-            raise IncrementalPathNotFoundError(missing[0])
+            raise _path_not_found(timeline, missing[0])
         commits = timeline.commits_timeline()
         scan_filter = _fallback_filter(
             commits, window, plan.begin, plan.end, by_completion=by_completion, archived=False

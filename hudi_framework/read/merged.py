@@ -4,6 +4,8 @@ The merge is the one Apache Hudi's readers and compactor run (hudi-format.md sec
 are pre-combined in arrival order (:meth:`RecordMerger.combine`, so the newest version of a key wins
 under the merger's rules and deletes keep their effect), then merged into the base file's rows with
 :func:`~hudi_framework.merge.merge_with_base`; keys only in the logs are inserted, deletes dropped.
+A key the base file holds more than once takes its log record into its first row (file order) only;
+its other rows are returned as stored (docs/reading.md, "Duplicate keys").
 
 Memory: the base file is streamed one batch at a time and only the log records of *one* file slice
 are held, up to ``max_memory_bytes``. Beyond that the log records are spilled to local Arrow IPC
@@ -25,8 +27,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.errors import DuplicateRecordKeyError, MergeError
-from hudi_framework.merge.align import gather, merge_with_base, project_to_schema
+from hudi_framework.errors import MergeError
+from hudi_framework.merge.align import first_matches, gather, merge_with_base, project_to_schema
 from hudi_framework.merge.flags import delete_mask
 from hudi_framework.merge.numpy_arrow import bitmap_bools, contiguous, from_numpy
 from hudi_framework.merge.partial import mark_partial, merge_pairs
@@ -81,9 +83,18 @@ def _matches(log_of_base: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[
 
 
 def _merge_batch(
-    batch: pa.RecordBatch, combined: pa.Table, task: MergedReadTask, ctx: MergeContext
+    batch: pa.RecordBatch,
+    combined: pa.Table,
+    task: MergedReadTask,
+    ctx: MergeContext,
+    consumed: npt.NDArray[np.bool_],
 ) -> tuple[pa.Table | None, npt.NDArray[np.int64]]:
     """Merge one base batch with the (pre-combined, so unique) log rows whose keys it holds, by position.
+
+    A log row merges into the first stored row of its key only, as in Apache Hudi's file group
+    reader (``KeyBasedFileGroupRecordBuffer.hasNextBaseRecord`` takes the key's log record with
+    ``records.remove(key)``): later stored rows of the key, in this batch or in later ones (log rows
+    ``consumed`` already), pass through unmerged.
 
     One hash lookup of the batch's keys among the log keys (a small table, probed once per base row)
     gives each matched base row its log row, already in base file order; the merger then sees only
@@ -94,10 +105,9 @@ def _merge_batch(
     rows (see :func:`_stored_then_merged`).
 
     Returns:
-        ``(merged rows or None when no log key is in the batch, positions of the matched log rows)``.
+        ``(merged rows or None when no log row merges into the batch, positions of the log rows merged)``.
 
     Raises:
-        DuplicateRecordKeyError: A key the logs update is stored twice in the batch.
         MergeError: A null record key in a batch the logs update, or a merger that broke its contract.
     """
     base = pa.Table.from_batches([batch])
@@ -111,12 +121,15 @@ def _merge_batch(
         return None, base_at
     if base_keys.null_count:
         raise MergeError(f"{base_keys.null_count} row(s) to merge have a null record key")
+    fresh = ~consumed[at]
+    if not fresh.all():
+        base_at, at = base_at[fresh], at[fresh]
+        if not len(base_at):
+            return None, at
     # Counted by marking (np.unique would import numpy.ma, ~25 ms of a fresh process's first read).
     hit = np.zeros(combined.num_rows, dtype=np.bool_)
     hit[at] = True
-    repeats = len(at) - int(np.count_nonzero(hit))
-    if repeats:
-        raise DuplicateRecordKeyError("base file rows", repeats)
+    base_at, at = first_matches(base_at, at, int(np.count_nonzero(hit)))
     merger = task.merger
     keep = np.ones(num_base, dtype=np.bool_)
     selection = None if ctx.partial_columns else select_pairs(merger, base, base_at, combined, at, ctx)
@@ -164,7 +177,7 @@ def _merge_part(
     for batch in base_batches:
         if not batch.num_rows:
             continue
-        merged, at = _merge_batch(batch, combined, task, ctx)
+        merged, at = _merge_batch(batch, combined, task, ctx, matched)
         if merged is None:
             yield batch
             continue
@@ -205,7 +218,7 @@ def merge_file_slice(
     Raises:
         StorageNotFoundError: A file of the slice is gone.
         ReadError: A column cannot be converted to the merge schema.
-        MergeError: Null record keys, duplicate keys in the base file, or a merger that broke its contract.
+        MergeError: Null record keys, or a merger that broke its contract.
         UnsupportedLogBlockError: An HFILE_DATA block in a data table's log.
     """
     ctx = task.merge_context

@@ -225,6 +225,10 @@ def read_table(
         UnsupportedQueryError: A merged read of a table without meta fields and a composite key.
         IncrementalQueryError: Incremental read of a table without meta fields.
         TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
+        CleanedInstantError: ``as_of`` is older than the history cleaning kept
+            (:mod:`hudi_framework.table.retained`).
+        MissingDataFileError: A file of a slice read is named by the timeline but not in storage.
+        IncrementalPathNotFoundError: A file of the incremental window is gone and fallback is off.
         InvalidConfigValueError: Options that do not fit the query type.
     """
     read_options = build_options(

@@ -8,6 +8,10 @@ Copy-on-write tables: a slice is its base file. Merge-on-read tables: a read-opt
 base files only (file groups with only log files have nothing to read); a snapshot (or time travel)
 merges each slice's log files into its base file (:mod:`hudi_framework.read.merged`), counting only
 blocks of instants completed at or before ``as_of``.
+
+The slices come from a view that knows the files the timeline names: a file of a slice read (in the
+partitions the filters keep) that storage lacks raises instead of serving an older slice, and time
+travel refuses instants whose history cleaning deleted (:mod:`hudi_framework.table.retained`).
 """
 
 from __future__ import annotations
@@ -21,11 +25,16 @@ from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
 from hudi_framework.read.options import QueryType, ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
 from hudi_framework.read.schema import project, read_schema
-from hudi_framework.read.tasks import FileRef, build_tasks
+from hudi_framework.read.tasks import FileRef, build_tasks, prune
+from hudi_framework.table.retained import check_retained, check_slice_files
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.instant_time import TimelineTimezone
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.read.filters import Disjunction
     from hudi_framework.table.table import HudiTable
     from hudi_framework.timeline.timeline import Timeline
 
@@ -63,6 +72,25 @@ def check_time_travel(timeline: Timeline, as_of: str) -> None:
         raise TimeTravelError(as_of, incomplete.requested_time)
 
 
+def read_slices(
+    table: HudiTable, *, as_of: str | None, full_schema: pa.Schema, filters: Disjunction
+) -> list[FileSlice]:
+    """The latest slice of every live file group as of ``as_of``, their files checked in the
+    partitions ``filters`` keep.
+
+    Raises:
+        UnsupportedFormatError: Base files in a format other than parquet (Lance).
+        MissingDataFileError: A file of a slice read is named by the timeline but not in storage.
+        CleanedInstantError: ``as_of`` reads a file a clean deleted.
+    """
+    view = table.file_system_view(check_files=True)
+    slices = view.latest_file_slices(as_of=as_of)
+    check_base_file_formats(slices, READABLE_FORMATS)
+    read = prune(table.config, [s.partition_path for s in slices], full_schema=full_schema, filters=filters)[0]
+    check_slice_files(table, view, [s for s in slices if s.partition_path in read], as_of, partitions=read)
+    return slices
+
+
 def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
     """Plan a snapshot, time-travel or read-optimized read.
 
@@ -74,6 +102,9 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
         UnsupportedQueryError: A merge-on-read snapshot of a table without meta fields and a composite key.
         TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
+        CleanedInstantError: ``as_of`` is older than the history cleaning kept (see
+            :mod:`hudi_framework.table.retained`).
+        MissingDataFileError: A file of a slice read is named by the timeline but not in storage.
         InvalidInstantTimeError: ``as_of`` is not an instant time or date-time.
         InvalidFilterError: A malformed filter or unknown filter column.
         UnknownColumnError: A projected column is not in the schema.
@@ -83,12 +114,12 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
     as_of = resolve_instant_time(options.as_of, TimelineTimezone(config.timeline_timezone))
     if as_of is not None:
         check_time_travel(table.timeline, as_of)
+        check_retained(table, as_of)
     full_schema = read_schema(table, as_of=as_of)
     filters = normalize_filters(options.filters)
     check_columns(filters, full_schema)
     schema = project(full_schema, options.columns)
-    slices = table.file_system_view().latest_file_slices(as_of=as_of)
-    check_base_file_formats(slices, READABLE_FORMATS)
+    slices = read_slices(table, as_of=as_of, full_schema=full_schema, filters=filters)
     if config.is_mor and options.query_type is QueryType.SNAPSHOT:
         tasks = plan_slice_tasks(
             table, slices, schema=schema, full_schema=full_schema, filters=filters,

@@ -15,7 +15,7 @@ from hudi_framework.services.compaction_plan import (
     slice_metrics,
 )
 from hudi_framework.services.compaction_trigger import DeltaCommitsSince, compaction_due, delta_commits_since_compaction
-from hudi_framework.services.inline import COMPACTION_SERVICE, ServiceRun, run_inline_services
+from hudi_framework.services.inline import COMPACTION_SERVICE, ServiceRun, check_inline_services, run_inline_services
 
 __all__ = [
     "COMPACTION_PLAN_VERSION",
@@ -24,6 +24,7 @@ __all__ = [
     "CompactionPlan",
     "DeltaCommitsSince",
     "ServiceRun",
+    "check_inline_services",
     "compaction_due",
     "decode_compaction_plan",
     "delta_commits_since_compaction",

@@ -18,10 +18,12 @@ default, so an installation without the ``clean`` plugin simply does not clean.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from hudi_framework.config.enums import FailedWritesPolicy
+from hudi_framework.errors import UnknownComponentError
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.services.clean_trigger import clean_due, nothing_to_clean
 from hudi_framework.services.compaction_trigger import compaction_due
@@ -55,13 +57,35 @@ class ServiceRun:
     executed: bool
 
 
-def run_inline_services(table: HudiTable, settings: HudiSettings, registry: ComponentRegistry) -> list[ServiceRun]:
+def check_inline_services(table: HudiTable, settings: HudiSettings, registry: ComponentRegistry) -> None:
+    """Fail before a write starts if an inline service it would run after its commit is missing.
+
+    Raises:
+        UnknownComponentError: Inline compaction is configured on a merge-on-read table but no
+            plugin provides the ``compaction`` service.
+    """
+    comp = settings.services.compaction
+    if (comp.inline or comp.schedule_inline) and table.config.table_type is TableType.MERGE_ON_READ:
+        installed = registry.names(ComponentKind.SERVICE)
+        if COMPACTION_SERVICE not in installed:
+            raise UnknownComponentError(ComponentKind.SERVICE.label, COMPACTION_SERVICE, installed)
+
+
+def run_inline_services(
+    table: HudiTable,
+    settings: HudiSettings,
+    registry: ComponentRegistry,
+    *,
+    on_failure: Callable[[str, Exception], None] | None = None,
+) -> list[ServiceRun]:
     """Run the table services configured to run inline, after a commit completed.
 
     Args:
         table: The table just written, reloaded after the commit.
         settings: The writer's settings (``services.*``).
         registry: Installed components (the ``compaction`` and ``clean`` services among them).
+        on_failure: Called with the service name and the error when a service fails; the next
+            service still runs. None: the error propagates.
 
     Returns:
         What was scheduled or executed (empty when nothing was due).
@@ -70,9 +94,20 @@ def run_inline_services(table: HudiTable, settings: HudiSettings, registry: Comp
         UnknownComponentError: Inline compaction is configured but no plugin provides it.
         TableServiceError: A service failed (a failed compaction was rolled back to requested).
     """
-    runs = _inline_compaction(table, settings, registry)
-    # The pipeline hands over the table reloaded after its commit; only a compaction changed it since.
-    runs += _inline_clean(table, settings, registry, reload=bool(runs))
+    runs: list[ServiceRun] = []
+    try:
+        runs = _inline_compaction(table, settings, registry)
+    except Exception as e:
+        if on_failure is None:
+            raise
+        on_failure(COMPACTION_SERVICE, e)
+    try:
+        # The pipeline hands over the table reloaded after its commit; only a compaction changed it since.
+        runs += _inline_clean(table, settings, registry, reload=bool(runs))
+    except Exception as e:
+        if on_failure is None:
+            raise
+        on_failure(CLEAN_SERVICE, e)
     return runs
 
 

@@ -16,7 +16,10 @@ sees only its own partition of the DataFrame. Two strategies follow from what an
   shuffles by file group and merges in executors.
 
 Either way a failed job leaves the table as it was: staged files are never data files, and direct
-files are unreported until the commit completes.
+files are unreported until the commit completes. Once the instant completed the job has succeeded:
+a step after it that fails (dropping markers or staged rows, an inline table service) is logged
+and issued as a :class:`~hudi_framework.errors.PostCommitWarning`, never raised to Spark (which
+would report the job failed, and abort it).
 """
 
 from __future__ import annotations
@@ -34,16 +37,20 @@ from pyspark.sql.types import StructType
 from hudi_framework.config.enums import ConcurrencyMode
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
+from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.write.batch import check_batch_schema, normalised_schema, require_key_fields
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.markers import STAGING_DIR_PREFIX
 from hudi_framework.write.operation import WriteOperation, is_replace
+from hudi_framework.write.pipeline import latest_slices
 from hudi_framework.write.planner import (
     SUMMARY_SCHEMA,
     TARGET,
@@ -54,6 +61,7 @@ from hudi_framework.write.planner import (
     routing_summary,
     split_by_target,
 )
+from hudi_framework.write.post_commit import PostCommitSteps
 from hudi_framework.write.prepare import combine_rows, prepare_rows
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.transaction import WriteTransaction
@@ -100,15 +108,25 @@ def _operation(options: SourceOptions, overwrite: bool) -> WriteOperation:
 def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
     """The writer for one ``df.write`` (runs on the driver side, before any task).
 
-    Bad options fail here, before a task runs. A direct write creates the table if needed and starts
-    its instant here.
+    Bad options, and a frame whose schema does not fit the table's, fail here, before a task runs.
+    A direct write creates the table if needed and starts its instant here.
     """
     settings = options.settings
     operation = _operation(options, overwrite)
+    incoming = to_arrow_schema(schema, timezone="UTC")
+    # A frame without a key field fails here, before a task runs or a table is created.
+    existing = _open_or_create(options, None)
+    config = existing.config if existing is not None else table_config_from_settings(settings)
+    require_key_fields(incoming, (*config.record_key_fields, *config.partition_fields))
+    if existing is not None:
+        table_schema = WriteSession.data_schema(existing, incoming)
+    else:
+        table_schema = normalised_schema(incoming, config.name)
+    check_batch_schema(incoming, table_schema, allow_missing=operation is WriteOperation.DELETE)
     # Direct writes have no process that lives from start to commit to keep a heartbeat or hold a
     # lock, so under optimistic concurrency they go through the staged path (one process commits).
     if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:
-        return DirectWriter.start(options, operation, to_arrow_schema(schema, timezone="UTC"))
+        return DirectWriter.start(options, operation, incoming)
     return StagedWriter(options, operation)
 
 
@@ -135,6 +153,7 @@ class DirectWriter(DataSourceArrowWriter):
     @classmethod
     def start(cls, options: SourceOptions, operation: WriteOperation, incoming: pa.Schema) -> DirectWriter:
         """Create the table if needed and start the instant (requested + inflight)."""
+        insert_dup_policy(options.settings.write, operation)  # options the operation refuses fail first
         table = _open_or_create(options, incoming)
         assert table is not None
         schema = WriteSession.data_schema(table, incoming)
@@ -170,7 +189,7 @@ class DirectWriter(DataSourceArrowWriter):
         routed = apply_routing(rows, route_rows(rows, plan))
         targets = routed.column(TARGET).combine_chunks()
         per_target = split_by_target(routed.drop_columns([TARGET]), targets, len(plan.targets))
-        ctx = session.task_context(config, self._instant.requested_time, self._schema)
+        ctx = session.task_context(config, self._instant.requested_time, self._schema, self._operation)
         stats = [
             write_file_group(
                 table.storage,
@@ -195,16 +214,19 @@ class DirectWriter(DataSourceArrowWriter):
         written = [m for m in messages if isinstance(m, _Written)]
         stats = [s for m in written for s in m.stats]
         summary = merge_summaries([m.summary for m in written]) if written else SUMMARY_SCHEMA.empty_table()
+        listed = latest_slices(table)
         # File groups replaced: the live ones (as of before this instant) in the partitions written.
         replaced = plan_targets(
             self._operation,
             summary,
-            table.latest_file_slices(),
+            listed.slices,
             sizing=session.sizing(),
             record_size=session.record_size(table),
         ).replaced
         txn = self._transaction(table)
         try:
+            # Each task saw only its own partitions; together they may nest (abort removes their files).
+            check_new_partitions((s.partition_path or "" for s in stats), listed.partitions)
             txn.commit(stats, schema_json=session.schema_json(table.config, self._schema), replaced=replaced)
         except BaseException:
             txn.abort()
@@ -265,17 +287,21 @@ class StagedWriter(DataSourceArrowWriter):
             for key in keys:
                 with storage.open_input(key) as f:
                     parts.append(pq.read_table(f))
-            if parts:
-                data = pa.concat_tables(parts, promote_options="default")
-                table = _open_or_create(self._options, data.schema)
-                assert table is not None
-                WriteClient(table, self._options.settings).write(data, self._operation)
-        finally:
+            if not parts:
+                self._cleanup(storage)
+                return
+            data = pa.concat_tables(parts, promote_options="default")
+            table = _open_or_create(self._options, data.schema)
+            assert table is not None
+            result = WriteClient(table, self._options.settings).write(data, self._operation)
+        except BaseException:
             self._cleanup(storage)
+            raise
+        # Committed: staged rows left behind are swept by the next write (EAGER), never an error here.
+        PostCommitSteps(result.instant.requested_time).run("staging cleanup", lambda: self._cleanup(storage))
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         self._cleanup(self._storage())
 
     def _cleanup(self, storage: StorageBackend) -> None:
-        for info in storage.list(self._staging, recursive=True):
-            storage.delete(info.key)
+        storage.delete_tree(self._staging)

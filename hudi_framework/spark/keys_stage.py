@@ -121,9 +121,9 @@ def _combine_task(
     first = _first_appearances(rows, by_partition=by_partition)
     if combined.num_rows != len(first):
         raise MergeError(f"pre-combining {len(first)} keys returned {combined.num_rows} rows")
-    if finish is not None:
-        combined = finish(combined)
     combined = combined.append_column(SEQ, seq.take(pa.array(first)))
+    if finish is not None:
+        combined = finish(combined)  # tagging repeats a row per file group holding its key: SEQ too
     yield from to_spark_batches(combined, out)
 
 
@@ -151,8 +151,9 @@ def keyed_rows(
         by_partition: Pre-combine per record key *and* partition path (a non-global index).
         partitions: Tasks of the pre-combine shuffle (None: Spark's shuffle partitions, which
             adaptive execution may coalesce).
-        finish: Run by each pre-combine task on its combined rows (only with ``combine``): it
-            keeps their order and appends ``finish_fields``.
+        finish: Run by each pre-combine task on its combined rows, :data:`SEQ` included (only
+            with ``combine``): it keeps their order and appends ``finish_fields`` (it may repeat
+            rows, as tagging does for a key in several file groups).
         finish_fields: The columns ``finish`` appends (Spark's Arrow types).
         key_source: With ``combine``: a column of ``frame`` whose values decide the record key one
             to one (:meth:`KeyGenerator.key_source_field`). The raw rows, numbered in arrival order

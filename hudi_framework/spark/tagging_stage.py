@@ -24,9 +24,11 @@ key-column reads.
    the tasks travel as Arrow rows (:func:`~hudi_framework.index.tasks.tasks_to_arrow`), are
    shuffled by file path, merged per file (``merge_lookup_tasks``) and run with
    :meth:`RecordIndex.lookup`, so every base file is opened by one task only.
-3. Spark: found locations are reduced to one per key (greatest instant, then file id, as
-   ``apply_locations`` does), cached, and left-joined with the incoming rows on the record key
-   (and the partition path, for a non-global index); a found set small enough is broadcast, so the
+3. Spark: found locations (one per key and file group; for a global index that updates partition
+   paths one per key, the greatest instant, then file id, as ``apply_locations`` does) are cached
+   and left-joined with the incoming rows on the record key (and the partition path, for a
+   non-global index), which repeats a row once per file group holding its key; a found set small
+   enough is broadcast, so the
    incoming rows are not shuffled again (without a job to count the found keys first when step 1
    bounded them). For a global index that keeps keys in their partition
    (``update_partition_path=False``) the partition path becomes the location's; otherwise a key
@@ -46,6 +48,7 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import functions as F  # noqa: N812 - the conventional alias
 
+from hudi_framework.config.enums import InsertDupPolicy
 from hudi_framework.contracts.index import (
     LOCATION_COLUMNS,
     LOCATION_FILE_ID,
@@ -70,6 +73,7 @@ from hudi_framework.index.tasks import (
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema, collect_arrow, to_spark_batches
 from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
+from hudi_framework.write.insert_duplicates import SHOWN_KEYS, duplicate_key_error
 from hudi_framework.write.moves import settle_partition_moves, tag_for_write
 from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY
 
@@ -81,7 +85,7 @@ if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.spark.keys_stage import RowsFinish
 
-__all__ = ["NARROW_FILE_OPENS", "NarrowTagging", "narrow_tagging", "tag_rows"]
+__all__ = ["NARROW_FILE_OPENS", "NarrowTagging", "narrow_tagging", "tag_rows", "without_stored_keys"]
 
 #: Found locations up to this many keys are broadcast to the join instead of shuffling the rows.
 BROADCAST_FOUND_ROWS: Final = 2_000_000
@@ -282,15 +286,17 @@ def tag_rows(
     found = lookups.repartition(tasks, "path").mapInArrow(
         partial(_lookup_task, spec, virtual_keys, found_schema.arrow), found_schema.struct
     )
-    match = [RECORD_KEY] if index.is_global else [RECORD_KEY, LOCATION_PARTITION]
-    latest = (
-        found.groupBy(*match)
-        .agg(F.max(F.struct(LOCATION_INSTANT, LOCATION_FILE_ID, LOCATION_PARTITION)).alias(_LOCATION))
-        .select(
-            F.col(RECORD_KEY).alias(_FOUND_KEY),
-            *[F.col(f"{_LOCATION}.{name}").alias(name) for name in LOCATION_COLUMNS],
+    if index.is_global and index.update_partition_path:
+        # A key's partition move is settled per key: its latest file group is its location.
+        located = found.groupBy(RECORD_KEY).agg(
+            F.max(F.struct(LOCATION_INSTANT, LOCATION_FILE_ID, LOCATION_PARTITION)).alias(_LOCATION)
         )
-        .persist(StorageLevel.MEMORY_AND_DISK_DESER)
+        located = located.select(RECORD_KEY, *[F.col(f"{_LOCATION}.{name}").alias(name) for name in LOCATION_COLUMNS])
+    else:
+        # Every file group holding a key: the join repeats its row once per file group.
+        located = found.dropDuplicates([RECORD_KEY, LOCATION_PARTITION, LOCATION_FILE_ID])
+    latest = located.select(F.col(RECORD_KEY).alias(_FOUND_KEY), *LOCATION_COLUMNS).persist(
+        StorageLevel.MEMORY_AND_DISK_DESER
     )
     held.cached.append(latest)
     if bound is not None and bound <= BROADCAST_FOUND_ROWS:
@@ -317,3 +323,20 @@ def tag_rows(
         task = partial(_settle_task, spec, stored, virtual_keys, partial_columns, schema.arrow)
         tagged = tagged.mapInArrow(task, schema.struct)
     return tagged
+
+
+def without_stored_keys(tagged: DataFrame, policy: InsertDupPolicy) -> DataFrame:
+    """Tagged insert rows without those whose key the table holds, and without the location columns
+    (``hoodie.datasource.insert.dup.policy``; see :mod:`hudi_framework.write.insert_duplicates`).
+
+    Raises:
+        DuplicateKeyError: ``FAIL`` and some key is stored (one job counts them first).
+    """
+    located = F.col(LOCATION_FILE_ID).isNotNull()
+    if policy is InsertDupPolicy.FAIL:
+        stored = tagged.filter(located).select(RECORD_KEY).distinct()
+        with typed_task_errors():
+            shown = [row[0] for row in stored.limit(SHOWN_KEYS).collect()]
+            if shown:
+                raise duplicate_key_error(shown, stored.count())
+    return tagged.filter(~located).drop(*LOCATION_COLUMNS)

@@ -6,10 +6,11 @@ row work in Spark executors and only planning and committing on the driver:
 ==================  =========================================================  =========
 step                what runs                                                  where
 ==================  =========================================================  =========
-schema check        ``conform_batch`` on the DataFrame's (empty) schema       driver
+schema check        ``check_batch_schema`` on the DataFrame's schema          driver
 keys                ``prepare_rows`` per Arrow batch (``mapInArrow``)          executors
 pre-combine         ``repartition(key)`` + ``combine_rows``                    executors
 tagging             lookups per base file (``mapInArrow``) + a Spark join      executors
+                    (upserts, deletes; inserts under a dup policy)
 partition moves     ``settle_partition_moves`` (global index only)             executors
 summary             ``routing_summary`` per batch + ``groupBy`` sums           executors
 plan                ``plan_targets`` (file groups, insert buckets)             driver
@@ -36,13 +37,14 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
+from hudi_framework.config.enums import InsertDupPolicy
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
 from hudi_framework.spark.session_storage import check_session_s3
-from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows
+from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows, without_stored_keys
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
-from hudi_framework.write.batch import conform_batch
+from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.operation import WriteOperation, looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 
@@ -71,7 +73,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
 
     Example::
 
-        client = SparkWriteClient(HudiTable.open(path), settings, spark)
+        client = SparkWriteClient(HudiTable.open(path, settings=settings), settings, spark)
         result = client.upsert(spark.read.parquet("s3://bucket/incoming/"))
         client.delete_partition(["2024/01/01"])
     """
@@ -113,9 +115,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         slices: Sequence[FileSlice],
         partial_columns: tuple[str, ...] = (),
     ) -> _Staged:
-        # Column names and types that can never fit fail here, without a Spark job.
-        is_delete = operation is WriteOperation.DELETE
-        conform_batch(self._incoming_schema(data).empty_table(), schema, allow_missing=is_delete)
+        # Column names and types were checked by the pipeline on the DataFrame's schema, before any job.
         session = self.session
         spec = WorkerSpec.of(self.table, session.settings)
         combine = session.combines(operation)
@@ -139,6 +139,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                 key_source=self._key_source(data, schema) if combine else None,
             ).persist(StorageLevel.MEMORY_AND_DISK_DESER)
             held.cached.append(rows)
+            tasks = self._parallelism() or self._spark.sparkContext.defaultParallelism
             if looks_up_existing(operation) and narrow is None:
                 rows = tag_rows(
                     self._spark,
@@ -146,10 +147,15 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                     session.index,
                     rows,
                     slices,
-                    tasks=self._parallelism() or self._spark.sparkContext.defaultParallelism,
+                    tasks=tasks,
                     held=held,
                     partial_columns=partial_columns,
                 )
+            policy = insert_dup_policy(session.settings.write, operation)
+            if policy is not InsertDupPolicy.NONE:
+                tagged = tag_rows(self._spark, spec, session.index, rows, slices, tasks=tasks, held=held)
+                rows = without_stored_keys(tagged, policy).persist(StorageLevel.MEMORY_AND_DISK_DESER)
+                held.cached.append(rows)
         except BaseException:
             held.release()
             raise

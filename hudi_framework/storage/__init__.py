@@ -1,1 +1,2 @@
-"""Engine-neutral storage helpers shared by backends: key validation and safe joins."""
+"""Engine-neutral storage helpers: key validation and safe joins (shared by backends), and reads of
+data files whose content errors name the file."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from hudi_framework.errors import TableServiceError
+from hudi_framework.errors import LogRepairError
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.read.corrupt_blocks import CorruptBlockStatus
 from hudi_framework.storage.paths import join_key
@@ -31,23 +31,11 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.table.table import HudiTable
 
-__all__ = ["BACKUP_PREFIX", "LogRepairError", "TruncatedLog", "truncate_log_tail"]
+__all__ = ["BACKUP_PREFIX", "TruncatedLog", "truncate_log_tail"]
 
 #: Where the original of every repaired log file is kept.
 BACKUP_PREFIX: Final = ".hoodie/.aux/log-repair"
 _COPY_CHUNK: Final = 8 << 20
-
-
-class LogRepairError(TableServiceError):
-    """A log repair was refused: it would drop rows, or the bytes are not what the repair expects.
-
-    Attributes:
-        path: The log file's storage key.
-    """
-
-    def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        super().__init__(f"cannot repair log file {path!r}: {reason}")
 
 
 @dataclass(frozen=True, slots=True)

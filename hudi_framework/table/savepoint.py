@@ -6,9 +6,14 @@
   ``T`` of the commit it keeps, as Apache Hudi does. Cleaning must keep those files.
 * A **restore** brings the table back to a savepoint: ``<R>.restore.requested`` (Avro
   ``HoodieRestorePlan``: every instant after ``T``, newest first), an empty inflight file, then each
-  of those instants is rolled back (its files and instant files deleted; merge-on-read v6 log
-  appends get rollback blocks) and ``<R>.restore`` (Avro ``HoodieRestoreMetadata``) completes it.
-* :func:`rollback_latest_commit` undoes the newest completed write with a rollback instant.
+  of those instants is rolled back with a rollback instant of its own (its files and instant files
+  deleted; merge-on-read v6 log appends get rollback blocks), ``<R>.restore`` (Avro
+  ``HoodieRestoreMetadata``, holding each rollback's metadata) completes it and the rollback
+  instants go. A restore whose process died is pending: writers refuse to start
+  (:class:`~hudi_framework.errors.PendingRestoreError`) and running it again finishes it under
+  ``R``, each rollback under its own instant (:mod:`~hudi_framework.table.restore_plan`).
+* :func:`rollback_latest_commit` undoes the newest completed write with a rollback instant, after
+  finishing any rollback whose process died.
 """
 
 from __future__ import annotations
@@ -18,14 +23,22 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hudi_framework.errors import InstantNotFoundError, SavepointError
+from hudi_framework.errors import IllegalTransitionError, InstantNotFoundError, PendingRestoreError, SavepointError
+from hudi_framework.table.restore_plan import (
+    check_no_pending_restore,
+    decode_restore_plan,
+    encode_restore_plan,
+    restored_savepoint,
+)
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, write_container
-from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant
-from hudi_framework.write.rollback import RollbackResult, rollback_instant
+from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
+from hudi_framework.write.rollback import RollbackResult, execute_rollback, pending_rollbacks, rollback_instant
 from hudi_framework.write.transaction import timeline_writer
 
 if TYPE_CHECKING:
     from hudi_framework.table.table import HudiTable
+    from hudi_framework.timeline.timeline import Timeline
+    from hudi_framework.timeline.transitions import TimelineWriter
 
 __all__ = [
     "RestoreResult",
@@ -146,8 +159,12 @@ def delete_savepoint(table: HudiTable, instant_time: str) -> None:
 def restore_to_savepoint(table: HudiTable, instant_time: str) -> RestoreResult:
     """Bring the table back to the savepoint ``instant_time``: every later instant is rolled back.
 
+    A restore to the same savepoint whose process died is finished under its own instant, as
+    Apache Hudi resumes a failed restore.
+
     Raises:
         SavepointError: There is no completed savepoint at ``instant_time``.
+        PendingRestoreError: A restore to another savepoint is pending.
     """
     savepoints = [s.instant_time for s in list_savepoints(table)]
     if instant_time not in savepoints:
@@ -158,64 +175,105 @@ def restore_to_savepoint(table: HudiTable, instant_time: str) -> RestoreResult:
     started = time.monotonic()
     storage, config = table.storage, table.config
     writer = timeline_writer(storage, config)
-    later = [
-        i
-        for i in reversed(writer.timeline().instants)
-        if i.requested_time > instant_time and i.comparable_action in _RESTORED_ACTIONS
-    ]
-    infos = [{"commitTime": i.requested_time, "action": i.action.value} for i in later]
-    plan = write_container(AvroSchemaName.RESTORE_PLAN, {"instantsToRollback": infos, "version": 1})
-    inflight = writer.transition_to_inflight(writer.create_requested(Action.RESTORE, content=plan))
+    timeline = writer.timeline()
+    pending = timeline.pending({Action.RESTORE})
+    if pending:
+        restore = pending[0]
+        other = restored_savepoint(timeline, restore)
+        if other != instant_time:
+            raise PendingRestoreError(restore.requested_time, other)
+        planned = decode_restore_plan(timeline, restore)
+        inflight = restore if restore.state is State.INFLIGHT else writer.transition_to_inflight(restore)
+    else:
+        later = [
+            i
+            for i in reversed(timeline.instants)
+            if i.requested_time > instant_time and i.comparable_action in _RESTORED_ACTIONS
+        ]
+        planned = [(i.requested_time, i.action.value) for i in later]
+        inflight = writer.transition_to_inflight(
+            writer.create_requested(Action.RESTORE, content=encode_restore_plan(later))
+        )
     details: dict[str, list[dict[str, object] | None]] = {}
-    for inst in later:
-        if inst.comparable_action in {Action.ROLLBACK, Action.CLEAN}:
-            # Their own records only; what they deleted stays deleted, as in Apache Hudi.
-            writer.delete_instant(inst, allow_completed=True)
-            continue
-        result = rollback_instant(storage, config, writer, inst, record=False)
-        details[inst.requested_time] = [_rollback_record(result, inst)]
+    for target, action in planned:
+        record = _restore_one(table, writer, target, Action(action))
+        if record is not None:
+            details[target] = [record]
     metadata = {
         "startRestoreTime": inflight.requested_time,
         "timeTakenInMillis": int((time.monotonic() - started) * 1000),
-        "instantsToRollback": [i.requested_time for i in later],
+        "instantsToRollback": [t for t, _ in planned],
         "hoodieRestoreMetadata": details,
         "version": 1,
-        "restoreInstantInfo": infos,
+        "restoreInstantInfo": [{"commitTime": t, "action": a} for t, a in planned],
     }
     done = writer.complete(inflight, write_container(AvroSchemaName.RESTORE_METADATA, metadata))
-    return RestoreResult(done, tuple(i.requested_time for i in later))
+    # The restore's own rollback instants go once it completed, as in Apache Hudi.
+    for rollback in writer.timeline().by_action(Action.ROLLBACK):
+        if rollback.requested_time > done.requested_time:
+            writer.delete_instant(rollback, allow_completed=True)
+    return RestoreResult(done, tuple(t for t, _ in planned))
 
 
-def _rollback_record(result: RollbackResult, inst: Instant) -> dict[str, object]:
-    partitions: dict[str, list[str]] = {}
-    for key in result.deleted:
-        partitions.setdefault(key.rpartition("/")[0], []).append(key)
-    return {
-        "startRollbackTime": inst.requested_time,
-        "timeTakenInMillis": 0,
-        "totalFilesDeleted": len(result.deleted),
-        "commitsRollback": [inst.requested_time],
-        "partitionMetadata": {
-            p: {
-                "partitionPath": p,
-                "successDeleteFiles": keys,
-                "failedDeleteFiles": [],
-                "rollbackLogFiles": None,
-                "logFilesFromFailedCommit": None,
-            }
-            for p, keys in sorted(partitions.items())
-        },
-        "version": 1,
-        "instantsRollback": [{"commitTime": inst.requested_time, "action": inst.action.value}],
-    }
+def _restore_one(table: HudiTable, writer: TimelineWriter, target: str, action: Action) -> dict[str, object] | None:
+    """Roll back (or finish rolling back) one instant of a restore; its rollback metadata record."""
+    storage, config = table.storage, table.config
+    timeline = writer.timeline()
+    try:
+        current: Instant | None = timeline.get(target, action)
+    except InstantNotFoundError:
+        current = None
+    if action.completes_as in {Action.ROLLBACK, Action.CLEAN}:
+        # Their own records only; what they deleted stays deleted, as in Apache Hudi.
+        if current is not None:
+            writer.delete_instant(current, allow_completed=True)
+        return None
+    pending = {p.plan.target_time: p for p in pending_rollbacks(storage, writer, timeline)}
+    if target in pending:
+        done = execute_rollback(storage, config, writer, pending[target].instant, pending[target].plan)
+    elif current is not None:
+        done = rollback_instant(storage, config, writer, current, record=True, timeline=timeline)
+    else:
+        # Rolled back by the attempt that died: its completed rollback holds the record.
+        return _completed_rollback_of(writer.timeline(), target)
+    assert done.rollback_instant is not None
+    avro = writer.timeline().read_avro(done.rollback_instant)
+    return avro.record if avro is not None else None
+
+
+def _completed_rollback_of(timeline: Timeline, target: str) -> dict[str, object] | None:
+    for rollback in reversed(timeline.completed({Action.ROLLBACK})):
+        avro = timeline.read_avro(rollback)
+        if avro is not None and target in (avro.record.get("commitsRollback") or []):
+            return avro.record
+    return None
 
 
 def rollback_latest_commit(table: HudiTable, instant_time: str | None = None) -> RollbackResult:
     """Roll back the newest completed write (``instant_time``, when given, must be it).
 
+    Rollbacks whose process died are finished first, under their own instants; if one of them
+    rolled back ``instant_time`` (or, without it, any), its result is returned and no other commit
+    is rolled back.
+
     Raises:
         SavepointError: No completed write, ``instant_time`` is not the newest one, or it is savepointed.
+        PendingRestoreError: A restore is pending.
     """
+    storage, config = table.storage, table.config
+    writer = timeline_writer(storage, config)
+    timeline = table.reload().timeline
+    check_no_pending_restore(timeline)
+    finished: dict[str, RollbackResult] = {}
+    for pending in pending_rollbacks(storage, writer, timeline):
+        try:
+            finished[pending.plan.target_time] = execute_rollback(
+                storage, config, writer, pending.instant, pending.plan
+            )
+        except (InstantNotFoundError, IllegalTransitionError):
+            continue  # another process finished it
+    if finished and (instant_time is None or instant_time in finished):
+        return finished[instant_time or max(finished)]
     timeline = table.reload().timeline
     latest = timeline.latest_completed_commit()
     if latest is None:
@@ -224,5 +282,4 @@ def rollback_latest_commit(table: HudiTable, instant_time: str | None = None) ->
         raise SavepointError(f"only the latest commit {latest.requested_time} can be rolled back, not {instant_time}")
     if any(s.instant_time == latest.requested_time for s in list_savepoints(table)):
         raise SavepointError(f"{latest.requested_time} is savepointed; delete the savepoint first")
-    writer = timeline_writer(table.storage, table.config)
-    return rollback_instant(table.storage, table.config, writer, latest, record=True)
+    return rollback_instant(storage, config, writer, latest, record=True, timeline=timeline)

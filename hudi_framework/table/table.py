@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
@@ -24,8 +24,10 @@ from hudi_framework.layout.fs_view import FileSystemView, check_base_file_format
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 from hudi_framework.plugin.registry import ComponentRegistry
+from hudi_framework.storage.data_files import open_parquet
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
+from hudi_framework.table.retained import check_slice_files
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
 from hudi_framework.timeline.instant_time import TimelineTimezone, resolve_instant_time
@@ -65,6 +67,8 @@ class HudiTable:
         self._registry = registry
         self._pm = plugin_manager
         self._timeline: Timeline | None = None
+        # Files named by commit metadata already read, handed to each reloaded timeline.
+        self._known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] = {}
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -245,6 +249,7 @@ class HudiTable:
                 layout_version=self._config.timeline_layout_version,
                 timeline_path=self._config.timeline_path,
                 timezone=TimelineTimezone(self._config.timeline_timezone),
+                known_written_files=self._known_written_files,
             )
         return self._timeline
 
@@ -252,12 +257,22 @@ class HudiTable:
         """Re-read the config and the timeline (after other writers committed)."""
         self._properties = load_properties(self._storage)
         self._config = TableConfig.from_properties(self._properties)
+        if self._timeline is not None:
+            self._known_written_files = self._timeline.known_written_files
         self._timeline = None
         return self
 
     # ------------------------------------------------------------------ file layout
-    def file_system_view(self, *, partitions: list[str] | None = None) -> FileSystemView:
-        """List the table and build the view of its file groups (timeline facts wired in)."""
+    def file_system_view(self, *, partitions: list[str] | None = None, check_files: bool = False) -> FileSystemView:
+        """List the table and build the view of its file groups (timeline facts wired in).
+
+        Args:
+            partitions: Only these partitions; None lists the whole table.
+            check_files: Also give the view the files the completed instants' commit metadata
+                names, so that it slices what the timeline describes and
+                :meth:`~hudi_framework.layout.fs_view.FileSystemView.check_files` finds the ones
+                storage lacks (reads and writes ask for it; cleaning plans from the listing alone).
+        """
         timeline = self.timeline
         replaced = {
             FileGroupId(partition, file_id): inst.requested_time
@@ -274,7 +289,21 @@ class HudiTable:
             table_version=self._config.version,
             replaced_file_groups=replaced,
             pending_compactions=pending,
+            timeline_files=self._timeline_files(partitions) if check_files else None,
         )
+
+    def _timeline_files(self, partitions: list[str] | None) -> dict[str, dict[str, str]]:
+        """Partition -> file name -> the first completed write instant whose commit metadata names it."""
+        timeline = self.timeline
+        wanted = None if partitions is None else set(partitions)
+        out: dict[str, dict[str, str]] = defaultdict(dict)
+        # In timeline order: a v6 log file appended by several delta commits maps to the first one,
+        # from which on snapshots read it.
+        for inst, files in timeline.written_files(timeline.commits_timeline()).items():
+            for partition, name in files:
+                if wanted is None or partition in wanted:
+                    out[partition].setdefault(name, inst.requested_time)
+        return out
 
     def _resolve_as_of(self, as_of: str | None) -> str | None:
         # The readers' rule: digit strings compare as they are, date-times in the timeline time zone.
@@ -292,9 +321,13 @@ class HudiTable:
 
         Raises:
             UnsupportedFormatError: A base file is in an unsupported format.
+            MissingDataFileError: A file of a slice is named by the timeline but not in storage.
+            CleanedInstantError: ``as_of`` needs files that cleaning deleted.
         """
-        view = self.file_system_view(partitions=[partition] if partition is not None else None)
-        slices = view.latest_file_slices(partition, as_of=self._resolve_as_of(as_of))
+        view = self.file_system_view(partitions=[partition] if partition is not None else None, check_files=True)
+        resolved = self._resolve_as_of(as_of)
+        slices = view.latest_file_slices(partition, as_of=resolved)
+        check_slice_files(self, view, slices, resolved)
         if check_format:
             self.check_base_file_format()
             check_base_file_formats(slices, SUPPORTED_BASE_FORMATS)
@@ -359,8 +392,8 @@ class HudiTable:
         for file_slice in self.latest_file_slices():
             key = file_slice.base_file_key
             if key:
-                with self._storage.open_input(key) as f:
-                    return pq.read_schema(f)
+                with open_parquet(self._storage, key) as parquet:
+                    return parquet.schema_arrow
         raise TableError(f"table {self._config.name!r} has no schema yet (no commits and no create schema)")
 
     def __repr__(self) -> str:

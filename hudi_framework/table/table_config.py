@@ -425,25 +425,11 @@ def new_table_config(
             keygen = "COMPLEX"
         else:
             keygen = "SIMPLE"
-    mode: MergeMode
-    legacy_mode = deprecated_payload_mode(payload_class) if version >= 9 else None
-    builtin_ids = (None, EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY, CUSTOM_STRATEGY, PAYLOAD_BASED_STRATEGY)
-    if legacy_mode is not None and ((merge_strategy_id or "").lower() or None) in builtin_ids:
-        # Hudi 1.1 maps the deprecated payloads onto a merge mode (plus partial-update mode and merge
-        # properties) and keeps the class as the legacy one.
-        mode, merge_strategy_id = legacy_mode, None
-        extra = {**legacy_payload_properties(str(payload_class)), **(extra or {})}
-    elif merge_mode is not None:
-        mode = MergeMode(str(merge_mode).upper())
-    else:
-        probe = TableConfig(
-            name=name, version=max(version, 8), ordering_fields=tuple(ordering_fields),
-            merge_strategy_id=merge_strategy_id, payload_class=payload_class,
-        )  # fmt: skip
-        mode = probe.effective_merge_mode
-    strategy = merge_strategy_id.lower() if merge_strategy_id else None
-    if mode is not MergeMode.CUSTOM and strategy in (EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY):
-        strategy = None  # implied by the mode, and persisted by the version's own rules
+    mode, strategy, merge_extra = _merge_fields(
+        version, tuple(ordering_fields), merge_mode=merge_mode, merge_strategy_id=merge_strategy_id,
+        payload_class=payload_class,
+    )  # fmt: skip
+    extra = {**merge_extra, **(extra or {})}
     return TableConfig(
         name=name,
         table_type=table_type,
@@ -466,3 +452,57 @@ def new_table_config(
         table_format="native" if version >= 9 else None,
         extra=dict(extra or {}),
     )
+
+
+def with_merge_behaviour(
+    config: TableConfig,
+    *,
+    merge_mode: MergeMode | str | None = None,
+    merge_strategy_id: str | None = None,
+    payload_class: str | None = None,
+) -> TableConfig:
+    """``config`` with another merge mode, strategy and payload class, inferred as for a new table.
+
+    For a table nothing was written to yet: its first write may choose how records merge.
+    """
+    mode, strategy, merge_extra = _merge_fields(
+        config.version, config.ordering_fields, merge_mode=merge_mode, merge_strategy_id=merge_strategy_id,
+        payload_class=payload_class,
+    )  # fmt: skip
+    merge_keys = (_PARTIAL_UPDATE_MODE_KEY, _MERGE_PROPERTY_PREFIX)  # written from the payload class
+    kept = {k: v for k, v in config.extra.items() if not k.startswith(merge_keys)}
+    return config.with_updates(
+        merge_mode=mode, merge_strategy_id=strategy, payload_class=payload_class, extra={**merge_extra, **kept}
+    )
+
+
+def _merge_fields(
+    version: int,
+    ordering_fields: tuple[str, ...],
+    *,
+    merge_mode: MergeMode | str | None,
+    merge_strategy_id: str | None,
+    payload_class: str | None,
+) -> tuple[MergeMode, str | None, dict[str, str]]:
+    """The merge mode, persisted strategy id and extra properties of a new table (Apache Hudi's inference)."""
+    mode: MergeMode
+    extra: dict[str, str] = {}
+    legacy_mode = deprecated_payload_mode(payload_class) if version >= 9 else None
+    builtin_ids = (None, EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY, CUSTOM_STRATEGY, PAYLOAD_BASED_STRATEGY)
+    if legacy_mode is not None and ((merge_strategy_id or "").lower() or None) in builtin_ids:
+        # Hudi 1.1 maps the deprecated payloads onto a merge mode (plus partial-update mode and merge
+        # properties) and keeps the class as the legacy one.
+        mode, merge_strategy_id = legacy_mode, None
+        extra = legacy_payload_properties(str(payload_class))
+    elif merge_mode is not None:
+        mode = MergeMode(str(merge_mode).upper())
+    else:
+        probe = TableConfig(
+            name="probe", version=max(version, 8), ordering_fields=ordering_fields,
+            merge_strategy_id=merge_strategy_id, payload_class=payload_class,
+        )  # fmt: skip
+        mode = probe.effective_merge_mode
+    strategy = merge_strategy_id.lower() if merge_strategy_id else None
+    if mode is not MergeMode.CUSTOM and strategy in (EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY):
+        strategy = None  # implied by the mode, and persisted by the version's own rules
+    return mode, strategy, extra

@@ -13,6 +13,12 @@ Inputs are generated with hypothesis: a record key, an ordering field ``ts`` of 
 ``payload`` that identifies each version, ``_hoodie_is_deleted``, and a ``note`` column that is often
 null (for mergers that fill missing columns). A delete whose ``ts`` is null
 is a commit-time delete. Small value domains make ties frequent on purpose.
+
+A merger that reads columns of its own declares them in ``columns`` (name -> Arrow type and a
+hypothesis strategy of values), and every generated row carries them::
+
+    class TestMaxFare(RecordMergerContract):
+        columns = {"fare": (pa.float64(), st.none() | st.sampled_from([0.0, 9.5, 12.0]))}
 """
 
 from __future__ import annotations
@@ -43,7 +49,20 @@ from hudi_framework.merge import (
 )
 from hudi_framework.merge.selection import select_pairs
 
-__all__ = ["ORDERING_TYPES", "RecordMergerContract", "merger_rows", "monotone_ordering", "version_tables"]
+__all__ = [
+    "NO_COLUMNS",
+    "ORDERING_TYPES",
+    "Columns",
+    "RecordMergerContract",
+    "merger_rows",
+    "monotone_ordering",
+    "version_tables",
+]
+
+#: A merger's own columns: name -> (Arrow type, hypothesis strategy of its values, nulls included if allowed).
+Columns = Mapping[str, tuple[pa.DataType, st.SearchStrategy[Any]]]
+#: No columns beyond the suite's own.
+NO_COLUMNS: Final[Columns] = MappingProxyType({})
 
 _UTC = dt.UTC
 #: Ordering field types the suite draws from, each with a small domain so that ties are common.
@@ -84,7 +103,7 @@ def merger_rows(table: pa.Table) -> list[dict[str, Any]]:
     return [{k: _normalise(v) for k, v in row.items()} for row in table.to_pylist()]
 
 
-def _schema(ordering_type: pa.DataType) -> pa.Schema:
+def _schema(ordering_type: pa.DataType, columns: Columns = NO_COLUMNS) -> pa.Schema:
     return pa.schema(
         [
             (RECORD_KEY_FIELD, pa.string()),
@@ -92,12 +111,13 @@ def _schema(ordering_type: pa.DataType) -> pa.Schema:
             ("payload", pa.int64()),
             (IS_DELETED_FIELD, pa.bool_()),
             ("note", pa.string()),
+            *((name, arrow_type) for name, (arrow_type, _) in columns.items()),
         ]
     )
 
 
 def version_tables(
-    data: st.DataObject, keys: list[str], count: int, ordering: str | None = None
+    data: st.DataObject, keys: list[str], count: int, ordering: str | None = None, columns: Columns = NO_COLUMNS
 ) -> tuple[list[pa.Table], pa.DataType]:
     """Draw ``count`` tables, each one version of every key in ``keys`` (row ``i`` is key ``i``).
 
@@ -106,6 +126,7 @@ def version_tables(
         keys: The record key of each row.
         count: How many versions (tables) to draw; later tables are newer.
         ordering: An :data:`ORDERING_TYPES` name, or None to draw one.
+        columns: The merger's own columns, drawn for every row.
 
     Returns:
         The tables and the ordering field's type.
@@ -123,17 +144,18 @@ def version_tables(
                 IS_DELETED_FIELD: data.draw(st.sampled_from([False, False, False, True])),
                 # Often null, so that mergers that fill missing columns (partial updates) are exercised.
                 "note": data.draw(st.sampled_from([None, None, f"v{version}", "x"])),
+                **{name: data.draw(values, label=name) for name, (_, values) in columns.items()},
             }
             for i, key in enumerate(keys)
         ]
-        tables.append(pa.Table.from_pylist(rows, schema=_schema(arrow_type)))
+        tables.append(pa.Table.from_pylist(rows, schema=_schema(arrow_type, columns)))
     return tables, arrow_type
 
 
-def _batch(data: st.DataObject, ordering: str | None = None) -> pa.Table:
+def _batch(data: st.DataObject, ordering: str | None = None, columns: Columns = NO_COLUMNS) -> pa.Table:
     """A batch in arrival order whose keys repeat (few distinct keys, up to 12 rows)."""
     keys = data.draw(st.lists(st.sampled_from(["k0", "k1", "k2", "k3"]), min_size=0, max_size=12), label="keys")
-    tables, _ = version_tables(data, keys, 1, ordering)
+    tables, _ = version_tables(data, keys, 1, ordering, columns)
     table = tables[0]
     # Make payloads unique per row (version_tables numbers rows within one version only).
     return table.set_column(2, "payload", pa.array(range(table.num_rows), type=pa.int64()))
@@ -199,6 +221,8 @@ class RecordMergerContract:
     #: Set it for mergers that are associative only then, and document it (partial updates that fill
     #: from lower-ranked versions are such mergers).
     monotone_ordering: ClassVar[bool] = False
+    #: The merger's own columns (name -> Arrow type and a strategy of values), drawn in every row.
+    columns: ClassVar[Columns] = NO_COLUMNS
 
     def _arrange(self, tables: list[pa.Table]) -> list[pa.Table]:
         return monotone_ordering(tables) if self.monotone_ordering else tables
@@ -219,15 +243,22 @@ class RecordMergerContract:
     def _two_versions(self, data: st.DataObject) -> tuple[list[str], pa.Table, pa.Table]:
         """Up to six keys and an older and a newer version of each."""
         keys = [f"k{i}" for i in range(data.draw(st.integers(0, 6), label="rows"))]
-        (older, newer), _ = version_tables(data, keys, 2, self._ordering(data))
+        (older, newer), _ = version_tables(data, keys, 2, self._ordering(data), self.columns)
         return keys, older, newer
+
+    def _versions(self, data: st.DataObject, keys: list[str], count: int) -> list[pa.Table]:
+        tables, _ = version_tables(data, keys, count, self._ordering(data), self.columns)
+        return tables
+
+    def _batch(self, data: st.DataObject, ordering: str | None = None) -> pa.Table:
+        return _batch(data, ordering or self._ordering(data), self.columns)
 
     # ------------------------------------------------------------------ identity and shape
     def test_strategy_id_is_a_uuid(self, merger: RecordMerger) -> None:
         assert str(uuid.UUID(merger.strategy_id)) == merger.strategy_id.lower()
 
     def test_empty_inputs(self, merger: RecordMerger, merge_context: MergeContext) -> None:
-        empty = _schema(pa.int64()).empty_table()
+        empty = _schema(pa.int64(), self.columns).empty_table()
         merged = merger.merge(empty, empty, merge_context)
         assert merged.num_rows == 0
         assert set(merge_context.flag_fields) <= set(merged.column_names)
@@ -275,8 +306,7 @@ class RecordMergerContract:
     @given(data=st.data())
     def test_merge_is_associative(self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject) -> None:
         keys = [f"k{i}" for i in range(data.draw(st.integers(1, 6), label="rows"))]
-        tables, _ = version_tables(data, keys, 3, self._ordering(data))
-        a, b, c = self._arrange(tables)
+        a, b, c = self._arrange(self._versions(data, keys, 3))
         left = merger.merge(merger.merge(a, b, merge_context), c, merge_context)
         right = merger.merge(a, merger.merge(b, c, merge_context), merge_context)
         assert merger_rows(left) == merger_rows(right)
@@ -287,9 +317,9 @@ class RecordMergerContract:
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
         keys = [f"k{i}" for i in range(data.draw(st.integers(1, 6), label="rows"))]
-        (a, b), _ = version_tables(data, keys, 2, self._ordering(data))
+        a, b = self._versions(data, keys, 2)
         assert merger_rows(merger.merge(a, b, merge_context)) == merger_rows(merger.merge(a, b, merge_context))
-        batch = _batch(data, self._ordering(data))
+        batch = self._batch(data)
         assert merger_rows(merger.combine(batch, merge_context)) == merger_rows(merger.combine(batch, merge_context))
 
     @_SETTINGS
@@ -297,7 +327,7 @@ class RecordMergerContract:
     def test_combine_equals_fold_of_merge(
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
-        (batch,) = self._arrange([_batch(data, self._ordering(data))])
+        (batch,) = self._arrange([self._batch(data)])
         combined = merger.combine(batch, merge_context)
         keys = list(dict.fromkeys(batch.column(RECORD_KEY_FIELD).to_pylist()))
         assert combined.column(RECORD_KEY_FIELD).to_pylist() == keys
@@ -311,7 +341,8 @@ class RecordMergerContract:
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
         ordering = self._ordering(data)
-        batches = self._arrange([_batch(data, ordering) for _ in range(data.draw(st.integers(1, 3), label="batches"))])
+        count = data.draw(st.integers(1, 3), label="batches")
+        batches = self._arrange([self._batch(data, ordering) for _ in range(count)])
         one_by_one: dict[str, pa.Table] = {}
         combined: dict[str, pa.Table] = {}
         for batch in batches:
@@ -327,7 +358,7 @@ class RecordMergerContract:
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
         ordering = self._ordering(data)
-        first, incoming = self._arrange([_batch(data, ordering), _batch(data, ordering)])
+        first, incoming = self._arrange([self._batch(data, ordering), self._batch(data, ordering)])
         base = merger.combine(first, merge_context)
         base = base.filter(pa.array(~delete_mask(base, merge_context))).drop_columns(
             [merge_context.supersedes_older_field]
@@ -348,7 +379,7 @@ class RecordMergerContract:
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
         keys = [f"k{i}" for i in range(data.draw(st.integers(1, 6), label="rows"))]
-        (older,), _ = version_tables(data, keys, 1, self._ordering(data))
+        (older,) = self._versions(data, keys, 1)
         deletes = commit_time_deletes(keys, merge_context)
         merged = merger.merge(older, deletes, merge_context)
         assert merged.column(IS_DELETED_FIELD).to_pylist() == [True] * len(keys)
@@ -360,7 +391,7 @@ class RecordMergerContract:
         self, merger: RecordMerger, merge_context: MergeContext, data: st.DataObject
     ) -> None:
         keys = [f"k{i}" for i in range(data.draw(st.integers(1, 6), label="rows"))]
-        (older, later), _ = version_tables(data, keys, 2, self._ordering(data))
+        older, later = self._versions(data, keys, 2)
         later = later.set_column(3, IS_DELETED_FIELD, pa.array([False] * len(keys)))
         deleted = merger.merge(older, commit_time_deletes(keys, merge_context), merge_context)
         merged = merger.merge(deleted, later, merge_context)
@@ -373,5 +404,5 @@ class RecordMergerContract:
         clone: RecordMerger = pickle.loads(pickle.dumps(merger))
         context: MergeContext = pickle.loads(pickle.dumps(merge_context))
         keys = [f"k{i}" for i in range(data.draw(st.integers(1, 4), label="rows"))]
-        (a, b), _ = version_tables(data, keys, 2, self._ordering(data))
+        a, b = self._versions(data, keys, 2)
         assert merger_rows(clone.merge(a, b, context)) == merger_rows(merger.merge(a, b, merge_context))

@@ -60,6 +60,7 @@ _KEY_OPERATIONS: Final[dict[str, Callable[[StorageBackend, str], object]]] = {
     "open_input": lambda b, k: b.open_input(k),
     "open_output": lambda b, k: b.open_output(k),
     "delete": lambda b, k: b.delete(k),
+    "delete_tree": lambda b, k: b.delete_tree(k),
     "exists": lambda b, k: b.exists(k),
     "info": lambda b, k: b.info(k),
     "size": lambda b, k: b.size(k),
@@ -69,6 +70,7 @@ _PREFIX_OPERATIONS: Final[dict[str, Callable[[StorageBackend, str], object]]] = 
     "list": lambda b, k: b.list(k),
     "list_recursive": lambda b, k: b.list(k, recursive=True),
     "list_dirs": lambda b, k: b.list_dirs(k),
+    "list_incomplete": lambda b, k: b.list_incomplete(k, recursive=True),
 }
 
 
@@ -112,6 +114,16 @@ class StorageBackendContract:
         assert backend.read("a.bin") == payload
         assert backend.read("nested/deeper/b.bin") == b"b"
         assert backend.read("empty") == b""
+
+    def test_read_many_keeps_the_order_of_keys(self, backend: StorageBackend) -> None:
+        keys = [f"many/{i:02d}" for i in range(12)]
+        for i, key in enumerate(keys):
+            backend.write(key, bytes([i]) * (i + 1))
+        order = [*reversed(keys), keys[3]]
+        assert backend.read_many(order) == [backend.read(key) for key in order]
+        assert backend.read_many([]) == []
+        with pytest.raises(StorageNotFoundError):
+            backend.read_many([keys[0], "many/missing", keys[1]])
 
     def test_write_replaces_whole_object(self, backend: StorageBackend) -> None:
         backend.write("k", b"first version, longer")
@@ -326,6 +338,25 @@ class StorageBackendContract:
         assert [f.key for f in backend.list("d")] == ["d/y"]
         with pytest.raises(StorageNotFoundError):
             backend.delete("d/x", missing_ok=False)
+
+    def test_delete_tree_removes_the_directory_and_nothing_else(self, tree: StorageBackend) -> None:
+        tree.delete_tree("d")
+        assert sorted(f.key for f in tree.list("", recursive=True)) == ["a.txt", "b.txt", "d2/g.txt"]
+        assert tree.list_dirs() == ["d2"], "no directory of the tree is left"
+        assert tree.list_incomplete("", recursive=True) == []
+        tree.delete_tree("d")  # already gone
+        tree.delete_tree("nope")
+
+    def test_delete_tree_never_deletes_the_root(self, tree: StorageBackend) -> None:
+        with pytest.raises(InvalidStorageKeyError):
+            tree.delete_tree("")
+        assert len(tree.list("", recursive=True)) == 5
+
+    def test_published_objects_are_not_incomplete_writes(self, tree: StorageBackend) -> None:
+        with tree.open_output("d/streamed.bin") as out:
+            out.write(b"data")
+        assert tree.list_incomplete("", recursive=True) == []
+        assert tree.list_incomplete("d") == []
 
     def test_exists_info_and_size(self, backend: StorageBackend) -> None:
         backend.write("f.bin", b"12345")

@@ -238,6 +238,22 @@ def encode_commit_metadata(metadata: CommitMetadata, layout_version: int) -> byt
 _AVRO_NAMES: Final = frozenset({AvroSchemaName.COMMIT_METADATA.value, AvroSchemaName.REPLACE_COMMIT_METADATA.value})
 
 
+def _decode_record(data: bytes, path: str) -> tuple[dict[str, Any], bool]:
+    """The commit metadata record of non-empty content, and whether it is replacecommit metadata."""
+    if data.startswith(AVRO_MAGIC):
+        avro = read_container(data, path=path)
+        if avro.short_name not in _AVRO_NAMES:
+            raise InstantMetadataError(path, f"expected commit metadata, found Avro record {avro.schema_name}")
+        return avro.record, avro.short_name == AvroSchemaName.REPLACE_COMMIT_METADATA.value
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InstantMetadataError(path, f"neither Avro nor JSON: {e}") from e
+    if not isinstance(record, dict):
+        raise InstantMetadataError(path, "JSON commit metadata must be an object")
+    return record, "partitionToReplaceFileIds" in record
+
+
 def decode_commit_metadata(data: bytes, *, replace: bool | None = None, path: str = "<bytes>") -> CommitMetadata:
     """Decode commit metadata in either encoding.
 
@@ -252,23 +268,37 @@ def decode_commit_metadata(data: bytes, *, replace: bool | None = None, path: st
     """
     if not data.strip():
         return ReplaceCommitMetadata() if replace else CommitMetadata()
-    record: Any
-    if data.startswith(AVRO_MAGIC):
-        avro = read_container(data, path=path)
-        if avro.short_name not in _AVRO_NAMES:
-            raise InstantMetadataError(path, f"expected commit metadata, found Avro record {avro.schema_name}")
-        record = avro.record
-        is_replace = avro.short_name == AvroSchemaName.REPLACE_COMMIT_METADATA.value
-    else:
-        try:
-            record = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InstantMetadataError(path, f"neither Avro nor JSON: {e}") from e
-        if not isinstance(record, dict):
-            raise InstantMetadataError(path, "JSON commit metadata must be an object")
-        is_replace = "partitionToReplaceFileIds" in record
+    record, is_replace = _decode_record(data, path)
     cls = ReplaceCommitMetadata if (is_replace if replace is None else replace) else CommitMetadata
     try:
         return cls.model_validate(record)
     except ValidationError as e:
         raise InstantMetadataError(path, f"invalid commit metadata: {e}") from e
+
+
+def decode_written_files(data: bytes, *, path: str = "<bytes>") -> tuple[tuple[str, str], ...]:
+    """``(partition path, file name)`` of every file the write stats of commit metadata name.
+
+    Only the stats' ``path`` and ``partitionPath`` are looked at, without validating the whole
+    metadata: the file-system view cross-checks its listing against these names on every read and
+    write, so this stays cheap. The name is the last segment of ``path``; the partition is the
+    stat's ``partitionPath`` (the map key when the stat has none).
+
+    Raises:
+        InstantMetadataError: The content is neither Avro commit metadata nor a JSON object.
+    """
+    if not data.strip():
+        return ()
+    record, _ = _decode_record(data, path)
+    by_partition = record.get("partitionToWriteStats") or {}
+    if not isinstance(by_partition, dict) or not all(isinstance(v, list | None) for v in by_partition.values()):
+        raise InstantMetadataError(path, "partitionToWriteStats must map partitions to lists of write stats")
+    out: list[tuple[str, str]] = []
+    for partition, stats in by_partition.items():
+        for stat in stats or ():
+            file_path = stat.get("path") if isinstance(stat, dict) else None
+            if not isinstance(file_path, str) or file_path in ("", "null"):
+                continue
+            stat_partition = stat.get("partitionPath")
+            out.append((stat_partition if isinstance(stat_partition, str) else partition, file_path.rsplit("/", 1)[-1]))
+    return tuple(out)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from hudi_framework.errors import InstantMetadataError, InstantNotFoundError
 from hudi_framework.timeline.avro_container import AvroRecord, read_container
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_framework.timeline.instant_time import TimelineTimezone, datetime_to_instant_time
-from hudi_framework.timeline.metadata import CommitMetadata, decode_commit_metadata
+from hudi_framework.timeline.metadata import CommitMetadata, decode_commit_metadata, decode_written_files
 from hudi_framework.timeline.naming import LAYOUT_V1, check_layout, parse_instant_file_name
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class Timeline:
         layout_version: int,
         timeline_path: str = DEFAULT_TIMELINE_PATH,
         timezone: TimelineTimezone = TimelineTimezone.LOCAL,
+        known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] | None = None,
     ) -> None:
         """Build a timeline from an already-made listing of the timeline directory.
 
@@ -97,6 +99,8 @@ class Timeline:
             layout_version: ``hoodie.timeline.layout.version`` (1 for v6, 2 for v8+).
             timeline_path: ``hoodie.timeline.path`` (layout 2 only).
             timezone: ``hoodie.table.timeline.timezone``; formats layout-1 completion times.
+            known_written_files: :attr:`known_written_files` of an earlier snapshot: instants still
+                on this timeline (same completion) need not be read again.
         """
         self._storage = storage
         self._layout = check_layout(layout_version)
@@ -108,6 +112,9 @@ class Timeline:
         self._instants = tuple(e.instant for e in self._entries)
         # Memo of replacecommit -> replaced (partition, file id)s; commit files never change.
         self._replaced_memo: dict[Instant, tuple[tuple[str, str], ...]] = {}
+        # Memo of completed write instant -> (partition, file name)s its write stats name.
+        present = set(self._instants)
+        self._written_memo = {i: f for i, f in (known_written_files or {}).items() if i in present}
 
     @classmethod
     def load(
@@ -117,10 +124,14 @@ class Timeline:
         layout_version: int,
         timeline_path: str = DEFAULT_TIMELINE_PATH,
         timezone: TimelineTimezone = TimelineTimezone.LOCAL,
+        known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] | None = None,
     ) -> Timeline:
         """List the timeline directory once and build the timeline (arguments as in ``__init__``)."""
         files = storage.list(timeline_dir(layout_version, timeline_path))
-        return cls(storage, files, layout_version=layout_version, timeline_path=timeline_path, timezone=timezone)
+        return cls(
+            storage, files, layout_version=layout_version, timeline_path=timeline_path, timezone=timezone,
+            known_written_files=known_written_files,
+        )  # fmt: skip
 
     def reload(self) -> Timeline:
         """A fresh snapshot of the same timeline."""
@@ -129,6 +140,7 @@ class Timeline:
             layout_version=self._layout,
             timeline_path=self._timeline_path,
             timezone=self._timezone,
+            known_written_files=self._written_memo,
         )
 
     # ------------------------------------------------------------------------------ properties
@@ -156,6 +168,11 @@ class Timeline:
     def directory(self) -> str:
         """Storage key of the directory holding the instant files."""
         return self._dir
+
+    @property
+    def known_written_files(self) -> Mapping[Instant, tuple[tuple[str, str], ...]]:
+        """What :meth:`written_files` has read so far (commit files never change once completed)."""
+        return MappingProxyType(self._written_memo)
 
     @property
     def instants(self) -> tuple[Instant, ...]:
@@ -285,6 +302,25 @@ class Timeline:
         replace = True if instant.is_completed and instant.action is Action.REPLACE_COMMIT else None
         # Errors name the file's full location: a damaged instant must be findable on any storage.
         return decode_commit_metadata(self._storage.read(key), replace=replace, path=self._storage.uri(key))
+
+    def written_files(self, instants: Iterable[Instant]) -> dict[Instant, tuple[tuple[str, str], ...]]:
+        """``(partition path, file name)`` of every file each completed write instant's metadata names.
+
+        Each commit file is read once per timeline (several at a time when many are needed) and only
+        its write stats' paths are decoded.
+
+        Raises:
+            InstantMetadataError: Not a completed commit-timeline instant, or undecodable content.
+        """
+        wanted = list(dict.fromkeys(instants))
+        todo = [i for i in wanted if i not in self._written_memo]
+        for inst in todo:
+            if not inst.is_completed or inst.comparable_action not in WRITE_ACTIONS:
+                raise InstantMetadataError(self._storage.uri(self._dir), f"{inst} is not a completed write")
+        keys = [self.file_key(i) for i in todo]
+        for inst, key, data in zip(todo, keys, self._storage.read_many(keys) if keys else [], strict=True):
+            self._written_memo[inst] = decode_written_files(data, path=self._storage.uri(key))
+        return {i: self._written_memo[i] for i in wanted}
 
     def replaced_file_groups(self, as_of: str | None = None) -> dict[tuple[str, str], Instant]:
         """File groups replaced by completed replacecommits (requested time <= ``as_of``).

@@ -105,6 +105,16 @@ class TimelineWriter:
         self._max_attempts = max_attempts
 
     @property
+    def layout_version(self) -> int:
+        """The timeline layout version (1 or 2)."""
+        return self._layout
+
+    @property
+    def timeline_directory(self) -> str:
+        """Storage key of the directory holding the instant files."""
+        return self._dir
+
+    @property
     def generator(self) -> InstantTimeGenerator:
         """The instant-time generator in use."""
         return self._generator
@@ -309,7 +319,7 @@ class TimelineWriter:
             rival = self._rival_completion(done, own_key=key)
         except StorageError as e:
             raise CommitStateUnknownError(
-                f"{self._storage.uri(key)} was written but the check for a concurrent completion of {t} failed: {e}"
+                t, f"{self._storage.uri(key)} was written but the check for a concurrent completion of {t} failed: {e}"
             ) from e
         if rival is not None:
             self._storage.delete(key)
@@ -370,7 +380,8 @@ class TimelineWriter:
             except StorageError as e:
                 last = e
         raise CommitStateUnknownError(
-            f"cannot tell whether {self._storage.uri(key)} (completing {requested_time}) was stored: {last}"
+            requested_time,
+            f"cannot tell whether {self._storage.uri(key)} (completing {requested_time}) was stored: {last}",
         ) from last
 
     def _encode(self, instant: Instant, metadata: CommitMetadata | bytes | None) -> bytes:
@@ -384,6 +395,28 @@ class TimelineWriter:
         return encode_commit_metadata(metadata, self._layout)
 
     # ------------------------------------------------------------------------------- removing
+    def revert_to_inflight(self, instant: Instant) -> Instant | None:
+        """Undo the completion of ``instant``: delete its completed file (a rollback of a completed
+        write starts so, as Apache Hudi's does, so that readers stop seeing the write before any of
+        its files is deleted).
+
+        Returns:
+            The instant as it is now (inflight, or requested if it had no inflight file), or None
+            if no other file of it is left.
+
+        Raises:
+            InstantNotFoundError: The instant is not on the timeline.
+            IllegalTransitionError: The instant is not completed.
+        """
+        timeline, current = self._current(instant)
+        if not current.is_completed:
+            raise IllegalTransitionError(instant.requested_time, current.state, State.INFLIGHT, "not completed")
+        self._storage.delete(timeline.file_key(current, State.COMPLETED))
+        try:
+            return self._current(instant)[1]
+        except InstantNotFoundError:
+            return None
+
     def delete_instant(self, instant: Instant, *, allow_completed: bool = False) -> None:
         """Delete an instant's files, completed first and requested last (rollback's cleanup).
 

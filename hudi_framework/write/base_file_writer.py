@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.merge.numpy_arrow import to_numpy
+from hudi_framework.model.parquet_format import PARQUET_TYPE_OPTIONS, as_file_types, pyarrow_codec
 
 #: Meta columns unique per row of a base file: a dictionary never pays off for them.
 UNIQUE_META_COLUMNS: Final = frozenset({"_hoodie_commit_seqno", "_hoodie_record_key"})
@@ -112,9 +113,13 @@ def _decoded_extra_bytes(chunk: pa.DictionaryArray) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ParquetOptions:
-    """Parquet writer settings (``hoodie.parquet.*``)."""
+    """Parquet writer settings (``hoodie.parquet.*``).
 
-    compression: str = "snappy"
+    ``compression`` takes Apache Hudi's codec names (``hoodie.parquet.compression.codec``:
+    ``uncompressed`` included).
+    """
+
+    compression: str = "zstd"
     compression_level: int | None = None
     row_group_bytes: int = 128 * 1024 * 1024
     page_bytes: int = 1024 * 1024
@@ -129,30 +134,34 @@ def write_base_file(
     *,
     footer: Mapping[bytes, bytes] | Callable[[], Mapping[bytes, bytes]] | None = None,
     options: ParquetOptions | None = None,
+    schema: pa.Schema | None = None,
 ) -> int:
     """Write ``table`` (meta columns first, already filled) to ``key``; return the file size.
 
-    Timestamps are INT64 microseconds and decimals fixed-length byte arrays, as Hudi writes them;
-    ``footer`` (bloom filter, min/max record keys) goes into the file's key-value metadata. A
-    callable footer is called once the rows are written (it may be computed meanwhile elsewhere).
+    Each column is stored as Apache Hudi's parquet-avro writer stores its Avro type
+    (:mod:`hudi_framework.model.parquet_format`); ``schema``, the file's exact Arrow types (the Avro
+    writer schema as Arrow, meta fields first), casts columns that differ (rows merged in a read
+    schema's types). ``footer`` (bloom filter, min/max record keys) goes into the file's key-value
+    metadata. A callable footer is called once the rows are written (it may be computed meanwhile
+    elsewhere).
+
+    Raises:
+        SchemaMismatchError: A column's values do not fit its type in ``schema``.
     """
     opts = options or ParquetOptions()
     table = table.replace_schema_metadata(None)
+    if schema is not None:
+        table = as_file_types(table, schema)
     rows_per_group = _rows_per_group(table, opts)
     with storage.open_output(key) as sink:
-        # No ARROW:schema blob: Hudi readers take the schema from Parquet itself, and the footer
-        # stays as small as Java's.
         writer = pq.ParquetWriter(
             sink,
             table.schema,
-            compression=opts.compression,
+            compression=pyarrow_codec(opts.compression),
             compression_level=opts.compression_level,
             use_dictionary=dictionary_columns(table),
             data_page_size=opts.page_bytes,
-            coerce_timestamps="us",
-            allow_truncated_timestamps=False,
-            use_compliant_nested_type=True,
-            store_schema=False,
+            **PARQUET_TYPE_OPTIONS,
         )
         try:
             writer.write_table(table, row_group_size=rows_per_group)

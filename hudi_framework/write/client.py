@@ -20,6 +20,8 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from hudi_framework.config.enums import InsertDupPolicy
+from hudi_framework.write.insert_duplicates import insert_dup_policy, without_stored_keys
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
@@ -51,15 +53,22 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         partial_columns: tuple[str, ...] = (),
     ) -> pa.Table:
         session = self.session
+        config = self.table.config
         rows = prepare_rows(operation, data, schema, session.keygen)
+        policy = insert_dup_policy(session.settings.write, operation)
+        if policy is not InsertDupPolicy.NONE:
+            rows = without_stored_keys(
+                rows, policy, slices, self.table.storage,
+                index=session.index, keygen=None if config.populate_meta_fields else session.keygen,
+            )  # fmt: skip
         if session.combines(operation):
             rows = combine_rows(
-                session.merger, rows, self.table.config.ordering_fields, by_partition=session.combines_by_partition
+                session.merger, rows, config.ordering_fields, by_partition=session.combines_by_partition
             )
         if looks_up_existing(operation):
             rows = tag_for_write(
                 rows, slices, self.table.storage,
-                config=self.table.config, index=session.index, merger=session.merger, keygen=session.keygen,
+                config=config, index=session.index, merger=session.merger, keygen=session.keygen,
                 partial_columns=partial_columns,
             )  # fmt: skip
         return rows

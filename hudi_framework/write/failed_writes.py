@@ -7,13 +7,16 @@
 
 Pending table services (compaction, log compaction, clustering) are never failed writes: their
 plans are completed by a later run of the service, so they are left alone, as Apache Hudi does.
-Each rollback is recorded as a rollback instant (:func:`~hudi_framework.write.rollback.rollback_failed_write`).
+Each rollback is recorded as a rollback instant (:func:`~hudi_framework.write.rollback.rollback_failed_write`);
+a rollback whose process died is finished first, under its own instant, under either policy.
 
-Under ``EAGER`` the sweep also removes what a failed Spark job's straggling tasks left in
-``.hoodie/.temp`` after the job's own cleanup ran (Spark calls a writer's abort without waiting for
-tasks it asked to stop): staged rows, and the markers and new data files of a write that was already
-undone (:func:`drop_abandoned_scratch`). Readers never see those files; the sweep keeps them from
-piling up.
+The sweep also removes what dead writers left behind: markers and heartbeats of writes that
+completed (:func:`drop_leftovers_of_completed`), and half-written instant files, heartbeats and
+markers (:mod:`~hudi_framework.write.incomplete`). Under ``EAGER`` it removes too what a failed
+Spark job's straggling tasks left in ``.hoodie/.temp`` after the job's own cleanup ran (Spark calls
+a writer's abort without waiting for tasks it asked to stop): staged rows, and the markers and new
+data files of a write that was already undone (:func:`drop_abandoned_scratch`). Readers never see
+those files; the sweep keeps them from piling up.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from typing import TYPE_CHECKING
 
 from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.errors import IllegalTransitionError, InstantNotFoundError
+from hudi_framework.table.restore_plan import check_no_pending_restore
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
-from hudi_framework.write.heartbeat import HEARTBEAT_ROOT, HeartbeatPolicy, heartbeat_key, is_heartbeat_expired
+from hudi_framework.write.heartbeat import HEARTBEAT_ROOT, HeartbeatPolicy, is_heartbeat_expired
+from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes
 from hudi_framework.write.markers import MARKER_ROOT, STAGING_DIR_PREFIX, delete_markers, marked_data_files
-from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
+from hudi_framework.write.rollback import RollbackResult, execute_rollback, pending_rollbacks, rollback_failed_write
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
@@ -35,10 +40,17 @@ if TYPE_CHECKING:
     from hudi_framework.timeline.timeline import Timeline
     from hudi_framework.timeline.transitions import TimelineWriter
 
-__all__ = ["drop_abandoned_scratch", "drop_leftovers_of_completed", "failed_writes", "rollback_failed_writes"]
+__all__ = [
+    "drop_abandoned_scratch",
+    "drop_leftovers_of_completed",
+    "failed_writes",
+    "rollback_failed_writes",
+    "sweep_leftovers",
+]
 
 #: Pending instants of these actions are table-service plans, not failed writes.
 _SERVICE_ACTIONS = frozenset({Action.COMPACTION, Action.LOG_COMPACTION, Action.CLUSTERING})
+_SERVICE_ACTION_NAMES = frozenset(a.value for a in _SERVICE_ACTIONS)
 
 
 def failed_writes(
@@ -79,28 +91,51 @@ def rollback_failed_writes(
     *,
     exclude: Collection[str] = (),
 ) -> list[RollbackResult]:
-    """Roll back every failed write (see :func:`failed_writes`), newest first, and drop its heartbeat.
+    """Finish pending rollbacks, then roll back every failed write (see :func:`failed_writes`),
+    newest first, and sweep what dead writers left.
 
-    An instant another writer rolled back (or completed) meanwhile is skipped.
+    A rollback whose process died is finished under its own instant whatever the policy, as Apache
+    Hudi does (its plan only names a failed or rolled-back write's files); an instant another
+    writer rolled back (or completed) meanwhile is skipped.
 
     Returns:
-        One result per instant rolled back.
+        One result per rollback completed.
+
+    Raises:
+        PendingRestoreError: A restore is pending; it must be finished first.
     """
     timeline = writer.timeline()
+    check_no_pending_restore(timeline)
     scratch = storage.list_dirs(MARKER_ROOT)  # one listing for both sweeps (a request on S3)
-    drop_leftovers_of_completed(storage, timeline, marker_dirs=scratch)
+    sweep_leftovers(storage, timeline, marker_dirs=scratch)
     results = []
-    for instant in failed_writes(timeline, policy, heartbeat, exclude=exclude):
+    finished = set()
+    for pending in pending_rollbacks(storage, writer, timeline):
+        if pending.plan.target_action in _SERVICE_ACTION_NAMES:
+            continue  # a table service finishes its own rollbacks, as in Apache Hudi
+        try:
+            results.append(execute_rollback(storage, config, writer, pending.instant, pending.plan))
+        except (InstantNotFoundError, IllegalTransitionError):
+            continue
+        finished.add(pending.plan.target_time)
+    for instant in failed_writes(timeline, policy, heartbeat, exclude={*exclude, *finished}):
         try:
             results.append(rollback_failed_write(storage, config, writer, instant, record=True))
         except (InstantNotFoundError, IllegalTransitionError):
             continue
-        storage.delete(heartbeat_key(instant.requested_time), missing_ok=True)
     if policy is FailedWritesPolicy.EAGER:
         # The timeline from before the rollbacks: the instants rolled back are on it (so left alone
         # here) and their markers are gone already.
         drop_abandoned_scratch(storage, timeline, exclude=exclude, marker_dirs=scratch)
     return results
+
+
+def sweep_leftovers(storage: StorageBackend, timeline: Timeline, *, marker_dirs: Collection[str] | None = None) -> None:
+    """Remove what dead writers left that is safe to remove under any policy: markers and heartbeats
+    of completed instants (:func:`drop_leftovers_of_completed`) and half-written small objects under
+    ``.hoodie`` (:func:`~hudi_framework.write.incomplete.sweep_metadata_incomplete_writes`)."""
+    drop_leftovers_of_completed(storage, timeline, marker_dirs=marker_dirs)
+    sweep_metadata_incomplete_writes(storage)
 
 
 def drop_abandoned_scratch(
@@ -116,7 +151,8 @@ def drop_abandoned_scratch(
     instant is newer than the oldest active instant (older ones may have been archived) and is on the
     timeline in no state: its write was undone, and a task wrote on afterwards. Only data files whose
     names carry that instant are deleted (new base files and log files of table version 8 and
-    later); a version 6 log file also holds other writes' blocks and is left alone.
+    later), with what their writers left half-written; a version 6 log file also holds other writes'
+    blocks and is left alone.
 
     Args:
         storage: The table's storage.
@@ -133,13 +169,14 @@ def drop_abandoned_scratch(
     for key in storage.list_dirs(MARKER_ROOT) if marker_dirs is None else marker_dirs:
         name = key.rstrip("/").rsplit("/", 1)[-1]
         if name.startswith(STAGING_DIR_PREFIX):
-            for info in storage.list(key.rstrip("/"), recursive=True):
-                storage.delete(info.key)
+            storage.delete_tree(key.rstrip("/"))
             swept.append(name)
         elif name.isdigit() and name not in known and name not in exclude and (oldest is None or name > oldest):
-            for data_file in marked_data_files(storage, name):
-                if name in data_file.rsplit("/", 1)[-1]:
-                    storage.delete(data_file)
+            marked = marked_data_files(storage, name)
+            owned = [f for f in marked if name in f.rsplit("/", 1)[-1]]
+            for data_file in owned:
+                storage.delete(data_file)
+            discard_incomplete_writes(storage, {f.rpartition("/")[0] for f in marked}, set(owned).__contains__)
             delete_markers(storage, name)
             swept.append(name)
     return sorted(swept)
@@ -149,7 +186,8 @@ def drop_leftovers_of_completed(
     storage: StorageBackend, timeline: Timeline, *, marker_dirs: Collection[str] | None = None
 ) -> list[str]:
     """Delete heartbeat files and markers of completed instants (a writer that died right after
-    its completed file was written never cleaned them up).
+    its completed file was written never cleaned them up), with what failed task attempts of those
+    writes left half-written next to the marked files.
 
     Returns:
         The requested times whose leftovers were deleted.
@@ -163,6 +201,9 @@ def drop_leftovers_of_completed(
     for key in storage.list_dirs(MARKER_ROOT) if marker_dirs is None else marker_dirs:
         name = key.rstrip("/").rsplit("/", 1)[-1]
         if name in completed:
+            marked = set(marked_data_files(storage, name))
+            # Reported files are published, so only dead attempts' files can be half-written.
+            discard_incomplete_writes(storage, {f.rpartition("/")[0] for f in marked}, marked.__contains__)
             delete_markers(storage, name)
             dropped.append(name)
     return sorted(set(dropped))

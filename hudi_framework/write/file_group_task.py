@@ -25,9 +25,10 @@ from hudi_framework.index.bloom_filter import BloomFilterConfig
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
-from hudi_framework.merge.align import MergedRows, merge_with_base
+from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
 from hudi_framework.merge.numpy_arrow import contiguous, from_numpy, repeated_dictionary, repeated_string
 from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.storage.data_files import data_file_errors
 from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.base_file_writer import ParquetOptions, write_base_file
@@ -90,6 +91,12 @@ class WriteTaskContext:
             False: ``IntWrapper(0)``, a commit-time delete (the delete operation).
         partial_columns: Partial update: the data columns the incoming rows carry (the others are
             placeholders that keep stored values); empty for full rows (docs/mergers.md).
+        keep_incoming: An insert-like write (``insert``, ``bulk_insert``, ``insert_overwrite``): the
+            rows are written as they come, duplicate keys included, never merged with each other; a
+            new file group takes them all (Apache Hudi's ``HoodieCreateHandle``).
+        append_to_stored: With ``keep_incoming``: a file group with a base file gets the rows
+            appended after its stored rows (``HoodieConcatHandle``); False merges them with the
+            stored rows like an upsert (``hoodie.merge.allow.duplicate.on.inserts=false``).
     """
 
     instant: str
@@ -104,6 +111,12 @@ class WriteTaskContext:
     log_block_type: BlockType = BlockType.AVRO_DATA
     delete_ordering: bool = False
     partial_columns: tuple[str, ...] = ()
+    keep_incoming: bool = False
+    append_to_stored: bool = True
+
+    def appends(self, target: FileGroupWrite) -> bool:
+        """Whether ``target`` gets the incoming rows appended as they are instead of merged."""
+        return self.keep_incoming and (target.base_file_key is None or self.append_to_stored)
 
 
 def _seqnos(instant: str, task_partition_id: int, n: int) -> pa.Array:
@@ -173,7 +186,7 @@ def _read_base(
     columns of ``schema`` the file stores with small dictionaries; never the record key (the merge
     matches it as strings).
     """
-    with storage.open_input(key) as f:
+    with storage.open_input(key) as f, data_file_errors(storage, key):
         metadata = pq.ParquetFile(f).metadata
         names = _top_level_columns(metadata)
         wanted = set(DICTIONARY_META_COLUMNS)
@@ -249,11 +262,12 @@ def merge_file_group(
             base = base.append_column(RECORD_KEY, pa.array([], pa.string()))
         schema = schema.append(pa.field(RECORD_KEY, pa.string()))
     merge_ctx = MergeContext(ordering_fields=ctx.ordering_fields, schema=schema, partial_columns=ctx.partial_columns)
-    merged = merge_with_base(base, incoming, merger, merge_ctx)
+    merged = (append_rows if ctx.appends(target) else merge_with_base)(base, incoming, merger, merge_ctx)
     rows = merged.table
     if not ctx.populate_meta_fields:
         return MergedFileGroup(rows.drop_columns([RECORD_KEY]), merged)
-    # The inserts end the merged rows: exactly the keys the previous file lacks.
+    # The inserts end the merged rows: the keys the previous file lacks (appended inserts may repeat
+    # stored keys, which a bloom filter holds already).
     added = contiguous(rows.column(RECORD_KEY).slice(rows.num_rows - merged.num_inserts)) if footer else None
     return MergedFileGroup(rows, merged, footer, added)
 
@@ -299,9 +313,9 @@ def write_file_group(
         # The bloom filter (numpy) is built while Parquet encodes the rows; both release the GIL.
         with ThreadPoolExecutor(max_workers=1) as pool:
             footer = pool.submit(result.footer, ctx.bloom)
-            size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet)
+            size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet, schema=ctx.schema)
     else:
-        size = write_base_file(storage, key, rows, options=ctx.parquet)
+        size = write_base_file(storage, key, rows, options=ctx.parquet, schema=ctx.schema)
     return WriteStat(
         file_id=target.file_id,
         path=key,

@@ -236,6 +236,7 @@ def append_file_group(
                 schema=log_block_schema(ctx, partial=True) if partial else schema_json,
                 block_type=ctx.log_block_type,
                 extra_header={HeaderKey.IS_PARTIAL: "true"} if partial else None,
+                compression=ctx.parquet.compression,
             )
         )
     if deletes.num_rows:

@@ -57,6 +57,6 @@ def marked_data_files(storage: StorageBackend, instant: str) -> list[str]:
 
 
 def delete_markers(storage: StorageBackend, instant: str) -> None:
-    """Remove the marker directory of ``instant`` (after a commit or a rollback)."""
-    for info in storage.list(marker_dir(instant), recursive=True):
-        storage.delete(info.key)
+    """Remove the marker directory of ``instant`` with everything in it (after a commit or a
+    rollback), as Apache Hudi deletes a finished instant's marker directory."""
+    storage.delete_tree(marker_dir(instant))

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 from hudi_framework.contracts.merger import MergeContext
@@ -27,6 +26,7 @@ from hudi_framework.merge.flags import delete_mask
 from hudi_framework.merge.ordering import as_mask
 from hudi_framework.merge.pair import unify_tables
 from hudi_framework.merge.partial import mark_partial, merge_pairs
+from hudi_framework.storage.data_files import open_parquet
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import RecordIndex
@@ -55,8 +55,8 @@ def _stored_rows(
 ) -> pa.Table:
     """The stored rows of ``keys`` (in that order) in the file slice's base file."""
     assert file_slice.base_file_key is not None
-    with storage.open_input(file_slice.base_file_key) as f:
-        rows = pq.ParquetFile(f).read()  # pq.read_table's first call would import pandas (~0.3 s)
+    with open_parquet(storage, file_slice.base_file_key) as parquet:
+        rows = parquet.read()  # pq.read_table's first call would import pandas (~0.3 s)
     if keygen is not None:  # no meta fields: keys and partition come from the key generator and location
         rows = rows.append_column(RECORD_KEY, keygen.record_keys(rows))
         rows = rows.append_column(PARTITION_PATH, pa.array([file_slice.partition_path] * rows.num_rows, pa.string()))

@@ -14,6 +14,14 @@ from hudi_framework.timeline.metadata import WriteOperationType
 _REPLACING = frozenset(
     {WriteOperation.INSERT_OVERWRITE, WriteOperation.INSERT_OVERWRITE_TABLE, WriteOperation.DELETE_PARTITION}
 )
+_INSERTING = frozenset(
+    {
+        WriteOperation.INSERT,
+        WriteOperation.BULK_INSERT,
+        WriteOperation.INSERT_OVERWRITE,
+        WriteOperation.INSERT_OVERWRITE_TABLE,
+    }
+)
 
 
 def operation_type(operation: WriteOperation) -> WriteOperationType:
@@ -24,6 +32,12 @@ def operation_type(operation: WriteOperation) -> WriteOperationType:
 def is_replace(operation: WriteOperation) -> bool:
     """Whether the operation replaces file groups (a replacecommit)."""
     return operation in _REPLACING
+
+
+def is_insert(operation: WriteOperation) -> bool:
+    """Whether every incoming row is written as a new record, duplicate keys included (unless
+    ``hoodie.combine.before.insert`` pre-combines them)."""
+    return operation in _INSERTING
 
 
 def looks_up_existing(operation: WriteOperation) -> bool:
@@ -38,4 +52,4 @@ def action_of(operation: WriteOperation, table_type: TableType) -> Action:
     return Action.DELTA_COMMIT if table_type is TableType.MERGE_ON_READ else Action.COMMIT
 
 
-__all__ = ["WriteOperation", "action_of", "is_replace", "looks_up_existing", "operation_type"]
+__all__ = ["WriteOperation", "action_of", "is_insert", "is_replace", "looks_up_existing", "operation_type"]

@@ -4,12 +4,17 @@
 live and how tasks run (``WriteClient``: in-process over pyarrow; ``SparkWriteClient``: Spark
 executors over a DataFrame). The steps, in order:
 
-1. resolve the data schema (the table's, or the first batch's);
+1. resolve the data schema (the table's, or the first batch's) and check the batch's schema against
+   it (:func:`~hudi_framework.write.batch.check_batch_schema`: names and types, never values);
 2. ``_stage``: conform, compute keys (errors such as a null key or a bad schema surface here,
    before anything is written), pre-combine, tag with the index;
 3. ``_summarize`` + :func:`~hudi_framework.write.planner.plan_targets`: the file groups written;
 4. start the instant, ``_write`` every file group once, commit with the write stats; on any failure
-   after the start, abort: marked files and the instant are removed, the table is as before.
+   after the start, abort: marked files and the instant are removed, the table is as before;
+5. after the commit: reload the table and run the inline table services. The write has succeeded
+   by then, so a failure here is reported in the result (:attr:`WriteResult.post_commit_failures`)
+   and as a :class:`~hudi_framework.errors.PostCommitWarning`, never raised
+   (:mod:`~hudi_framework.write.post_commit`).
 """
 
 from __future__ import annotations
@@ -17,18 +22,22 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
-from hudi_framework.services.inline import run_inline_services
+from hudi_framework.services.inline import ServiceRun, check_inline_services, run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
+from hudi_framework.write.batch import check_batch_schema, require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
+from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
+from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.transaction import WriteTransaction
 
@@ -40,7 +49,7 @@ if TYPE_CHECKING:
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.write.file_group_task import WriteTaskContext
 
-__all__ = ["WritePipeline", "WriteResult"]
+__all__ = ["LatestSlices", "PostCommitFailure", "WritePipeline", "WriteResult", "latest_slices"]
 
 #: The engine's incoming data (``pa.Table``, a Spark ``DataFrame``).
 DataT = TypeVar("DataT")
@@ -50,11 +59,28 @@ StagedT = TypeVar("StagedT")
 
 @dataclass(frozen=True, slots=True)
 class WriteResult:
-    """What one write did."""
+    """What one committed write did (a write that fails raises instead).
+
+    Attributes:
+        instant: The completed instant.
+        operation: The operation.
+        stats: One write stat per data file written.
+        services: Table services run inline after the commit (scheduled or executed).
+        post_commit_failures: Steps after the commit that failed (a table service, reloading the
+            table, a cleanup). The write is committed regardless: do not retry it. Each was also
+            issued as a :class:`~hudi_framework.errors.PostCommitWarning`.
+    """
 
     instant: Instant
     operation: WriteOperation
     stats: tuple[WriteStat, ...]
+    services: tuple[ServiceRun, ...] = ()
+    post_commit_failures: tuple[PostCommitFailure, ...] = ()
+
+    @property
+    def committed(self) -> bool:
+        """Always True: the write's instant completed (failures after it are in ``post_commit_failures``)."""
+        return True
 
     @property
     def num_writes(self) -> int:
@@ -125,11 +151,13 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         return self._run(WriteOperation.DELETE_PARTITION, None, list(partitions))
 
     def write(self, data: DataT, operation: WriteOperation | str) -> WriteResult:
-        """Run ``operation`` on ``data``."""
-        op = WriteOperation(operation)
-        if op is WriteOperation.DELETE_PARTITION:
-            raise ValueError("use delete_partition(partitions)")
-        return self._run(op, data, [])
+        """Run ``operation`` on ``data``.
+
+        ``delete_partition`` drops the partitions of ``data``'s rows (their keys computed by the key
+        generator), as Apache Hudi's Spark writer does without
+        ``hoodie.datasource.write.partitions.to.delete``; :meth:`delete_partition` takes the paths.
+        """
+        return self._run(WriteOperation(operation), data, [])
 
     # ------------------------------------------------------------------ engine hooks
     @abstractmethod
@@ -163,9 +191,11 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
 
     # ------------------------------------------------------------------ the pipeline
     def _run(self, op: WriteOperation, data: DataT | None, drop_partitions: list[str]) -> WriteResult:
-        table = self._table.reload()
-        cfg = table.config
+        insert_dup_policy(self._session.settings.write, op)  # options the operation refuses fail first
         session = self._session
+        table = session.adopt_merge_behaviour(self._table.reload())
+        cfg = table.config
+        check_inline_services(table, session.settings, table.registry)  # fail before writing, not after the commit
         concurrency = WriteConcurrency.from_settings(session.settings, table)
         txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency)
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
@@ -173,13 +203,23 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         if concurrency.optimistic:
             txn.baseline = WriteBaseline.of(table.timeline)  # what conflict checks compare against
         incoming = self._incoming_schema(data) if data is not None else None
+        if incoming is not None:
+            keygen = session.keygen
+            require_key_fields(incoming, (*keygen.record_key_fields, *keygen.partition_fields))
         schema = session.data_schema(table, incoming)
+        if incoming is not None:  # from the schemas alone, before anything is written or run
+            check_batch_schema(incoming, schema, allow_missing=op is WriteOperation.DELETE)
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
-        slices, writer_slices = _latest_slices(table, merge_on_read=mor)
+        slices, writer_slices, partitions = latest_slices(table, merge_on_read=mor)
         staged = self._stage(op, data, schema, slices, partial) if data is not None else None
+        steps: PostCommitSteps | None = None
         try:
             summary = self._summarize(staged) if staged is not None else SUMMARY_SCHEMA.empty_table()
+            if op is WriteOperation.DELETE_PARTITION and staged is not None:
+                # The rows only name the partitions to drop; none of them is written.
+                drop_partitions = sorted({p for p in summary.column("partition").to_pylist() if p is not None})
+                summary = SUMMARY_SCHEMA.empty_table()
             # The average record size reads a commit's metadata; only insert buckets use it.
             record_size = session.settings.write.record_size_estimate
             if _has_inserts(summary):
@@ -194,6 +234,8 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 merge_on_read=mor,
                 writer_slices=writer_slices,
             )
+            # A partition no listing would find loses its rows: refuse before anything is written.
+            check_new_partitions((t.partition for t in plan.targets), partitions)
             txn.start()
             try:
                 ctx = session.task_context(cfg, txn.instant_time, schema, op, incoming)
@@ -202,12 +244,18 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             except BaseException:
                 txn.abort()
                 raise
+            steps = PostCommitSteps(done.requested_time)
         finally:
             if staged is not None:
-                self._release(staged)
-        table.reload()
-        run_inline_services(table, session.settings, table.registry)  # table services after the commit
-        return WriteResult(done, op, tuple(stats))
+                if steps is None:
+                    self._release(staged)
+                else:
+                    steps.run("release", lambda: self._release(staged))
+        runs = []
+        if steps.run("reload", table.reload) is not None:
+            runs = run_inline_services(table, session.settings, table.registry, on_failure=steps.record)
+        failures = (*txn.post_commit_failures, *steps.failures)
+        return WriteResult(done, op, tuple(stats), services=tuple(runs), post_commit_failures=failures)
 
 
 def _has_inserts(summary: pa.Table) -> bool:
@@ -216,13 +264,32 @@ def _has_inserts(summary: pa.Table) -> bool:
     return bool(pc.any(pc.and_(pc.equal(kinds, "I"), pc.greater(summary.column("rows"), 0))).as_py())
 
 
-def _latest_slices(table: HudiTable, *, merge_on_read: bool) -> tuple[list[FileSlice], list[FileSlice] | None]:
-    """The latest slices (pending compactions folded in: what the index reads), and for
-    merge-on-read also the unfolded ones (where log appends go), from one listing."""
-    if not merge_on_read:
-        return table.latest_file_slices(), None
-    view = table.file_system_view()
+class LatestSlices(NamedTuple):
+    """What a write plans against, from one listing of the table.
+
+    Attributes:
+        slices: The latest slices, pending compactions folded in (what the index reads).
+        writer_slices: Merge-on-read: the unfolded ones (where log appends go); None otherwise.
+        partitions: The table's partitions.
+    """
+
+    slices: list[FileSlice]
+    writer_slices: list[FileSlice] | None
+    partitions: list[str]
+
+
+def latest_slices(table: HudiTable, *, merge_on_read: bool = False) -> LatestSlices:
+    """List ``table`` once for a write.
+
+    Raises:
+        UnsupportedFormatError: The table or one of its base files is in a format we do not read.
+        MissingDataFileError: A file of a latest slice is named by the timeline but not in storage
+            (merging into the previous slice would write stale rows over the lost ones).
+    """
+    view = table.file_system_view(check_files=True)
     slices = view.latest_file_slices()
+    writer_slices = view.latest_file_slices(merge_pending_compaction=False) if merge_on_read else None
+    view.check_files([*slices, *(writer_slices or ())])
     table.check_base_file_format()
     check_base_file_formats(slices, SUPPORTED_BASE_FORMATS)
-    return slices, view.latest_file_slices(merge_pending_compaction=False)
+    return LatestSlices(slices, writer_slices, view.partitions)

@@ -17,7 +17,7 @@ from hudi_framework.contracts.merger import MergeContext
 from hudi_framework.merge.flags import set_bool_column
 from hudi_framework.merge.precombine import has_duplicate_keys
 from hudi_framework.model.schema import META_FIELDS
-from hudi_framework.write.batch import IS_DELETED, conform_batch
+from hudi_framework.write.batch import IS_DELETED, conform_batch, require_key_fields
 from hudi_framework.write.operation import WriteOperation
 
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ def prepare_rows(operation: WriteOperation, data: pa.Table, schema: pa.Schema, k
     """Conform ``data`` to the table schema and add keys and the delete flag.
 
     Args:
-        operation: The write operation; ``delete`` accepts key columns only and flags every row.
+        operation: The write operation; ``delete`` accepts key columns only and flags every row, as
+            ``delete_partition`` does (its rows only name partitions).
         data: Incoming rows (meta columns, if any, are ignored).
         schema: The table's data schema.
         keygen: The table's key generator.
@@ -57,10 +58,14 @@ def prepare_rows(operation: WriteOperation, data: pa.Table, schema: pa.Schema, k
         operation says otherwise).
 
     Raises:
+        KeyFieldError: A record key or partition field is missing (or of a type keys are not made from).
         SchemaMismatchError: A column is unknown, missing or not castable.
         InvalidRecordKeyError: A record key is null or empty.
+        InvalidPartitionValueError: A partition value cannot make a partition path.
     """
-    is_delete = operation is WriteOperation.DELETE
+    # Before conforming, which would fill an absent key column with nulls.
+    require_key_fields(data.schema, (*keygen.record_key_fields, *keygen.partition_fields))
+    is_delete = operation in (WriteOperation.DELETE, WriteOperation.DELETE_PARTITION)
     conformed = conform_batch(data, schema, allow_missing=is_delete)
     flags = np.zeros(conformed.num_rows, dtype=np.bool_)
     if is_delete:

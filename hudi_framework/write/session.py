@@ -20,15 +20,16 @@ from hudi_framework.contracts.merger import IS_DELETED_FIELD
 from hudi_framework.errors import PartialUpdateError, PluginError, TableError
 from hudi_framework.lock import WriterTopology, check_lock_safety
 from hudi_framework.log.blocks import BlockType
-from hudi_framework.merge.choose import merger_for_write
+from hudi_framework.merge.choose import first_write_config, merger_for_write, write_settings
 from hudi_framework.model.keys import build_key_generator, typed_partition_fields
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
 from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.table.properties import update_properties
 from hudi_framework.table.table_config import TableType
 from hudi_framework.write.base_file_writer import ParquetOptions
 from hudi_framework.write.batch import normalised_schema
 from hudi_framework.write.file_group_task import WriteTaskContext
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.write.operation import WriteOperation, is_insert
 from hudi_framework.write.sizing import SizingOptions, average_record_size
 
 if TYPE_CHECKING:
@@ -106,7 +107,33 @@ class WriteSession:
         self.settings = settings or HudiSettings()
         check_lock_safety(self.settings, topology)
         table.task_storage(self.settings.storage)
-        self.components = build_write_components(table.registry, table.config, self.settings)
+        #: The merge behaviour this client's first write gives a table nothing was written to yet.
+        self.first_write_config = (
+            first_write_config(table.config, self.settings.merger) if not table.timeline.completed() else None
+        )
+        self.components = build_write_components(table.registry, self.first_write_config or table.config, self.settings)
+
+    def adopt_merge_behaviour(self, table: HudiTable) -> HudiTable:
+        """Persist the merge mode, strategy and payload class the settings chose for a new table.
+
+        Returns ``table`` itself, reloaded when ``hoodie.properties`` changed.
+
+        Raises:
+            MergeModeMismatchError: Another writer completed an instant in the meantime, under
+                another merge behaviour than these settings ask for.
+        """
+        adopted = self.first_write_config
+        if adopted is None:
+            return table
+        if table.timeline.completed():
+            write_settings(table.config, self.settings.merger)  # raises unless the table now agrees
+            return table
+        old, new = table.config.to_properties(), adopted.to_properties()
+        changes: dict[str, str | None] = {k: v for k, v in new.items() if old.get(k) != v}
+        changes.update({k: None for k in old if k not in new})
+        if changes:
+            update_properties(table.storage, changes)
+        return table.reload()
 
     @property
     def keygen(self) -> KeyGenerator:
@@ -141,11 +168,17 @@ class WriteSession:
         )
 
     def combines(self, operation: WriteOperation) -> bool:
-        """Whether incoming duplicates are pre-combined for ``operation``."""
+        """Whether incoming duplicates are pre-combined for ``operation``.
+
+        Insert-like operations keep every row unless ``hoodie.combine.before.insert``; an explicit
+        ``hoodie.datasource.write.insert.drop.duplicates=true`` turns it on when it is not set
+        (Java's ``DataSourceUtils.createHoodieConfig``: ``combineInput(insertDropDups, true)``).
+        """
         w = self.settings.write
-        return {WriteOperation.UPSERT: w.combine_before_upsert, WriteOperation.INSERT: w.combine_before_insert}.get(
-            operation, False
-        )
+        if is_insert(operation):
+            implied = w.insert_drop_duplicates and "combine_before_insert" not in w.model_fields_set
+            return w.combine_before_insert or implied
+        return operation is WriteOperation.UPSERT and w.combine_before_upsert
 
     @property
     def combines_by_partition(self) -> bool:
@@ -204,6 +237,8 @@ class WriteSession:
             # The delete operation writes commit-time deletes (IntWrapper(0)), as Apache Hudi does.
             delete_ordering=operation is not WriteOperation.DELETE,
             partial_columns=self.partial_columns(config, schema, incoming, operation),
+            keep_incoming=is_insert(operation),
+            append_to_stored=w.merge_allow_duplicate_on_inserts,
         )
 
     def partial_columns(

@@ -11,17 +11,27 @@ writers' failed writes (EAGER: every unfinished write; LAZY: those whose heartbe
 keeps a heartbeat for its own instant until ``commit``/``abort``; under optimistic concurrency
 control ``commit`` checks for conflicting writes and completes the instant while holding the table
 lock, and a write that lost is rolled back and raises :class:`~hudi_framework.errors.WriteConflictError`.
+
+Once the completed instant is written the write has succeeded: what ``commit`` does afterwards
+(releasing the lock, dropping the markers and the heartbeat) is recorded in
+:attr:`WriteTransaction.post_commit_failures` when it fails, never raised, and ``abort`` never
+undoes a completed instant.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.errors import CommitStateUnknownError, StorageError, WriteConflictError
+from hudi_framework.errors import (
+    CommitStateUnknownError,
+    IllegalTransitionError,
+    InstantNotFoundError,
+    StorageError,
+    WriteConflictError,
+)
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.lock import table_lock
 from hudi_framework.table.metadata_table import disable_metadata_table
@@ -34,11 +44,11 @@ from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline, check_write_conflicts, file_groups_of_write
 from hudi_framework.write.failed_writes import rollback_failed_writes
 from hudi_framework.write.heartbeat import Heartbeat, heartbeat_key
+from hudi_framework.write.incomplete import discard_incomplete_writes
 from hudi_framework.write.markers import delete_markers, marked_data_files
 from hudi_framework.write.operation import WriteOperation, action_of, operation_type
+from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
-
-_log = logging.getLogger(__name__)
 
 
 def timeline_writer(storage: StorageBackend, config: TableConfig) -> TimelineWriter:
@@ -76,6 +86,12 @@ class WriteTransaction:
     _heartbeat: Heartbeat | None = field(default=None, repr=False)
     _failed_writes_done: bool = field(default=False, repr=False)
     _commit_state_unknown: bool = field(default=False, repr=False)
+    _post_commit: PostCommitSteps | None = field(default=None, repr=False)
+
+    @property
+    def post_commit_failures(self) -> tuple[PostCommitFailure, ...]:
+        """Steps after the completed instant that failed in :meth:`commit` (the write is committed)."""
+        return tuple(self._post_commit.failures) if self._post_commit is not None else ()
 
     @property
     def writer(self) -> TimelineWriter:
@@ -189,9 +205,10 @@ class WriteTransaction:
                 operation_type=operation_type(self.operation).value,
             )
         cc = self.concurrency
+        steps = self._post_commit = PostCommitSteps(instant.requested_time)
         try:
             if cc is not None and cc.optimistic:
-                done = self._complete_under_lock(cc, instant, metadata, file_groups_of_write(stats, replaced))
+                done = self._complete_under_lock(cc, instant, metadata, file_groups_of_write(stats, replaced), steps)
             else:
                 done = self.writer.complete(instant, metadata)
         except CommitStateUnknownError:
@@ -199,30 +216,37 @@ class WriteTransaction:
             raise
         self.instant = done  # before the cleanup: a failure there must not make abort() undo a commit
         # Committed: the write succeeded even if a cleanup fails; the next writer drops leftovers.
-        try:
-            delete_markers(self.storage, instant.requested_time)
-        except StorageError as e:
-            _log.warning("%s committed; deleting its markers failed: %s", done.requested_time, e)
-        try:
-            self._stop_heartbeat(instant.requested_time)
-        except StorageError as e:
-            _log.warning("%s committed; deleting its heartbeat failed: %s", done.requested_time, e)
+        steps.run("markers", lambda: delete_markers(self.storage, instant.requested_time))
+        steps.run("heartbeat", lambda: self._stop_heartbeat(instant.requested_time))
         return done
 
     def _complete_under_lock(
-        self, cc: WriteConcurrency, instant: Instant, metadata: CommitMetadata, groups: set[tuple[str, str]]
+        self,
+        cc: WriteConcurrency,
+        instant: Instant,
+        metadata: CommitMetadata,
+        groups: set[tuple[str, str]],
+        steps: PostCommitSteps,
     ) -> Instant:
         """Conflict check and completion, both while holding the table lock (fenced)."""
         if cc.open_lock is None:
             raise RuntimeError("optimistic concurrency control needs a lock provider")
-        with table_lock(cc.open_lock(), table=cc.table, policy=cc.lock_policy) as held:
-            try:
-                check_write_conflicts(self.writer.timeline(), instant.requested_time, groups, self.baseline)
-            except WriteConflictError:
-                self.abort()  # the loser's files go before the lock is released
+        done: Instant | None = None
+        try:
+            with table_lock(cc.open_lock(), table=cc.table, policy=cc.lock_policy) as held:
+                try:
+                    check_write_conflicts(self.writer.timeline(), instant.requested_time, groups, self.baseline)
+                except WriteConflictError:
+                    self.abort()  # the loser's files go before the lock is released
+                    raise
+                held.ensure_held()
+                done = self.writer.complete(instant, metadata)
+        except Exception as e:
+            if done is None:
                 raise
-            held.ensure_held()
-            return self.writer.complete(instant, metadata)
+            steps.record("lock release", e)  # committed while holding the lock: releasing it is follow-up work
+        assert done is not None
+        return done
 
     def remove_unreported_files(self, stats: Iterable[WriteStat]) -> list[str]:
         """Delete every marked data file that no write stat reports (before completing the instant).
@@ -238,11 +262,16 @@ class WriteTransaction:
         if instant is None:
             return []
         reported = {s.path for s in stats if s.path}
+        unreported = [k for k in marked_data_files(self.storage, instant.requested_time) if k not in reported]
         deleted = []
-        for key in marked_data_files(self.storage, instant.requested_time):
-            if key not in reported and self.storage.exists(key):
+        for key in unreported:
+            if self.storage.exists(key):
                 self.storage.delete(key)
                 deleted.append(key)
+        if unreported:  # a dead attempt may also have left a file half-written
+            discard_incomplete_writes(
+                self.storage, {k.rpartition("/")[0] for k in unreported}, set(unreported).__contains__
+            )
         return deleted
 
     def abort(self) -> list[str]:
@@ -265,7 +294,14 @@ class WriteTransaction:
             with contextlib.suppress(StorageError):
                 self._stop_heartbeat(instant.requested_time)
             return []
-        result = rollback_failed_write(self.storage, self.config, self.writer, instant)
+        # The heartbeat goes first: a process dying during the rollback then leaves an instant that
+        # reads as failed (LAZY judges it by its requested time), never a heartbeat without one.
         self._stop_heartbeat(instant.requested_time)
+        try:
+            result = rollback_failed_write(self.storage, self.config, self.writer, instant)
+        except IllegalTransitionError:
+            return []  # the timeline has it completed (its completion landed after all): never undo a commit
+        except InstantNotFoundError:
+            result = RollbackResult()  # another writer rolled it back already
         self.instant = None
         return list(result.deleted)

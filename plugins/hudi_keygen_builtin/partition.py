@@ -58,7 +58,7 @@ class PartitionPaths:
         Raises:
             KeyFieldError: A field is missing or of an unsupported type.
             InvalidPartitionValueError: A timestamp value cannot be parsed or converted.
-            PartitionPathError: A path would have an empty, ``.`` or ``..`` segment.
+            UnsafePartitionPathError: A value would make a refused path segment (``.hoodie``...).
         """
         if not self.fields:
             return pc.fill_null(pa.nulls(batch.num_rows, pa.string()), "")

@@ -30,7 +30,7 @@ from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.concurrency import WriteConcurrency
-from hudi_framework.write.failed_writes import rollback_failed_writes
+from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_leftovers
 from hudi_framework.write.rollback import RollbackResult
 from hudi_framework.write.transaction import timeline_writer
 from hudi_services_cleaning.executor import CleanResult, execute_clean
@@ -115,6 +115,10 @@ class CleanService(TableService):
     def run(self, table: Any, *, force: bool = False) -> list[CleanResult]:
         """Finish pending cleans, then, if due, :meth:`schedule` a clean (after the ``LAZY`` rollback) and execute it.
 
+        Under ``EAGER`` the failed writes are the next writer's, but what is safe to remove under any
+        policy (leftovers of completed writes, half-written metadata files) goes first; a writer's
+        inline clean skips that, as the writer swept when it started.
+
         Args:
             table: The table.
             force: Plan a clean even if fewer than ``max_commits`` commits completed since the last one.
@@ -123,6 +127,8 @@ class CleanService(TableService):
             One result per clean completed (pending ones first).
         """
         hudi = self._table(table)
+        if self._concurrency(hudi).failed_writes is not FailedWritesPolicy.LAZY:
+            sweep_leftovers(hudi.storage, hudi.reload().timeline)
         results = [self.execute_plan(hudi, i.requested_time) for i in hudi.reload().timeline.pending({Action.CLEAN})]
         if force or clean_due(hudi.reload().timeline, self.settings.services.clean.max_commits):
             instant = self.schedule(hudi)

@@ -11,7 +11,7 @@ run again (as Apache Hudi rolls back an inflight compaction). Executing an insta
 inflight (a crashed run) does the same rollback first.
 
 A slice with a corrupt log block that may hold committed rows is refused
-(:class:`~hudi_framework.read.corrupt_blocks.CompactionCorruptLogError`, the same rollback) unless
+(:class:`~hudi_framework.errors.CompactionCorruptLogError`, the same rollback) unless
 ``services.compaction.skip_corrupt_log_blocks`` is set: readers skip such a block, and a new base
 file written without its rows would make their loss permanent. Apache Hudi compacts such slices
 silently.
@@ -30,14 +30,18 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.errors import CompactionExecutionError, CompactionPlanError, InstantNotFoundError
+from hudi_framework.errors import (
+    CompactionCorruptLogError,
+    CompactionExecutionError,
+    CompactionPlanError,
+    InstantNotFoundError,
+)
 from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.layout.naming import WRITER_IN_LOG_NAME_VERSION, BaseFileName
 from hudi_framework.merge.numpy_arrow import repeated_dictionary
 from hudi_framework.model.schema import META_FIELDS
-from hudi_framework.read.corrupt_blocks import CompactionCorruptLogError
 from hudi_framework.read.merged import merge_file_slice
 from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
 from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
@@ -55,6 +59,7 @@ from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, Write
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.file_group_task import WriteTaskContext
+from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes
 from hudi_framework.write.markers import IOType, create_marker, delete_markers, marked_data_files
 from hudi_framework.write.session import WriteSession
 from hudi_services_compaction.log_stats import LogScanStats, scan_log_stats
@@ -140,10 +145,14 @@ def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
     """
     storage = table.storage
     deleted = []
-    for key in marked_data_files(storage, instant):
+    marked = marked_data_files(storage, instant)
+    for key in marked:
         if storage.exists(key):
             storage.delete(key)
             deleted.append(key)
+    # A crashed run may also have left a base file (or its instant file) half-written.
+    discard_incomplete_writes(storage, {k.rpartition("/")[0] for k in marked}, set(marked).__contains__)
+    sweep_metadata_incomplete_writes(storage)
     delete_markers(storage, instant)
     timeline = table.reload().timeline
     try:
@@ -256,9 +265,11 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
 
         with ThreadPoolExecutor(max_workers=1) as pool:  # the footer is built while Parquet encodes
             footer = pool.submit(footer_of)
-            size = write_base_file(storage, key, rows, footer=footer.result, options=job.ctx.parquet)
+            size = write_base_file(
+                storage, key, rows, footer=footer.result, options=job.ctx.parquet, schema=job.ctx.schema
+            )
     else:
-        size = write_base_file(storage, key, rows, options=job.ctx.parquet)
+        size = write_base_file(storage, key, rows, options=job.ctx.parquet, schema=job.ctx.schema)
     upsert_ms = int((time.monotonic() - started) * 1000)
 
     updated = pc.filter(keys, in_base)

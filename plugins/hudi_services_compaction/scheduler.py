@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from hudi_framework.config.services import CompactionSettings
-from hudi_framework.errors import CompactionPlanError
+from hudi_framework.errors import CompactionPlanError, MergeStrategyNotFoundError, UnknownComponentError
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.read.merged_plan import table_merger
 from hudi_framework.services.compaction_plan import (
     CompactionOperation,
     CompactionPlan,
@@ -98,6 +99,7 @@ def build_compaction_plan(
     Raises:
         CompactionPlanError: The table is copy-on-write, or (v6) a write is in flight.
         UnknownComponentError: The configured strategy does not exist.
+        MissingDataFileError: A file of a latest slice is named by the timeline but not in storage.
     """
     timeline = table.timeline
     _check_schedulable(table, timeline)
@@ -106,9 +108,12 @@ def build_compaction_plan(
     if not partitions:
         return None
     busy = busy_file_groups(timeline)
-    view = table.file_system_view(partitions=partitions)
+    # A slice missing a file the timeline names would be compacted from what is left of it.
+    view = table.file_system_view(partitions=partitions, check_files=True)
+    slices = view.latest_file_slices()
+    view.check_files(slices)
     candidates = []
-    for file_slice in view.latest_file_slices():
+    for file_slice in slices:
         if file_slice.file_group_id in busy or not file_slice.has_log_files:
             continue
         op = _operation(file_slice, instant, max_file_size)
@@ -151,6 +156,7 @@ def schedule_compaction(
     plan = build_compaction_plan(table, settings, instant, max_file_size=max_file_size)
     if plan is None:
         return None
+    _check_merger_installed(table, instant)
     requested = writer.create_requested(Action.COMPACTION, instant, encode_compaction_plan(plan))
     # A delta commit that completed while we planned may have logs the plan does not name yet
     # that would fall into the compacted slice; drop the plan rather than lose them.
@@ -160,3 +166,11 @@ def schedule_compaction(
         raise CompactionPlanError(instant, "a write completed while the plan was made; schedule again")
     table.reload()
     return requested.requested_time
+
+
+def _check_merger_installed(table: HudiTable, instant: str) -> None:
+    """Refuse to plan what no installed merger can execute (the plan would stay pending forever)."""
+    try:
+        table_merger(table)
+    except (MergeStrategyNotFoundError, UnknownComponentError) as e:
+        raise CompactionPlanError(instant, f"the table's record merger is not installed here: {e}") from e

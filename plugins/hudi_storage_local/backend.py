@@ -5,8 +5,12 @@ Atomicity: ``write`` goes through a temporary file in the same directory and ``o
 exists, so the object appears complete and exactly once. Versions are ``<mtime_ns>-<size>-<inode>``.
 
 Temporary files are named ``.<name>.<32 hex>.tmp`` and never appear in listings, so a reader never
-sees an in-flight write. Only regular files are objects: a directory is never read, stat'ed or
-deleted as if it were one.
+sees an in-flight write; a writer killed half-way leaves its temporary file, which
+``list_incomplete`` reports and ``discard_incomplete`` removes. A small object written from memory
+(``write``, ``put_if_absent``, ``compare_and_swap``) whose temporary file, or directory, is removed
+before it is published is written again, so discarding one never fails a live writer; a stream
+(``open_output``) fails to publish with :class:`~hudi_framework.errors.StorageError` instead. Only
+regular files are objects: a directory is never read, stat'ed or deleted as if it were one.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import re
 import stat
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote
@@ -30,17 +34,27 @@ from urllib.parse import unquote
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
-from hudi_framework.contracts.storage import FileInfo, StorageBackend, StorageProvider, Versioned
-from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageNotFoundError
+from hudi_framework.contracts.storage import FileInfo, IncompleteWrite, StorageBackend, StorageProvider, Versioned
+from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageError, StorageNotFoundError
 from hudi_framework.storage.output import PublishingOutput
 from hudi_framework.storage.paths import safe_join, uri_scheme, validate_key
 
 #: Names of the temporary files this backend writes before publishing (see ``_tmp_name``).
-_TMP_NAME: Final = re.compile(r"^\..*\.[0-9a-f]{32}\.tmp$")
+_TMP_NAME: Final = re.compile(r"^\.(.+)\.[0-9a-f]{32}\.tmp$")
+#: How often a small write is redone after its temporary file was removed before publishing.
+_REDO_ATTEMPTS: Final = 5
+#: Removing a directory tree while a straggler still writes into it: attempts before giving up.
+_RMTREE_ATTEMPTS: Final = 5
 
 
 def _tmp_name(target: Path) -> Path:
     return target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
+
+
+def _tmp_target(name: str) -> str | None:
+    """The name of the object a temporary file would publish, or None for any other name."""
+    match = _TMP_NAME.match(name)
+    return match.group(1) if match else None
 
 
 class LocalStorageOptions(BaseModel):
@@ -85,6 +99,8 @@ def _to_path(root_uri: str) -> Path:
 
 class LocalStorageBackend(StorageBackend):
     """A directory on the local file system."""
+
+    small_writes_leave_incomplete = True
 
     def __init__(self, root_uri: str, options: LocalStorageOptions | None = None) -> None:
         self._root = _to_path(root_uri)
@@ -137,26 +153,33 @@ class LocalStorageBackend(StorageBackend):
                 os.fsync(f.fileno())
         return tmp
 
+    def _publish_small(self, key: str, target: Path, data: bytes, publish: Callable[[Path, Path], None]) -> None:
+        """Write ``data`` to a temporary file and ``publish(tmp, target)`` it; redone if the
+        temporary file or its directory vanished first (removed by a sweep of incomplete writes)."""
+        for _ in range(_REDO_ATTEMPTS):
+            tmp: Path | None = None
+            try:
+                tmp = self._tmp_write(target, data)
+                publish(tmp, target)
+                return
+            except FileNotFoundError:
+                continue
+            finally:
+                if tmp is not None:
+                    tmp.unlink(missing_ok=True)
+        raise StorageError(f"{key}: its temporary file kept vanishing before it was published")
+
     def write(self, key: str, data: bytes) -> None:
         """Write via a temporary file and an atomic rename."""
-        target = self._file(key)
-        tmp = self._tmp_write(target, data)
-        try:
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        self._publish_small(key, self._file(key), data, os.replace)
 
     def put_if_absent(self, key: str, data: bytes) -> str:
         """Publish a complete temporary file with ``os.link`` (fails if the target exists)."""
         target = self._file(key)
-        tmp = self._tmp_write(target, data)
         try:
-            os.link(tmp, target)
+            self._publish_small(key, target, data, os.link)
         except FileExistsError:
             raise PreconditionFailedError(key, "already exists") from None
-        finally:
-            tmp.unlink(missing_ok=True)
         return _version(os.stat(target))
 
     def compare_and_swap(self, key: str, data: bytes, expected_version: str) -> str:
@@ -175,8 +198,7 @@ class LocalStorageBackend(StorageBackend):
                 raise PreconditionFailedError(key, "vanished before compare-and-swap") from None
             if current != expected_version:
                 raise PreconditionFailedError(key, "changed since read")
-            tmp = self._tmp_write(target, data)
-            os.replace(tmp, target)
+            self._publish_small(key, target, data, os.replace)
             return _version(os.stat(target))
 
     def open_input(self, key: str) -> pa.NativeFile:
@@ -195,9 +217,7 @@ class LocalStorageBackend(StorageBackend):
 
     def open_output(self, key: str) -> pa.NativeFile:
         """A stream to a temporary file that replaces the target when closed."""
-        target = self._file(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        return PublishingOutput(_PublishOnClose(target))
+        return PublishingOutput(_PublishOnClose(self._file(key), key))
 
     def list(self, prefix: str = "", *, recursive: bool = False) -> builtins.list[FileInfo]:
         """List files (not directories, not in-flight temporary files) under ``prefix``."""
@@ -246,6 +266,55 @@ class LocalStorageBackend(StorageBackend):
             if not missing_ok:
                 raise StorageNotFoundError(key) from None
 
+    def delete_tree(self, prefix: str) -> None:
+        """Remove the directory ``prefix`` with everything in it (temporary files included)."""
+        root = self._file(prefix)
+        if root == Path(self._root_str):
+            raise InvalidStorageKeyError(prefix, "the root is never deleted")
+        for _ in range(_RMTREE_ATTEMPTS):
+            if _remove_tree(root):
+                return
+            # Something was created meanwhile (a straggling task's marker): go again.
+        raise StorageError(f"{prefix}: files keep appearing while the directory is removed")
+
+    def list_incomplete(self, prefix: str = "", *, recursive: bool = False) -> builtins.list[IncompleteWrite]:
+        """Temporary files under ``prefix`` (a writer killed before publishing left them)."""
+        validate_key(prefix, allow_root=True)
+        base = Path(self.path(prefix))
+        if not base.is_dir():
+            return []
+        found: builtins.list[tuple[str, str]] = []  # (directory, file name)
+        if recursive:
+            found = [(d, fn) for d, _dirs, files in os.walk(base) for fn in files if _TMP_NAME.match(fn)]
+        else:
+            with os.scandir(base) as it:
+                found = [(str(base), e.name) for e in it if e.is_file() and _TMP_NAME.match(e.name)]
+        out: builtins.list[IncompleteWrite] = []
+        for directory, name in found:
+            full = os.path.join(directory, name)
+            rel_dir = os.path.relpath(directory, self._root_str).replace(os.sep, "/")
+            rel_dir = "" if rel_dir == "." else rel_dir
+            target = _tmp_target(name)
+            assert target is not None
+            try:
+                modified = dt.datetime.fromtimestamp(os.stat(full).st_mtime, tz=dt.UTC)
+            except FileNotFoundError:
+                continue  # published or removed meanwhile
+            out.append(
+                IncompleteWrite(
+                    target=f"{rel_dir}/{target}" if rel_dir else target,
+                    started=modified,
+                    handle=f"{rel_dir}/{name}" if rel_dir else name,
+                )
+            )
+        return out
+
+    def discard_incomplete(self, write: IncompleteWrite) -> None:
+        """Delete the temporary file."""
+        if _tmp_target(write.handle.rsplit("/", 1)[-1]) is None:
+            raise InvalidStorageKeyError(write.handle, "not a temporary file of this backend")
+        self._file(write.handle).unlink(missing_ok=True)
+
     def exists(self, key: str) -> bool:
         """Whether a file exists at ``key``."""
         return self._file(key).is_file()
@@ -280,14 +349,43 @@ def _directory_lock(directory: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
+def _remove_tree(root: Path) -> bool:
+    """Remove ``root`` bottom-up; entries someone else removed meanwhile are fine.
+
+    Returns:
+        False if a directory was not empty any more (something was created meanwhile).
+    """
+    for directory, _dirs, files in os.walk(root, topdown=False):
+        for name in files:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(directory, name))
+        try:
+            os.rmdir(directory)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            if e.errno == errno.ENOTEMPTY:
+                return False
+            raise
+    return True
+
+
 class _PublishOnClose(io.RawIOBase):
     """Writes to a temporary sibling and renames it over the target on close."""
 
-    def __init__(self, target: Path) -> None:
+    def __init__(self, target: Path, key: str) -> None:
         super().__init__()
         self._target = target
+        self._key = key
         self._tmp = _tmp_name(target)
-        self._fh = open(self._tmp, "wb")  # noqa: SIM115 - closed in close()
+        for attempt in range(_REDO_ATTEMPTS):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._fh = open(self._tmp, "wb")  # noqa: SIM115 - closed in close()
+                break
+            except FileNotFoundError:  # the directory was removed between mkdir and open
+                if attempt == _REDO_ATTEMPTS - 1:
+                    raise
 
     def writable(self) -> bool:
         return True
@@ -307,7 +405,10 @@ class _PublishOnClose(io.RawIOBase):
             return
         try:
             self._fh.close()
-            os.replace(self._tmp, self._target)
+            try:
+                os.replace(self._tmp, self._target)
+            except FileNotFoundError:
+                raise StorageError(f"{self._key}: its temporary file was removed before it was published") from None
         finally:
             self._tmp.unlink(missing_ok=True)
             super().close()

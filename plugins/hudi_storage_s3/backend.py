@@ -13,19 +13,21 @@ attempt landed and the call succeeds instead of reporting a false conflict.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import datetime as dt
 import functools
 import logging
 import math
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from typing import IO, TYPE_CHECKING, Any, Final, TypeVar
 
 import pyarrow as pa
 from botocore.exceptions import BotoCoreError, ClientError
 
-from hudi_framework.contracts.storage import FileInfo, StorageBackend, Versioned
+from hudi_framework.contracts.storage import FileInfo, IncompleteWrite, StorageBackend, Versioned
 from hudi_framework.errors import (
     InvalidStorageKeyError,
     PreconditionFailedError,
@@ -57,6 +59,8 @@ _log = logging.getLogger(__name__)
 
 #: Metadata key (sent as ``x-amz-meta-hudi-write-token``) identifying the writer of a conditional PUT.
 WRITE_TOKEN_KEY: Final = "hudi-write-token"
+#: Objects :meth:`S3Backend.read_many` fetches at once (botocore's default pool holds 10 connections).
+PARALLEL_READS: Final = 8
 #: S3 allows at most this many parts per multipart upload.
 _MAX_PARTS: Final = 10_000
 
@@ -156,6 +160,13 @@ class S3StorageBackend(StorageBackend):
     def read(self, key: str) -> bytes:
         """Read the whole object."""
         return self.read_versioned(key).data
+
+    def read_many(self, keys: Sequence[str]) -> builtins.list[bytes]:
+        """Read whole objects several at a time: each GET mostly waits on the network."""
+        if len(keys) < 2:
+            return [self.read(key) for key in keys]
+        with ThreadPoolExecutor(min(len(keys), PARALLEL_READS), thread_name_prefix="hudi-s3-read") as pool:
+            return list(pool.map(self.read, keys))
 
     def read_versioned(self, key: str) -> Versioned:
         """Read the object and its ETag."""
@@ -428,6 +439,37 @@ class S3StorageBackend(StorageBackend):
                 if rel is not None:
                     out.append(rel)
         return out
+
+    def list_incomplete(self, prefix: str = "", *, recursive: bool = False) -> builtins.list[IncompleteWrite]:
+        """Multipart uploads under ``prefix`` started and never completed or aborted (ListMultipartUploads)."""
+        list_prefix = self._list_prefix(prefix)
+        out: builtins.list[IncompleteWrite] = []
+        markers: dict[str, str] = {}
+        while True:
+            kwargs: dict[str, Any] = {"Bucket": self._bucket, "Prefix": list_prefix, **markers}
+            if not recursive:
+                kwargs["Delimiter"] = "/"
+            page = self._call(
+                functools.partial(self._client.list_multipart_uploads, **kwargs), "ListMultipartUploads", prefix
+            )
+            for upload in page.get("Uploads", []):
+                rel = self._relative(upload["Key"])
+                # Checked here too: not every S3-compatible store honours a delimiter on this call.
+                if rel is not None and (recursive or rel.rpartition("/")[0] == prefix):
+                    started = upload["Initiated"].astimezone(dt.UTC)
+                    out.append(IncompleteWrite(rel, started, upload["UploadId"]))
+            if not page.get("IsTruncated"):
+                return out
+            markers = {"KeyMarker": page["NextKeyMarker"], "UploadIdMarker": page["NextUploadIdMarker"]}
+
+    def discard_incomplete(self, write: IncompleteWrite) -> None:
+        """AbortMultipartUpload (an upload already gone is fine)."""
+        object_key = self._object_key(write.target)
+        abort = functools.partial(
+            self._client.abort_multipart_upload, Bucket=self._bucket, Key=object_key, UploadId=write.handle
+        )
+        with contextlib.suppress(StorageNotFoundError):
+            self._call(abort, "AbortMultipartUpload", write.target)
 
     def delete(self, key: str, *, missing_ok: bool = True) -> None:
         """DeleteObject (idempotent in S3); ``missing_ok=False`` checks existence first."""

@@ -12,7 +12,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import build_plugin_manager
@@ -24,7 +26,9 @@ from tests.acceptance.data import SCHEMA, RowFactory, to_table
 from tests.acceptance.engines import Step, WriteEngine
 from tests.acceptance.layouts import Layout
 from tests.acceptance.model import ExpectedTable
-from tests.acceptance.oracle import Checker
+from tests.acceptance.oracle import Checker, snapshot_files
+
+E = TypeVar("E", bound=BaseException)
 
 #: Options of every scenario: the bloom filter in every base file footer is sized for a few hundred
 #: keys (Java's default, 60000 entries, is ~400 KB per file, which only slows the suite down).
@@ -91,6 +95,17 @@ class Scenario:
     def checker(self) -> Checker:
         """The three-way comparison over every instant written so far."""
         return Checker(str(self.path), self.model, self.instants, self.plugin_manager)
+
+    def refused(self, step: Step, error: type[E]) -> E:
+        """Run ``step``, expect ``error``, and prove the table did not change (every file, and reads)."""
+        before = snapshot_files(self.path)
+        with pytest.raises(error) as info:
+            self.engine.run(self.table, self.settings, step)
+        after = snapshot_files(self.path)
+        assert sorted(after) == sorted(before), "files appeared or vanished"
+        assert [k for k in before if before[k] != after[k]] == [], "files changed"
+        self.checker().check_latest()  # readers still agree with the model, which saw no write
+        return info.value
 
     # ------------------------------------------------------------------ running steps
     def run(self, step: Step, rows: Sequence[dict[str, Any]] = ()) -> Instant:

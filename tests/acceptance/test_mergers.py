@@ -143,15 +143,16 @@ def test_built_in_modes_on_cow_and_mor(
 
 def test_changing_the_mode_of_a_table_fails_naming_both(tmp_path: Path) -> None:
     table = _create(tmp_path, "COPY_ON_WRITE")
+    # Unset settings inherit the table's mode.
+    WriteClient(table, HudiSettings()).upsert(BATCHES[0])
     with pytest.raises(MergeModeMismatchError, match=r"EVENT_TIME_ORDERING.*COMMIT_TIME_ORDERING") as info:
         WriteClient(table, HudiSettings(merger={"mode": "COMMIT_TIME_ORDERING"}))
     assert (info.value.table_value, info.value.write_value) == ("EVENT_TIME_ORDERING", "COMMIT_TIME_ORDERING")
-    # Unset settings inherit the table's mode.
-    WriteClient(table, HudiSettings()).upsert(BATCHES[0])
 
 
 def test_changing_the_strategy_of_a_custom_table_fails_naming_both(tmp_path: Path) -> None:
     table = _create(tmp_path, "COPY_ON_WRITE", merge_mode="CUSTOM", merge_strategy_id=ACME_ORDER_STRATEGY_ID)
+    WriteClient(table, HudiSettings()).upsert(BATCHES[0])
     other = "11111111-2222-3333-4444-555555555555"
     with pytest.raises(MergeModeMismatchError, match=f"{ACME_ORDER_STRATEGY_ID}.*{other}"):
         WriteClient(table, HudiSettings(merger={"mode": "CUSTOM", "strategy_id": other}))
@@ -163,6 +164,25 @@ def test_a_merger_chosen_by_name_must_implement_the_table_mode(tmp_path: Path) -
     table = _create(tmp_path, "COPY_ON_WRITE")
     with pytest.raises(MergeModeMismatchError, match=ACME_ORDER_STRATEGY_ID):
         WriteClient(table, HudiSettings(merger={"name": "acme-order-merger"}))
+
+
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+@pytest.mark.parametrize("version", [6, 8, 9])
+def test_the_first_write_of_a_new_table_chooses_how_records_merge(
+    tmp_path: Path, table_type: str, version: int
+) -> None:
+    # The natural order: create the table (inferred EVENT_TIME_ORDERING), then write with a custom merger.
+    table = _create(tmp_path, table_type, version)
+    settings = HudiSettings(merger={"mode": "CUSTOM", "strategy_id": ACME_ORDER_STRATEGY_ID})
+    _write_all(table, settings)
+    assert _visible(table) == ACME
+    config = HudiTable.open(table.base_uri).config
+    assert (config.effective_merge_mode, config.merge_strategy_id) == (MergeMode.CUSTOM, ACME_ORDER_STRATEGY_ID)
+    # Once written, the table keeps it.
+    with pytest.raises(MergeModeMismatchError, match=r"CUSTOM.*EVENT_TIME_ORDERING"):
+        WriteClient(table, HudiSettings(table={"ordering_fields": ["ts"]}, merger={"mode": "EVENT_TIME_ORDERING"}))
+    WriteClient(table, HudiSettings()).upsert(BATCHES[2])  # unset settings inherit the custom merger
+    assert _visible(table) == ACME
 
 
 # ---------------------------------------------------------------------------------------- acme plugin

@@ -109,16 +109,20 @@ def test_indexes_find_every_key(
         with table.storage.open_input(file_slice.base_file_key) as handle:
             keys = pq.read_table(handle, columns=[RECORD_KEY]).column(RECORD_KEY).to_pylist()
         stored += [(k, file_slice.partition_path, file_slice.file_id, file_slice.base_instant_time) for k in keys]
-    # Tables written with the INSERT operation may hold one key in several file groups; the index
-    # then reports the latest (instant, file id), within the partition or table-wide.
-    latest: dict[tuple[str, ...], tuple[str, str, str]] = {}
+    # Tables written with the INSERT operation may hold one key in several file groups (this one
+    # does, as Apache Hudi wrote it); the index then tags the key once per file group, newest
+    # (instant, file id) first, within the partition or table-wide; a global index that moves keys
+    # reports the newest only.
+    locations: dict[tuple[str, ...], set[tuple[str, str, str]]] = {}
     for key, partition, file_id, instant in stored:
-        group = (key,) if index.is_global else (key, partition)
-        best = latest.get(group)
-        if best is None or (instant, file_id) > (best[2], best[1]):
-            latest[group] = (partition, file_id, instant)
+        locations.setdefault((key,) if index.is_global else (key, partition), set()).add((partition, file_id, instant))
+
+    def newest_first(group: tuple[str, ...]) -> list[tuple[str, str, str]]:
+        ordered = sorted(locations[group], key=lambda loc: (loc[2], loc[1]), reverse=True)
+        return ordered[:1] if index.is_global and index.update_partition_path else ordered
+
     pairs = sorted({(k, p) for k, p, *_ in stored})
-    expected = [(k, *latest[(k,) if index.is_global else (k, p)]) for k, p in pairs]
+    expected = [(k, *loc) for k, p in pairs for loc in newest_first((k,) if index.is_global else (k, p))]
     incoming = pa.table(
         {
             RECORD_KEY: [k for k, _ in pairs] + ["no-such-key"],

@@ -1,4 +1,4 @@
-"""Fault-injection scenarios: the suite reports how many ran and passed."""
+"""Fault-injection scenarios: the suite reports how many ran and passed, and the campaign's trial counts."""
 
 from __future__ import annotations
 
@@ -7,18 +7,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.faults.campaign.report import RESULTS, summary_lines
 from tests.faults.s3_faults import Place, new_bucket
 
 _FAULTS = "tests/faults/"
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Print the number of fault scenarios run and passed."""
+    """Print the number of fault scenarios run and passed, then the campaign's trials per fault kind."""
     stats = terminalreporter.stats
     ran = [r for key in ("passed", "failed", "error") for r in stats.get(key, []) if _is_fault(r)]
     passed = [r for r in stats.get("passed", []) if _is_fault(r)]
     if ran:
         terminalreporter.write_line(f"fault scenarios: {len(ran)} ran, {len(passed)} passed")
+    stash = terminalreporter.config.stash
+    for line in summary_lines(stash.get(RESULTS, [])):
+        terminalreporter.write_line(line)
 
 
 def _is_fault(report: object) -> bool:

@@ -1,14 +1,25 @@
-"""A writer process for the kill tests: runs one upsert and parks at a chosen point to be SIGKILLed.
+"""A process for the kill tests: runs one operation on a table and parks at a chosen point to be SIGKILLed.
 
-``python -m tests.faults.kill_writer <base path> <before|after> <ready file> <json rows> [<json hoodie options>
+``python -m tests.faults.kill_writer <base path> <when> <ready file> <json rows> [<json hoodie options>
 [<operation>]]``
 
-``before``: the data files and markers are written, the completed instant is not (parks inside
-``TimelineWriter.complete`` before it writes; under optimistic concurrency control that is inside
-the locked section, holding the table lock). ``after``: the completed instant is written, the
-markers and heartbeat are not cleaned up yet. Either way the ready file tells the test to kill.
+``when``:
 
-Two environment variables, read only by this script: ``HUDI_FAULT_SETTINGS`` (JSON of
+* ``before``: the data files and markers are written, the completed instant is not (parks inside
+  ``TimelineWriter.complete`` before it writes; under optimistic concurrency control that is inside
+  the locked section, holding the table lock);
+* ``after``: the completed instant is written, the markers and heartbeat are not cleaned up yet;
+* ``park``: at the park point in the environment variable ``HUDI_FAULT_PARK``
+  (:mod:`tests.faults.park`), anywhere in any operation.
+
+Either way the ready file tells the test to kill.
+
+``operation``: a write operation (``upsert`` by default; the rows are its data), or a table
+operation that ignores the rows: ``rollback`` (``hudi-fw rollback``: the latest commit),
+``restore:<savepoint time>``, ``clean`` (a forced round of the clean service), ``compact`` (schedule
+a compaction and execute every pending one).
+
+Two more environment variables, read only by this script: ``HUDI_FAULT_SETTINGS`` (JSON of
 :class:`HudiSettings` fields, used instead of the hoodie options, e.g. for lock lease timings that
 have no hoodie key) and ``HUDI_FAULT_STORAGE_OPTIONS`` (JSON storage options, e.g. a moto endpoint).
 """
@@ -18,23 +29,49 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from hudi_framework.config import HudiSettings
+from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.table.savepoint import restore_to_savepoint, rollback_latest_commit
 from hudi_framework.table.table import HudiTable
-from hudi_framework.timeline.instant import Instant
+from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write.client import WriteClient
+from tests.faults.park import PARK_ENV, install, park
 
 
-def _park(ready: Path) -> None:
-    ready.write_text("ready")
-    while True:
-        time.sleep(60)
+def _park_around_complete(when: str, ready: Path) -> None:
+    real_complete = TimelineWriter.complete
+
+    def complete(self: TimelineWriter, instant: Instant, *args: Any, **kwargs: Any) -> Instant:
+        if when == "before":
+            park(ready)
+        done = real_complete(self, instant, *args, **kwargs)
+        park(ready)
+        return done
+
+    TimelineWriter.complete = complete  # type: ignore[method-assign]
+
+
+def run_operation(table: HudiTable, settings: HudiSettings, operation: str, rows: list[dict[str, Any]]) -> None:
+    """Run ``operation`` (see the module docstring) on ``table``."""
+    if operation == "rollback":
+        rollback_latest_commit(table)
+    elif operation.startswith("restore:"):
+        restore_to_savepoint(table, operation.split(":", 1)[1])
+    elif operation == "clean":
+        table.registry.build(ComponentKind.SERVICE, "clean", {"settings": settings}).run(table, force=True)
+    elif operation == "compact":
+        service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
+        service.schedule(table)
+        for instant in table.reload().timeline.pending({Action.COMPACTION}):
+            service.execute(table, instant.requested_time)
+    else:
+        WriteClient(table, settings).write(pa.Table.from_pylist(rows), operation)
 
 
 def main(argv: list[str]) -> None:
@@ -42,16 +79,10 @@ def main(argv: list[str]) -> None:
     options = json.loads(argv[4]) if len(argv) > 4 else {}
     operation = argv[5] if len(argv) > 5 else "upsert"
     ready = Path(ready_file)
-    real_complete = TimelineWriter.complete
-
-    def complete(self: TimelineWriter, instant: Instant, *args: Any, **kwargs: Any) -> Instant:
-        if when == "before":
-            _park(ready)
-        done = real_complete(self, instant, *args, **kwargs)
-        _park(ready)
-        return done
-
-    TimelineWriter.complete = complete  # type: ignore[method-assign]
+    if when == "park":
+        install(os.environ[PARK_ENV], ready)
+    else:
+        _park_around_complete(when, ready)
     raw_settings = os.environ.get("HUDI_FAULT_SETTINGS")
     settings = (
         HudiSettings.model_validate(json.loads(raw_settings))
@@ -59,8 +90,8 @@ def main(argv: list[str]) -> None:
         else HudiSettings.from_hoodie_options(options)
     )
     storage_options = json.loads(os.environ.get("HUDI_FAULT_STORAGE_OPTIONS", "null"))
-    client = WriteClient(HudiTable.open(base, storage_options=storage_options), settings)
-    client.write(pa.Table.from_pylist(json.loads(rows_json)), operation)
+    table = HudiTable.open(base, storage_options=storage_options)
+    run_operation(table, settings, operation, json.loads(rows_json))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.faults.park import PARK_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -26,16 +28,25 @@ def kill_writer(
     *,
     env: Mapping[str, str] | None = None,
     while_parked: Callable[[], None] | None = None,
+    park: str | None = None,
 ) -> float:
     """Start a writer on ``base``, wait until it parks at ``when``, run ``while_parked``, SIGKILL it.
+
+    Args:
+        park: A park point (:mod:`tests.faults.park`); given, it replaces ``when``.
+        operation: A write operation on ``rows``, or a table operation (see
+            :mod:`tests.faults.kill_writer`).
 
     Returns:
         ``time.time()`` of the kill.
     """
+    if park is not None:
+        when = "park"
     ready = ready_dir / f"ready-{when}-{time.monotonic_ns()}"
     full_env = {
         **os.environ,
         **(env or {}),
+        **({PARK_ENV: park} if park is not None else {}),
         "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
     }
     proc = subprocess.Popen(

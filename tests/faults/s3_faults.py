@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import boto3
 import botocore.client
@@ -95,19 +95,39 @@ class S3Faults:
         return None
 
     def call(self, original: Callable[..., Any], client: Any, operation: str, params: dict[str, Any]) -> Any:
-        key = str(params.get("Key", params.get("Prefix", "")))
+        key = call_key(params)
         rule = self._take(operation, key)
         if rule is None:
             return original(client, operation, params)
-        if rule.lost or rule.after:
-            original(client, operation, params)
-        if rule.lost:
-            raise ConnectionClosedError(endpoint_url=f"fault-injection://{operation}/{key}")
-        error = {
-            "Error": {"Code": rule.code, "Message": "injected"},
-            "ResponseMetadata": {"HTTPStatusCode": rule.status},
-        }
-        raise ClientError(error, operation)  # type: ignore[arg-type]
+        inject(
+            original, client, operation, params, code=rule.code, status=rule.status, after=rule.after, lost=rule.lost
+        )
+
+
+def call_key(params: dict[str, Any]) -> str:
+    """The object key (or list prefix) a botocore call addresses."""
+    return str(params.get("Key", params.get("Prefix", "")))
+
+
+def inject(
+    original: Callable[..., Any],
+    client: Any,
+    operation: str,
+    params: dict[str, Any],
+    *,
+    code: str = "",
+    status: int = 0,
+    after: bool = False,
+    lost: bool = False,
+) -> NoReturn:
+    """Fail one call as a fault would: an HTTP error (``code``/``status``) before S3 sees it, the
+    same error after S3 applied it (``after``), or a connection lost after S3 applied it (``lost``)."""
+    if lost or after:
+        original(client, operation, params)
+    if lost:
+        raise ConnectionClosedError(endpoint_url=f"fault-injection://{operation}/{call_key(params)}")
+    error = {"Error": {"Code": code, "Message": "injected"}, "ResponseMetadata": {"HTTPStatusCode": status}}
+    raise ClientError(error, operation)  # type: ignore[arg-type]
 
 
 @contextmanager
@@ -130,12 +150,12 @@ def new_bucket(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     for name, value in DUMMY_AWS_ENV.items():
         monkeypatch.setenv(name, value)
     bucket = f"hudi-faults-{uuid.uuid4().hex[:10]}"
-    _admin_client(endpoint).create_bucket(Bucket=bucket)
+    admin_client(endpoint).create_bucket(Bucket=bucket)
     return bucket
 
 
 @cache
-def _admin_client(endpoint: str) -> Any:
+def admin_client(endpoint: str) -> Any:
     """One client per moto server: a new boto3 session reloads botocore's service models (~0.1 s CPU)."""
     return boto3.session.Session(
         aws_access_key_id=DUMMY_AWS_ENV["AWS_ACCESS_KEY_ID"],
@@ -156,7 +176,7 @@ def ours(uri: str, storage_options: dict[str, object] | None = None) -> Rows:
     return rows_of(read_table(HudiTable.open(uri, storage_options=storage_options)))
 
 
-def hudi_rs(uri: str, endpoint: str | None = None) -> Rows:
+def hudi_rs(uri: str, endpoint: str | None = None, *, as_of: str | None = None) -> Rows:
     builder = hudi.HudiTableBuilder.from_base_uri(uri)
     if endpoint is not None:
         builder = builder.with_storage_options(
@@ -169,7 +189,10 @@ def hudi_rs(uri: str, endpoint: str | None = None) -> Rows:
                 "aws_virtual_hosted_style_request": "false",
             }
         )
-    return rows_of(pa.Table.from_batches(builder.build().read(hudi.HudiReadOptions())))
+    options = hudi.HudiReadOptions()
+    if as_of is not None:
+        options = options.with_as_of_timestamp(as_of)
+    return rows_of(pa.Table.from_batches(builder.build().read(options)))
 
 
 def digest(rows: Rows) -> str:
@@ -192,7 +215,7 @@ def expected(rows: Rows) -> tuple[int, str]:
 
 @dataclass
 class Place:
-    """A table location: a local directory or an S3 prefix on the moto server."""
+    """A table location: a local directory or an S3 prefix on the moto server (the ``place`` fixture)."""
 
     uri: str
     endpoint: str | None

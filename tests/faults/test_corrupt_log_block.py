@@ -20,13 +20,12 @@ from typer.testing import CliRunner
 
 from hudi_framework.cli.app import app
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.errors import SavepointError
+from hudi_framework.errors import CompactionCorruptLogError, LogRepairError, SavepointError
 from hudi_framework.log import DataBlock, LogBlock, encode_blocks, log_file_key, read_log_file
 from hudi_framework.model.schema import arrow_to_avro, avro_json
-from hudi_framework.read.corrupt_blocks import CompactionCorruptLogError
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.log_inspection import inspect_log_blocks
-from hudi_framework.table.log_repair import LogRepairError, truncate_log_tail
+from hudi_framework.table.log_repair import truncate_log_tail
 from hudi_framework.table.savepoint import rollback_latest_commit
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config

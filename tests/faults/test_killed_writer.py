@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,12 +21,12 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.failed_writes import failed_writes
 from hudi_framework.write.heartbeat import HeartbeatPolicy
 from tests.faults.processes import kill_writer
+from tests.faults.tables import start_table_copies
 
 LAYOUTS = [("COPY_ON_WRITE", 6), ("COPY_ON_WRITE", 8), ("MERGE_ON_READ", 6), ("MERGE_ON_READ", 9)]
 
@@ -78,30 +77,11 @@ def _kill_writer(
     kill_writer(str(path), when, path.parent, rows, options, operation, while_parked=while_parked)
 
 
-def _build(path: Path, table_type: str, version: int) -> None:
-    config = new_table_config(
-        "t", version=version, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
-        ordering_fields=["ts"],
-    )  # fmt: skip
-    WriteClient(HudiTable.create(str(path), config)).insert(pa.Table.from_pylist(_rows(["a", "b", "x", "y"], 1)))
-
-
 @pytest.fixture(scope="module")
 def make_table(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path, str, int], WriteClient]:
-    """A copy, at ``path``, of the layout's starting table (rows a, b, x, y at ts 1): each layout is
-    created and filled once per module, not once per test."""
-    templates: dict[tuple[str, int], Path] = {}
-
-    def make(path: Path, table_type: str, version: int) -> WriteClient:
-        template = templates.get((table_type, version))
-        if template is None:
-            template = tmp_path_factory.mktemp("template") / "t"
-            _build(template, table_type, version)
-            templates[(table_type, version)] = template
-        shutil.copytree(template, path)
-        return WriteClient(HudiTable.open(str(path)))
-
-    return make
+    """A client of a copy, at ``path``, of the layout's starting table (rows a, b, x, y at ts 1)."""
+    copies = start_table_copies(tmp_path_factory)
+    return lambda path, table_type, version: WriteClient(copies(path, table_type, version))
 
 
 @pytest.mark.parametrize(("table_type", "version"), LAYOUTS)

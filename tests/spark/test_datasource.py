@@ -67,6 +67,21 @@ def _sql_fixture(extract_fixture: Extract, fixture_id: str) -> Path:
     return base
 
 
+def test_delete_partition_drops_the_partitions_of_the_rows(spark: Any, tmp_path: Path) -> None:
+    """``hoodie.datasource.write.operation=delete_partition``: as Apache Hudi's Spark writer without
+    ``hoodie.datasource.write.partitions.to.delete``, the partitions of the DataFrame's rows go."""
+    path = str(tmp_path / "trips")
+    opts = _opts()
+    rows = pa.table({"id": ["a", "b", "c"], "city": ["sf", "sf", "ny"], "ts": [1, 1, 1]})
+    spark.createDataFrame(rows).write.format("hudi").options(**opts).mode("append").save(path)
+    drop = spark.createDataFrame(pa.table({"id": ["x"], "city": ["sf"], "ts": [9]}))
+    drop.write.format("hudi").options(**opts).option("hoodie.datasource.write.operation", "delete_partition").mode(
+        "append"
+    ).save(path)
+    left = spark.read.format("hudi").load(path).select("id", "city").collect()
+    assert [tuple(r) for r in left] == [("c", "ny")]
+
+
 def test_partition_filter_pushdown(spark: Any, extract_fixture: Extract) -> None:
     base = _sql_fixture(extract_fixture, "cow/v9_txns_simple_meta")
     plain = spark.read.format("hudi").load(str(base)).filter("region = 'us'")

@@ -148,6 +148,18 @@ SCENARIOS: dict[str, tuple[dict[str, bool], dict[str, Any], list[Step]]] = {
             ("delete", pa.table({"id": ["d"], "city": ["ny"]})),
         ],
     ),
+    "duplicate-keys": (
+        {},
+        {"write": {"small_file_limit_bytes": 0}},
+        [
+            # Inserts keep duplicates: a twice in one file group of sf, then once more in another.
+            ("insert", _batch(["a", "a", "b"], ["sf", "sf", "sf"], [1, 2, 1], [1.0, 2.0, 3.0])),
+            ("insert", _batch(["a"], ["sf"], [1], [4.0])),
+            # Tagged with both file groups: the first copy of each is updated, then deleted.
+            ("upsert", _batch(["a", "b"], ["sf", "sf"], [3, 3], [5.0, 6.0])),
+            ("delete", pa.table({"id": ["a"], "city": ["sf"]})),
+        ],
+    ),
     "many-file-groups": (
         {},
         {"write": {"max_file_size_bytes": 2 << 20, "small_file_limit_bytes": 1 << 20, "record_size_estimate": 6000}},
@@ -238,11 +250,12 @@ def test_bad_batches_fail_typed_and_leave_the_table_unchanged(spark: Any, tmp_pa
     extra = _batch(["b"], ["sf"], [1], [1.0]).append_column("extra", pa.array([1]))
     with pytest.raises(SchemaMismatchError, match="'extra'"):
         client.upsert(spark.createDataFrame(extra))
-    # Found inside an executor: the typed error still reaches the caller.
+    # Text into a long column: refused from the schemas on the driver, whatever the values.
     bad_value = pa.table({"id": ["b"], "city": ["sf"], "ts": ["not a number"], "v": [1.0]})
     with pytest.raises(SchemaMismatchError, match="'ts'") as caught:
         client.upsert(spark.createDataFrame(bad_value))
     assert caught.value.column == "ts"
+    # Found inside an executor: the typed error still reaches the caller.
     null_key = pa.table({"id": pa.array(["c", None], pa.string()), "city": ["sf", "sf"], "ts": [1, 1], "v": [1.0, 2.0]})
     with pytest.raises(InvalidRecordKeyError) as null_caught:
         client.upsert(spark.createDataFrame(null_key))

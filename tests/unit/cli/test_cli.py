@@ -146,3 +146,24 @@ def test_init_exist_ok_is_idempotent(tmp_path: Path) -> None:
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output
     assert "exists" in again.output
+
+
+ACME_STRATEGY = "8c1f7a52-3c6b-4d2e-9a41-5f0e7d2b6a13"  # examples/acme-merger, installed by the test command
+
+
+def test_plugins_lists_merger_strategy_ids_as_json() -> None:
+    result = runner.invoke(app, ["plugins", "--json"])
+    assert result.exit_code == 0, result.output
+    listing = {(c["kind"], c["name"]): c for c in json.loads(result.output)}
+    acme = listing[("record merger", "acme-order-merger")]
+    assert acme["strategy_id"] == ACME_STRATEGY
+    assert acme["provided_by"] == "plugin 'acme-merger' (distribution acme-merger)"
+    assert listing[("record merger", "event-time-ordering")]["strategy_id"] == "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
+    assert listing[("storage backend", "local")]["strategy_id"] is None
+
+
+def test_plugins_never_cuts_names_or_strategy_ids_on_a_narrow_terminal() -> None:
+    proc = _cli("plugins")  # COLUMNS=40
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "acme-order-merger" in x)
+    assert ACME_STRATEGY in line

@@ -134,7 +134,9 @@ def test_rows_and_columns_are_carried_through(
     assert tag_locations(build(registry, name), table.slice(0, 0), files, storage).num_rows == 0
 
 
-def test_latest_instant_wins_for_duplicate_locations() -> None:
+def test_a_key_in_several_file_groups_tags_its_row_once_per_file_group() -> None:
+    # Java's left outer join of records with found locations (HoodieBloomIndex.tagLocationBacktoRecords),
+    # newest file group first; a global index that moves keys keeps the latest location only.
     found = pa.table(
         {
             RECORD_KEY: ["k", "k", "k"],
@@ -143,12 +145,16 @@ def test_latest_instant_wins_for_duplicate_locations() -> None:
             LOCATION_INSTANT: ["001", "005", "003"],
         }
     )
-    table = incoming([("k", "p"), ("k", "q")])
+    table = incoming([("k", "p"), ("k", "q"), ("j", "p")])
     non_global = apply_locations(table, found, is_global=False, update_partition_path=True)
-    assert non_global.column(LOCATION_FILE_ID).to_pylist() == ["new", "other"]
-    global_ = apply_locations(table, found, is_global=True, update_partition_path=False)
-    assert global_.column(LOCATION_FILE_ID).to_pylist() == ["new", "new"]
-    assert global_.column(PARTITION_PATH).to_pylist() == ["p", "p"]
+    assert non_global.column(LOCATION_FILE_ID).to_pylist() == ["new", "old", "other", None]
+    assert non_global.column(PARTITION_PATH).to_pylist() == ["p", "p", "q", "p"]
+    in_place = apply_locations(table, found, is_global=True, update_partition_path=False)
+    assert in_place.column(LOCATION_FILE_ID).to_pylist() == ["new", "other", "old"] * 2 + [None]
+    assert in_place.column(PARTITION_PATH).to_pylist() == ["p", "q", "p"] * 2 + ["p"]
+    moving = apply_locations(table, found, is_global=True, update_partition_path=True)
+    assert moving.column(LOCATION_FILE_ID).to_pylist() == ["new", "new", None]
+    assert moving.column(PARTITION_PATH).to_pylist() == ["p", "q", "p"]
 
 
 def test_range_pruning_plans_only_keys_in_range(

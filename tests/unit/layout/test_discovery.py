@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hudi_framework.contracts.storage import FileInfo, StorageBackend
-from hudi_framework.layout.discovery import TableListing, discover_partitions, list_table
+from hudi_framework.errors import NestedPartitionError, PartitionPathError
+from hudi_framework.layout.discovery import TableListing, check_new_partitions, discover_partitions, list_table
 from hudi_storage_local.backend import LocalStorageBackend
 
 META = ".hoodie_partition_metadata"
@@ -82,3 +85,21 @@ def test_empty_table(tmp_path: Path) -> None:
     _touch(storage, ".hoodie/hoodie.properties")
     assert list_table(storage).partitions == []
     assert discover_partitions(storage) == []
+
+
+def test_new_partitions_must_be_found_by_a_listing() -> None:
+    check_new_partitions(["eu", "2024/01/15", ""], ["us", "2024/01/14", ""])
+    check_new_partitions(["a/b"], ["a/c", "x"])  # siblings of different depths do not nest
+    check_new_partitions(["a", "a/b"], ["a", "a/b"])  # nothing new: existing layouts are not judged
+    for new, existing, other in [
+        (["eu/west"], ["eu"], "eu"),
+        (["eu"], ["eu/west"], "eu/west"),
+        (["zz", "zz/y/z"], [], "zz/y/z"),
+        (["a/b/c"], ["a"], "a"),
+    ]:
+        with pytest.raises(NestedPartitionError) as info:
+            check_new_partitions(new, existing)
+        assert info.value.other == other
+        assert isinstance(info.value, PartitionPathError)
+    with pytest.raises(PartitionPathError, match="metadata folder"):
+        check_new_partitions([".hoodie/x"], [])

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hudi_framework.contracts.storage import FileInfo
-from hudi_framework.errors import UnsupportedFormatError
+from hudi_framework.errors import MissingDataFileError, UnsupportedFormatError
 from hudi_framework.layout import (
     BaseFileName,
     FileGroupId,
@@ -297,3 +297,42 @@ def test_v6_slicing_properties(bases: list[int], logs: list[tuple[int, int]], co
     assert got == expected_logs
     latest = view.latest_file_slice(FG)
     assert latest == (slices[-1] if slices else None)
+
+
+# ------------------------------------------------------------------ files the timeline names
+def test_timeline_files_the_listing_lacks_are_sliced_and_reported() -> None:
+    written = {P: {base(1): t(1), base(2): t(2), base(1, "g-0"): t(1)}}
+    view = make_view({P: [base(1), base(1, "g-0")]}, done((1, 1, Action.COMMIT), (2, 2, Action.COMMIT)), 8,
+                     timeline_files=written)  # fmt: skip
+    latest = view.latest_file_slices()
+    assert [shape(s) for s in latest] == [(t(2), base(2), []), (t(1), base(1, "g-0"), [])]
+    assert view.missing_files(latest) == {f"{P}/{base(2)}": t(2)}
+    with pytest.raises(MissingDataFileError) as error:
+        view.check_files(latest)
+    assert (error.value.key, error.value.instant) == (f"{P}/{base(2)}", t(2))
+    older = view.latest_file_slices(as_of=t(1))
+    assert view.missing_files(older) == {}
+    view.check_files(older)  # the listed version serves the snapshot as of t1
+
+
+def test_a_lost_partition_is_still_a_partition() -> None:
+    view = make_view({P: [base(1)]}, done((1, 1, Action.COMMIT)), 8, timeline_files={"gone": {base(1, "h-0"): t(1)}})
+    assert view.partitions == ["gone", P]
+    assert list(view.missing_files(view.latest_file_slices())) == [f"gone/{base(1, 'h-0')}"]
+
+
+def test_v6_log_first_written_after_as_of_is_not_read_then() -> None:
+    # One v6 log file of the t1 slice, appended by delta commits t2 (version 1) and t3 (version 2).
+    instants = done((1, 1, Action.COMMIT), (2, 2), (3, 3))
+    written = {P: {base(1): t(1), log(1): t(2), log(1, version=2): t(3)}}
+    view = make_view({P: [base(1), log(1)]}, instants, 6, timeline_files=written)
+    assert shape(view.latest_file_slice(FG, as_of=t(2))) == (t(1), base(1), [log(1)])
+    assert view.missing_files([view.latest_file_slice(FG, as_of=t(2))]) == {}  # type: ignore[list-item]
+    latest = view.latest_file_slices()
+    assert shape(latest[0]) == (t(1), base(1), [log(1), log(1, version=2)])
+    assert view.missing_files(latest) == {f"{P}/{log(1, version=2)}": t(3)}
+
+
+def test_without_timeline_files_nothing_is_missing() -> None:
+    view = make_view({P: [base(1)]}, done((1, 1, Action.COMMIT), (2, 2, Action.COMMIT)), 8)
+    assert view.missing_files(view.latest_file_slices()) == {}

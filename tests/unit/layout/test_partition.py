@@ -9,15 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hudi_framework.errors import UnsafePartitionPathError
 from hudi_framework.layout.partition import (
     DEFAULT_PARTITION_PATH,
     PartitionPathError,
     PartitionPathFormat,
-    check_no_traversal,
+    check_partition_path,
     escape_path_name,
     render_partition_value,
     unescape_path_name,
 )
+from hudi_framework.layout.reserved import segment_problem
 
 ESCAPED = "\x00\x01\x1f\"#%'*/:=?\\\x7f{[]^"
 
@@ -122,7 +124,7 @@ def test_encode_rejects_bad_input() -> None:
     assert PartitionPathFormat(("a",), url_encode=True).encode(("x/../y",)) == "x%2F..%2Fy"
     with pytest.raises(PartitionPathError):
         PartitionPathFormat(("a",), url_encode=True).encode(("..",))
-    assert check_no_traversal("a/b..c") == "a/b..c"
+    assert check_partition_path("a/b..c") == "a/b..c"
 
 
 def test_encode_arrays_types_and_chunks() -> None:
@@ -181,7 +183,9 @@ def test_url_encoded_round_trip(parts: list[str | None], hive_style: bool) -> No
     try:
         path = fmt.encode(parts)
     except PartitionPathError:
-        assert any(p in (".", "..") for p in parts)
+        # Escaped values hold no "/": only a whole value can be a refused segment, never behind "f=".
+        assert not hive_style
+        assert any(p and segment_problem(p) is not None for p in parts)
         return
     expected = tuple(None if p in (None, "", DEFAULT_PARTITION_PATH) else p for p in parts)
     assert fmt.decode(path) == expected
@@ -189,7 +193,7 @@ def test_url_encoded_round_trip(parts: list[str | None], hive_style: bool) -> No
 
 @given(
     parts=st.lists(
-        st.from_regex(r"[A-Za-z0-9_ ,.-]{1,10}", fullmatch=True).filter(lambda s: s not in (".", "..")),
+        st.from_regex(r"[A-Za-z0-9_ ,.-]{1,10}", fullmatch=True).filter(lambda s: segment_problem(s) is None),
         min_size=1,
         max_size=4,
     ),
@@ -211,3 +215,42 @@ def test_encode_arrays_high_and_low_cardinality_paths_agree() -> None:
         assert out[i] == fmt.encode((ids[i].as_py(), regions[i].as_py()))
     with pytest.raises(PartitionPathError, match="segment"):
         PartitionPathFormat(("id",)).encode_arrays([pa.array([f"{i}/" for i in range(n)])])
+
+
+@pytest.mark.parametrize("hive_style", [False, True])
+@pytest.mark.parametrize(
+    ("value", "segment"),
+    [
+        (".hoodie", ".hoodie"),
+        ("x/.hoodie/y", ".hoodie"),
+        (".hoodie_partition_metadata", ".hoodie_partition_metadata"),
+        ("a/.hoodie_partition_metadata.parquet", ".hoodie_partition_metadata.parquet"),
+        ("a/../b", ".."),
+        ("a//b", ""),
+    ],
+)
+def test_reserved_segments_name_the_field_and_value(value: str, segment: str, hive_style: bool) -> None:
+    fmt = PartitionPathFormat(("city", "p"), hive_style=hive_style)
+    if hive_style and "/" not in value:
+        assert fmt.encode((value, "x")) == f"city={value}/p=x"  # behind "city=": a plain segment
+        return
+    for attempt in (
+        lambda: fmt.encode(("ok", value)),
+        lambda: fmt.encode_arrays([pa.array(["ok"]), pa.array([value])]),
+    ):
+        with pytest.raises(UnsafePartitionPathError) as info:
+            attempt()
+        err = info.value
+        assert (err.field, err.value, err.segment) == ("p", value, segment)
+        assert err.path == (f"p={value}" if hive_style else value)
+        assert "hoodie.datasource.write.hive_style_partitioning=true" in str(err)
+
+
+def test_hidden_names_that_are_not_reserved_are_kept() -> None:
+    fmt = PartitionPathFormat(("p",))
+    for value in (".net", "x/.y", ".hoodiex", ".hoodie_partition_metadataX", "_hoodie", "..."):
+        assert fmt.encode((value,)) == value
+        assert fmt.encode_arrays([pa.array([value])]).to_pylist() == [value]
+    assert check_partition_path(".net/x") == ".net/x"
+    with pytest.raises(PartitionPathError, match="metadata folder"):
+        check_partition_path("a/.hoodie")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 from acme_merger import ACME_ORDER_STRATEGY_ID, OrderMerger, OrderMergerOptions
 from acme_merger.order import ColumnGroup
+from hypothesis import strategies as st
 
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.errors import MergeStrategyNotFoundError
@@ -14,9 +16,25 @@ from hudi_framework.testing import RecordMergerContract
 
 
 class TestOrderMerger(RecordMergerContract):
+    # The merger's own columns, so the laws are checked on the columns it actually merges.
+    columns = {
+        "order_updated_at": (pa.int64(), st.none() | st.sampled_from([1, 2, 3])),
+        "order_item": (pa.string(), st.none() | st.sampled_from(["book", "pen"])),
+        "order_amount": (pa.float64(), st.none() | st.sampled_from([0.0, 9.5])),
+        "payment_updated_at": (pa.int64(), st.none() | st.sampled_from([1, 2])),
+        "payment_method": (pa.string(), st.none() | st.sampled_from(["card", "cash"])),
+        "payment_failure_reason": (pa.string(), st.none() | st.just("declined")),
+    }
+
     @pytest.fixture
     def merger(self) -> RecordMerger:
-        # The suite's columns: ``note`` is a column group stamped by ``payload``.
+        return OrderMerger()
+
+
+class TestOrderMergerOnSuiteColumns(RecordMergerContract):
+    @pytest.fixture
+    def merger(self) -> RecordMerger:
+        # The suite's own columns: ``note`` is a column group stamped by ``payload``.
         return OrderMerger(OrderMergerOptions(groups=(ColumnGroup(updated_at="payload", columns=("note",)),)))
 
 

@@ -9,8 +9,9 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, RECORD_KEY_FIELD, MergeContext, RecordMerger
-from hudi_framework.errors import DuplicateRecordKeyError, MergeError
+from hudi_framework.errors import MergeError
 from hudi_framework.merge import commit_time_deletes, merge_with_base, project_to_schema
+from hudi_framework.merge.align import append_rows
 from tests.unit.merge.helpers import picked, table
 
 BASE = table([{"key": k, "ts": ts, "name": f"{k}@base"} for k, ts in [("a", 1), ("b", 5), ("c", 1), ("d", 1)]])
@@ -39,15 +40,33 @@ def test_duplicate_incoming_keys_are_pre_combined_first(event_time: RecordMerger
     assert picked(merge_with_base(BASE, incoming, event_time.__class__(), ctx).table)[0] == "a3"
 
 
-def test_duplicate_base_keys_are_an_error_when_updated(event_time: RecordMerger, ctx: MergeContext) -> None:
-    doubled = pa.concat_tables([BASE, BASE.slice(1, 2)])
-    with pytest.raises(DuplicateRecordKeyError) as info:
-        merge_with_base(doubled, BASE.slice(0, 3), event_time, ctx)
-    assert info.value.num_duplicates == 2
-    # Stored duplicates no incoming key touches are copied as they are (Apache Hudi does not look).
-    untouched = merge_with_base(doubled, BASE.slice(0, 1), event_time, ctx)
-    assert untouched.table.num_rows == doubled.num_rows
-    assert untouched.num_unchanged == doubled.num_rows - 1
+def test_a_key_stored_twice_merges_into_its_first_row_only(event_time: RecordMerger, ctx: MergeContext) -> None:
+    # Apache Hudi's key-based record buffer hands a key's record to its first stored row
+    # (KeyBasedFileGroupRecordBuffer.hasNextBaseRecord: records.remove(key)); later rows pass through.
+    doubled = pa.concat_tables([BASE, table([{"key": "b", "ts": 0, "name": "b@second"}]), BASE.slice(2, 1)])
+    incoming = table(
+        [{"key": "b", "ts": 7, "name": "b@new"}, {"key": "c", "ts": 9, "name": "c@gone", IS_DELETED_FIELD: True}]
+    )
+    result = merge_with_base(doubled, incoming, event_time, ctx)
+    assert picked(result.table) == ["a@base", "b@new", "d@base", "b@second", "c@base"]
+    assert (result.num_inserts, result.num_updates, result.num_deletes, result.num_unchanged) == (0, 1, 1, 4)
+    assert list(result.touched) == [False, True, False, False, False]
+
+
+def test_append_rows_keeps_every_row(event_time: RecordMerger, ctx: MergeContext) -> None:
+    incoming = table(
+        [
+            {"key": "a", "ts": 0, "name": "a@again"},
+            {"key": "z", "ts": 0, "name": "z@1"},
+            {"key": "z", "ts": 2, "name": "z@2"},
+            {"key": "d", "ts": 9, "name": "d@gone", IS_DELETED_FIELD: True},
+        ]
+    )
+    result = append_rows(BASE, incoming, event_time, replace(ctx, schema=BASE.schema))
+    assert picked(result.table) == ["a@base", "b@base", "c@base", "d@base", "a@again", "z@1", "z@2"]
+    assert list(result.touched) == [False] * 4 + [True] * 3
+    assert (result.num_inserts, result.num_updates, result.num_deletes, result.num_unchanged) == (3, 0, 0, 4)
+    assert result.table.schema == BASE.schema
 
 
 def test_missing_or_null_keys_are_an_error(event_time: RecordMerger, ctx: MergeContext) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
 from hudi_framework.contracts.merger import RecordMerger
@@ -34,3 +35,24 @@ class TestPerRecordCommitTime(RecordMergerContract):
     @pytest.fixture
     def merger(self) -> RecordMerger:
         return RecordCommitTimeMerger()
+
+
+def test_declared_columns_are_drawn_in_every_generated_row() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from hudi_framework.testing.merger_contract import version_tables
+
+    fares = st.none() | st.sampled_from([1.5, 2.5])
+    seen: set[object] = set()
+
+    @settings(max_examples=30, deadline=None)
+    @given(data=st.data())
+    def draw(data: st.DataObject) -> None:
+        (a, b), _ = version_tables(data, ["k0", "k1"], 2, "int64", {"fare": (pa.float64(), fares)})
+        for table in (a, b):
+            assert table.schema.field("fare").type == pa.float64()
+            seen.update(table.column("fare").to_pylist())
+
+    draw()
+    assert seen == {None, 1.5, 2.5}

@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 import pytest
 
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, RECORD_KEY_FIELD, MergeContext, RecordMerger
-from hudi_framework.errors import DuplicateRecordKeyError, MergeError
+from hudi_framework.errors import MergeError
 from hudi_framework.merge import merge_with_base
 from hudi_framework.merge.align import gather
 from hudi_framework.merge.ordering import as_mask
@@ -129,13 +129,20 @@ def test_a_batch_no_log_key_hits_passes_through_unchecked(event_time: RecordMerg
     assert sum(b.num_rows for b in out) >= duplicated.num_rows
 
 
-def test_duplicate_base_keys_hit_by_a_log_key_raise(event_time: RecordMerger) -> None:
+@pytest.mark.parametrize("batch_rows", [100, 3, 1])
+def test_duplicate_base_keys_take_a_log_row_into_their_first_row(event_time: RecordMerger, batch_rows: int) -> None:
+    # KeyBasedFileGroupRecordBuffer.hasNextBaseRecord: records.remove(key), so a log row merges into
+    # the first stored row of its key, in whichever batch it is; the key's later rows pass through.
     task = _task(event_time)
     stored = _base(10, np.random.default_rng(5))
     duplicated = pa.concat_tables([stored, stored]).combine_chunks()
     logs = _logs(stored.column(RECORD_KEY_FIELD).to_pylist(), np.random.default_rng(6), 4)
-    with pytest.raises(DuplicateRecordKeyError):
-        list(_merge_part(duplicated.to_batches(), logs, task, task.merge_context, 100))
+    out = pa.Table.from_batches(
+        list(_merge_part(duplicated.to_batches(max_chunksize=batch_rows), logs, task, task.merge_context, 100))
+    )
+    first = pa.Table.from_batches(list(_merge_part(stored.to_batches(), logs, task, task.merge_context, 100)))
+    expected = pa.concat_tables([first, stored])  # the second copies: untouched
+    assert sorted(map(str, out.to_pylist())) == sorted(map(str, expected.to_pylist()))
 
 
 def test_null_base_key_hit_batch_raises(event_time: RecordMerger) -> None:

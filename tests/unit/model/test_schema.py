@@ -67,3 +67,11 @@ def test_unsupported_types_raise() -> None:
         arrow_to_avro(pa.schema([("m", pa.map_(pa.int32(), pa.int32()))]), "t")
     with pytest.raises(SchemaConversionError):
         avro_to_arrow({"type": "record", "name": "r", "fields": [{"name": "u", "type": ["int", "string"]}]})
+
+
+def test_decimals_beyond_38_digits_raise_both_ways() -> None:
+    with pytest.raises(SchemaConversionError, match=r"'d'.*38 digits"):
+        arrow_to_avro(pa.schema([("d", pa.decimal256(39, 2))]), "t")
+    wide = {"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 2}
+    with pytest.raises(SchemaConversionError, match="40 digits"):
+        avro_to_arrow({"type": "record", "name": "r", "fields": [{"name": "d", "type": wide}]})

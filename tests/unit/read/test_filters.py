@@ -133,3 +133,25 @@ def test_prunable_fields_excludes_formatted_fields() -> None:
     filters = normalize_filters([("region", "=", "us")])
     assert prune_partitions(paths, filters, path_format=fmt, schema=SCHEMA, prunable_fields=[]) == paths
     assert prune_partitions(paths, filters, path_format=fmt, schema=SCHEMA, prunable_fields=["region"]) == ["us"]
+
+
+def test_the_default_partition_is_not_null_only() -> None:
+    """``__HIVE_DEFAULT_PARTITION__`` holds nulls, empty strings and that very string (and
+    ``default``, before Hudi 0.12, nulls and empty strings): no filter may prune it wrongly."""
+    fmt = PartitionPathFormat(("region", "year"), hive_style=True)
+    paths = ["region=us/year=2024", "region=__HIVE_DEFAULT_PARTITION__/year=__HIVE_DEFAULT_PARTITION__",
+             "region=default/year=2024"]  # fmt: skip
+
+    def prune(filters: Any) -> list[str]:
+        return prune_partitions(paths, normalize_filters(filters), path_format=fmt, schema=SCHEMA)
+
+    assert prune([("region", "=", "__HIVE_DEFAULT_PARTITION__")]) == paths[1:2]
+    assert prune([("region", "=", "")]) == paths[1:]
+    assert prune([("region", "is null")]) == paths[1:]
+    assert prune([("region", "is not null")]) == paths
+    assert prune([("region", "!=", "us")]) == paths[1:]
+    assert prune([("region", "starts with", "__")]) == paths[1:2]
+    assert prune([("region", "=", "default")]) == paths[2:]
+    # An int column only holds nulls there: its default partition is pruned by value filters.
+    assert prune([("year", "=", 2024)]) == [paths[0], paths[2]]
+    assert prune([("year", "is null")]) == paths[1:2]

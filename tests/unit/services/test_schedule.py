@@ -108,3 +108,16 @@ def test_v6_refuses_while_a_write_is_in_flight(copy_table: CopyTable) -> None:
     (base / ".hoodie" / "29990101000000000.deltacommit.requested").write_bytes(b"")
     with pytest.raises(CompactionPlanError, match="in flight"):
         schedule_compaction(HudiTable.open(str(base)), _settings())
+
+
+def test_a_plan_no_installed_merger_can_run_is_not_scheduled(copy_table: CopyTable) -> None:
+    from hudi_framework.table.properties import update_properties
+
+    base = copy_table(V9_WITH_LOGS)
+    missing = "0b9b5b0e-0000-4000-8000-00000000dead"  # no installed merger implements it
+    table = HudiTable.open(str(base))
+    update_properties(table.storage, {"hoodie.record.merge.mode": "CUSTOM", "hoodie.record.merge.strategy.id": missing})
+    table = HudiTable.open(str(base))
+    with pytest.raises(CompactionPlanError, match=f"record merger is not installed.*{missing}"):
+        schedule_compaction(table, _settings("unbounded"))
+    assert table.reload().timeline.pending() == []

@@ -180,3 +180,23 @@ def test_multipart_complete_whose_response_was_lost_still_succeeds(moto_client: 
     assert backend.read("big.bin") == payload
     assert flaky.calls["complete_multipart_upload"] == 2
     assert flaky.calls["abort_multipart_upload"] == 0
+
+
+def test_unfinished_multipart_uploads_are_incomplete_writes(bucket: str, moto_client: S3Client) -> None:
+    """A writer killed during a multipart upload leaves the upload; it is listed and aborted."""
+    backend = S3StorageBackend(f"s3://{bucket}/t", MOTO_OPTIONS, client=moto_client)
+    started = moto_client.create_multipart_upload(Bucket=bucket, Key="t/sf/f1.parquet")["UploadId"]
+    moto_client.create_multipart_upload(Bucket=bucket, Key="t/sf/deeper/f2.parquet")
+    moto_client.create_multipart_upload(Bucket=bucket, Key="other/f3.parquet")  # outside the root
+    backend.write("sf/published.parquet", b"x")
+    (write,) = backend.list_incomplete("sf")
+    assert (write.target, write.target_name, write.handle) == ("sf/f1.parquet", "f1.parquet", started)
+    assert sorted(w.target for w in backend.list_incomplete("", recursive=True)) == [
+        "sf/deeper/f2.parquet",
+        "sf/f1.parquet",
+    ]
+    backend.discard_incomplete(write)
+    backend.discard_incomplete(write)  # already gone
+    assert [w.target for w in backend.list_incomplete("", recursive=True)] == ["sf/deeper/f2.parquet"]
+    assert backend.read("sf/published.parquet") == b"x"
+    assert backend.small_writes_leave_incomplete is False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from hudi_framework.errors import CommitStateUnknownError, IllegalTransitionError, StorageError
+from hudi_framework.errors import CommitStateUnknownError, IllegalTransitionError, PostCommitWarning, StorageError
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -136,8 +136,10 @@ def test_cleanup_failure_after_the_commit_is_not_a_failed_write() -> None:
         real_delete(key, missing_ok=missing_ok)
 
     storage.delete = failing_delete  # type: ignore[method-assign]
-    result = WriteClient(table).insert(pa.table({"id": ["a"], "ts": [1]}))
+    with pytest.warns(PostCommitWarning, match="markers"):
+        result = WriteClient(table).insert(pa.table({"id": ["a"], "ts": [1]}))
     assert result.instant.is_completed
+    assert [f.step for f in result.post_commit_failures] == ["markers"], "reported, not raised"
     timeline = table.reload().timeline
     assert [i.state for i in timeline.instants] == [State.COMPLETED]
     assert read_table(table.reload()).num_rows == 1

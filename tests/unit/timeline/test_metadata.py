@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hudi_framework.errors import InstantMetadataError
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, write_container
@@ -17,6 +18,7 @@ from hudi_framework.timeline.metadata import (
     commit_metadata_to_avro_record,
     commit_metadata_to_json,
     decode_commit_metadata,
+    decode_written_files,
     encode_commit_metadata,
 )
 from tests.fixture_tables import FixtureTable, all_fixture_tables
@@ -48,6 +50,24 @@ def test_json_round_trip(md: CommitMetadata) -> None:
     assert _dump(back) == _dump(md)
     # Layout-2 readers accept JSON ("legacy" instants), as Java's CommitMetadataSerDeV2 does.
     assert _dump(decode_commit_metadata(data, replace=isinstance(md, ReplaceCommitMetadata))) == _dump(md)
+
+
+def _named(md: CommitMetadata) -> tuple[tuple[str, str], ...]:
+    """What decode_written_files must find: the file name of every stat with a path, and its partition."""
+    return tuple(
+        (s.partition_path if s.partition_path is not None else p, s.path.rsplit("/", 1)[-1])
+        for p, stats in (md.partition_to_write_stats or {}).items()
+        for s in stats
+        if s.path not in (None, "", "null")
+    )
+
+
+@settings(max_examples=100)
+@given(commit_metadata(json_shape=False), st.booleans())
+def test_written_files_match_the_full_decode(md: CommitMetadata, json_layout: bool) -> None:
+    data = encode_commit_metadata(md, 1 if json_layout else 2)
+    assert decode_written_files(data) == _named(decode_commit_metadata(data))
+    assert decode_written_files(b"") == ()
 
 
 def test_empty_files_decode_to_empty_instances() -> None:
@@ -82,6 +102,8 @@ def test_replace_metadata_helpers() -> None:
 def test_undecodable_content_raises(data: bytes) -> None:
     with pytest.raises(InstantMetadataError):
         decode_commit_metadata(data, path="x")
+    with pytest.raises(InstantMetadataError):
+        decode_written_files(data, path="x")
 
 
 def test_other_avro_record_is_rejected() -> None:
@@ -126,6 +148,7 @@ def test_reencoding_fixture_commit_metadata_is_byte_identical(
         if not data:
             continue
         md = decode_commit_metadata(data, path=str(path))
+        assert decode_written_files(data) == _named(md), path
         if data.startswith(b"Obj\x01"):
             java = read_container(data)
             ours = read_container(commit_metadata_to_avro(md))

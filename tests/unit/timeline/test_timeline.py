@@ -13,6 +13,7 @@ from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import (
     CommitMetadata,
     ReplaceCommitMetadata,
+    WriteStat,
     commit_metadata_to_avro,
     commit_metadata_to_json,
 )
@@ -139,6 +140,28 @@ def test_replaced_file_groups(layout2: Timeline) -> None:
     assert layout2.replaced_file_groups() == {("p", "f1"): replace, ("p", "f2"): replace, ("", "f3"): replace}
     assert layout2.replaced_file_groups(as_of=T1) == {}
     assert layout2.replaced_file_groups() == layout2.replaced_file_groups()  # memoised path
+
+
+def test_written_files_read_each_commit_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stat = WriteStat(file_id="f1", path="p/f1_0-0-0_x.parquet", partition_path="p")
+    written = CommitMetadata(partition_to_write_stats={"p": [stat]})
+    _put(tmp_path, 2, f"{T1}_{T2}.commit", commit_metadata_to_avro(written))
+    _put(tmp_path, 2, f"{T3}_{T4}.deltacommit", b"")
+    storage = LocalStorageBackend(str(tmp_path))
+    reads: list[list[str]] = []
+    original = storage.read_many
+    monkeypatch.setattr(storage, "read_many", lambda keys: reads.append(list(keys)) or original(keys))
+    timeline = Timeline.load(storage, layout_version=2)
+    commits = timeline.commits_timeline()
+    assert timeline.written_files(commits) == {commits[0]: (("p", "f1_0-0-0_x.parquet"),), commits[1]: ()}
+    assert timeline.written_files(commits[:1]) == {commits[0]: (("p", "f1_0-0-0_x.parquet"),)}
+    # A reloaded timeline keeps what an earlier snapshot read; only new completions are read.
+    _put(tmp_path, 2, f"{T5}_{T6}.commit", commit_metadata_to_avro(CommitMetadata()))
+    reloaded = timeline.reload()
+    assert set(reloaded.written_files(reloaded.commits_timeline())) == set(reloaded.commits_timeline())
+    assert [len(keys) for keys in reads] == [2, 1]
+    with pytest.raises(InstantMetadataError, match="not a completed write"):
+        Timeline.load(storage, layout_version=2).written_files([Instant(T5, Action.CLEAN, State.COMPLETED, T6)])
 
 
 def test_pending_plans(layout2: Timeline) -> None:

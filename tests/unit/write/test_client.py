@@ -162,3 +162,24 @@ def test_small_files_take_inserts(tmp_path: Path) -> None:
     assert len(slices) == 1  # the second insert went into the small file group
     client.bulk_insert(_batch(["c"], ["sf"], [1], [1.0]))
     assert len(client.table.reload().latest_file_slices()) == 2  # bulk insert opens new file groups
+
+
+def test_default_settings_write_zstd_base_files_every_reader_reads(tmp_path: Path) -> None:
+    import glob
+
+    from hudi_framework.config import HudiSettings
+    from hudi_framework.config.enums import ParquetCodec
+
+    assert HudiSettings().write.parquet_compression_codec is ParquetCodec.ZSTD
+    config = new_table_config("t", record_key_fields=["id"], ordering_fields=["ts"])
+    table = HudiTable.create(str(tmp_path), config)
+    WriteClient(table, HudiSettings()).upsert(pa.table({"id": ["a", "b"], "ts": [1, 2], "v": [1.5, None]}))
+    (path,) = glob.glob(str(tmp_path / "*.parquet"))
+    meta = pq.ParquetFile(path).metadata
+    codecs = {meta.row_group(0).column(i).compression for i in range(meta.num_columns)}
+    assert codecs == {"ZSTD"}
+    rows = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(str(tmp_path)).build().read())
+    assert sorted(rows.select(["id", "ts", "v"]).to_pylist(), key=lambda r: r["id"]) == [
+        {"id": "a", "ts": 1, "v": 1.5},
+        {"id": "b", "ts": 2, "v": None},
+    ]

@@ -1,0 +1,58 @@
+"""A heartbeat must not outlive the failed write it belonged to.
+
+Found by the fault campaign (``kill-local``, ``rollback_failed-mor-v9``, campaign seed 4242, trial
+seed 1554942585: SIGKILL at the 31st of 89 storage calls, while the next writer deleted the
+markers of the failed write it had just rolled back). The rollback had completed and the failed
+instant was gone from the timeline, but its heartbeat file, deleted only after the rollback
+returns, stayed: no later writer removes the heartbeat of an instant that is on the timeline in no
+state. Here the crash is an exception at the same point.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi_framework.table.table import HudiTable
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.write import rollback
+from hudi_framework.write.client import WriteClient
+from tests.faults.processes import kill_writer
+
+
+class _CrashError(Exception):
+    """Stands in for the next writer dying inside its rollback of the failed write."""
+
+
+def _batch(ids: list[str], ts: int) -> pa.Table:
+    return pa.table({"id": ids, "city": ["sf"] * len(ids), "ts": [ts] * len(ids)})
+
+
+@pytest.mark.parametrize(("table_type", "version"), [("COPY_ON_WRITE", 6), ("MERGE_ON_READ", 9)])
+def test_heartbeat_of_a_rolled_back_write_is_removed_by_the_next_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table_type: str, version: int
+) -> None:
+    path = tmp_path / "t"
+    config = new_table_config(
+        "t", version=version, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
+        ordering_fields=["ts"],
+    )  # fmt: skip
+    WriteClient(HudiTable.create(str(path), config)).insert(_batch(["a", "b"], 1))
+    rows = [{"id": "c", "city": "sf", "ts": 2}]
+    kill_writer(str(path), "before", tmp_path, rows)  # a writer dies before completing its instant
+    (dead,) = HudiTable.open(str(path)).timeline.pending()
+    heartbeat = path / ".hoodie" / ".heartbeat" / dead.requested_time
+    assert heartbeat.is_file()
+
+    def crash(storage: object, instant: str) -> None:
+        raise _CrashError(f"died deleting the markers of {instant}")
+
+    with monkeypatch.context() as m:
+        m.setattr(rollback, "delete_markers", crash)
+        with pytest.raises(_CrashError):  # the next writer dies once the failed instant is gone
+            WriteClient(HudiTable.open(str(path))).upsert(_batch(["d"], 3))
+    assert dead.requested_time not in {i.requested_time for i in HudiTable.open(str(path)).timeline.instants}
+    WriteClient(HudiTable.open(str(path))).upsert(_batch(["e"], 4))
+    assert not heartbeat.exists(), "the heartbeat of the rolled-back write is removed"
