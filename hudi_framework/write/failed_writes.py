@@ -107,7 +107,7 @@ def rollback_failed_writes(
     timeline = writer.timeline()
     check_no_pending_restore(timeline)
     scratch = storage.list_dirs(MARKER_ROOT)  # one listing for both sweeps (a request on S3)
-    sweep_leftovers(storage, timeline, marker_dirs=scratch)
+    sweep_leftovers(storage, timeline, marker_dirs=scratch, orphan_heartbeats=policy is FailedWritesPolicy.EAGER)
     results = []
     finished = set()
     for pending in pending_rollbacks(storage, writer, timeline):
@@ -130,11 +130,21 @@ def rollback_failed_writes(
     return results
 
 
-def sweep_leftovers(storage: StorageBackend, timeline: Timeline, *, marker_dirs: Collection[str] | None = None) -> None:
+def sweep_leftovers(
+    storage: StorageBackend,
+    timeline: Timeline,
+    *,
+    marker_dirs: Collection[str] | None = None,
+    orphan_heartbeats: bool = False,
+) -> None:
     """Remove what dead writers left that is safe to remove under any policy: markers and heartbeats
     of completed instants (:func:`drop_leftovers_of_completed`) and half-written small objects under
-    ``.hoodie`` (:func:`~hudi_framework.write.incomplete.sweep_metadata_incomplete_writes`)."""
-    drop_leftovers_of_completed(storage, timeline, marker_dirs=marker_dirs)
+    ``.hoodie`` (:func:`~hudi_framework.write.incomplete.sweep_metadata_incomplete_writes`).
+
+    ``orphan_heartbeats`` (single writer, ``EAGER``): also the heartbeats of instants the timeline
+    holds in no state (a rollback that died after removing its target, before its heartbeat).
+    """
+    drop_leftovers_of_completed(storage, timeline, marker_dirs=marker_dirs, orphan_heartbeats=orphan_heartbeats)
     sweep_metadata_incomplete_writes(storage)
 
 
@@ -183,19 +193,25 @@ def drop_abandoned_scratch(
 
 
 def drop_leftovers_of_completed(
-    storage: StorageBackend, timeline: Timeline, *, marker_dirs: Collection[str] | None = None
+    storage: StorageBackend,
+    timeline: Timeline,
+    *,
+    marker_dirs: Collection[str] | None = None,
+    orphan_heartbeats: bool = False,
 ) -> list[str]:
     """Delete heartbeat files and markers of completed instants (a writer that died right after
     its completed file was written never cleaned them up), with what failed task attempts of those
-    writes left half-written next to the marked files.
+    writes left half-written next to the marked files; with ``orphan_heartbeats`` (single writer
+    only), also heartbeats of instants on the timeline in no state.
 
     Returns:
         The requested times whose leftovers were deleted.
     """
     completed = {i.requested_time for i in timeline.completed()}
+    known = {i.requested_time for i in timeline.instants}
     dropped = []
     for info in storage.list(HEARTBEAT_ROOT):
-        if info.name in completed:
+        if info.name in completed or (orphan_heartbeats and info.name not in known):
             storage.delete(info.key)
             dropped.append(info.name)
     for key in storage.list_dirs(MARKER_ROOT) if marker_dirs is None else marker_dirs:

@@ -47,6 +47,10 @@ _REDO_ATTEMPTS: Final = 5
 _RMTREE_ATTEMPTS: Final = 5
 
 
+#: Keys of the table's metadata folder, whose directories are kept.
+_METAFOLDER_PREFIX = ".hoodie/"
+
+
 def _tmp_name(target: Path) -> Path:
     return target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
 
@@ -258,13 +262,32 @@ class LocalStorageBackend(StorageBackend):
             return [f"{prefix}/{e.name}" if prefix else e.name for e in it if e.is_dir()]
 
     def delete(self, key: str, *, missing_ok: bool = True) -> None:
-        """Delete a file."""
+        """Delete a file; a data directory it leaves empty goes too (see :meth:`_prune_empty_parents`)."""
         try:
             self._file(key).unlink()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             # A directory at the key is not an object (EISDIR); a file as a parent means no object.
             if not missing_ok:
                 raise StorageNotFoundError(key) from None
+            return
+        if not key.startswith(_METAFOLDER_PREFIX):
+            self._prune_empty_parents(key)
+
+    def _prune_empty_parents(self, key: str) -> None:
+        """Remove the directories above ``key`` that are empty now, up to the root.
+
+        Outside ``.hoodie`` a directory only holds data files, as a prefix on an object store does,
+        so one the last file left (a partition a rolled-back write created) is a stray. Writers
+        recreate a directory that vanished under them (:meth:`_publish_small`, ``_PublishOnClose``);
+        ``rmdir`` never removes a directory that is not empty.
+        """
+        parts = key.split("/")[:-1]
+        while parts:
+            try:
+                os.rmdir(self._file("/".join(parts)))
+            except OSError:  # not empty (the common case), or gone already
+                return
+            parts.pop()
 
     def delete_tree(self, prefix: str) -> None:
         """Remove the directory ``prefix`` with everything in it (temporary files included)."""
@@ -314,6 +337,8 @@ class LocalStorageBackend(StorageBackend):
         if _tmp_target(write.handle.rsplit("/", 1)[-1]) is None:
             raise InvalidStorageKeyError(write.handle, "not a temporary file of this backend")
         self._file(write.handle).unlink(missing_ok=True)
+        if not write.handle.startswith(_METAFOLDER_PREFIX):
+            self._prune_empty_parents(write.handle)
 
     def exists(self, key: str) -> bool:
         """Whether a file exists at ``key``."""

@@ -19,8 +19,8 @@ from hudi_framework.table.savepoint import create_savepoint, restore_to_savepoin
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
+from tests.faults.campaign.inventory import stray_objects
 from tests.faults.processes import kill_writer
-from tests.faults.stray import stray_objects
 from tests.faults.tables import START_ROWS, start_table_copies
 from tests.faults.test_killed_writer import _hudi_rs, _ours
 

@@ -20,10 +20,10 @@ from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.write.client import WriteClient
+from tests.faults.campaign.inventory import stray_objects
 from tests.faults.kill_writer import run_operation
 from tests.faults.processes import kill_writer
 from tests.faults.s3_faults import new_bucket, s3_options
-from tests.faults.stray import stray_objects
 from tests.faults.tables import START_ROWS, create_start_table, start_table_copies
 from tests.faults.test_killed_writer import _hudi_rs, _ours
 

@@ -7,7 +7,7 @@ timeline. An object is accounted for when it is:
 * ``.hoodie/hoodie.properties``;
 * an instant file in the timeline directory (pending instants are reported separately), or a file
   of the archived timeline (``.hoodie/archived/``, ``.hoodie/timeline/history/``), of
-  ``.hoodie/.aux/`` or of ``.hoodie/.schema/``;
+  ``.hoodie/.aux/``, of ``.hoodie/.schema/`` or a storage lock's ``.hoodie/.locks/``;
 * a partition's ``.hoodie_partition_metadata`` file (Apache Hudi's rollback leaves it too);
 * a data file (base or log file) that a completed instant references: a commit, delta commit,
   replace commit or compaction commit in its write stats, a rollback (or restore) as a rollback
@@ -47,9 +47,11 @@ _META: Final = ".hoodie"
 #: Directories of Hudi's metadata that may be empty, and trees whose files are Hudi's own.
 _MAY_BE_EMPTY: Final = frozenset(
     {"", _META, f"{_META}/.temp", f"{_META}/.heartbeat", f"{_META}/timeline", f"{_META}/timeline/history",
-     f"{_META}/archived", f"{_META}/.aux", f"{_META}/.schema"}
+     f"{_META}/archived", f"{_META}/.aux", f"{_META}/.schema", f"{_META}/.locks"}
 )  # fmt: skip
-_KNOWN_TREES: Final = (f"{_META}/archived/", f"{_META}/timeline/history/", f"{_META}/.aux/", f"{_META}/.schema/")
+_KNOWN_TREES: Final = (
+    f"{_META}/archived/", f"{_META}/timeline/history/", f"{_META}/.aux/", f"{_META}/.schema/", f"{_META}/.locks/",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +139,21 @@ def _accounts(table: HudiTable) -> _Accounts:
                 for record in records or ():
                     _rollback_files(dict(record or {}), root, referenced, deleted, by)
     return _Accounts(frozenset(referenced), deleted)
+
+
+def table_listing(table: HudiTable) -> Listing:
+    """Everything under ``table``'s base path: walked on local disk, else its storage's listing and
+    incomplete writes."""
+    storage = table.storage
+    if "://" not in table.base_uri or table.base_uri.startswith("file://"):
+        return local_listing(Path(storage.path("")))
+    files = frozenset(info.key for info in storage.list("", recursive=True))
+    return Listing(files, uploads=tuple(sorted(w.target for w in storage.list_incomplete("", recursive=True))))
+
+
+def stray_objects(table: HudiTable) -> list[str]:
+    """Every stray of ``table``, as ``kind: key`` (empty for a settled table)."""
+    return [str(stray) for stray in find_strays(table, table_listing(table))]
 
 
 def find_strays(table: HudiTable, listing: Listing) -> list[Stray]:

@@ -89,6 +89,12 @@ class Scenario:
     def merge_on_read(self) -> bool:
         return self.table_type == "MERGE_ON_READ"
 
+    @property
+    def recovery_finishes(self) -> bool:
+        """Whether the recovery completes this operation once it has started (a pending rollback,
+        compaction or clean is finished, as Apache Hudi finishes them), rather than undoing it."""
+        return self.op in ("rollback", "compaction", "clean")
+
 
 def all_scenarios() -> list[Scenario]:
     """Every scenario: write operations on every layout, compaction on merge-on-read layouts,

@@ -242,7 +242,9 @@ def judge(prepared: Prepared, base: str, report: StepReport) -> list[Failure]:
         failures.append(Failure(f"recovery raised {type(e).__name__}", _where(e)))
     final = _observe(store, base, "after recovery", failures)
     if final is not None:
-        failures += _check_recovery([prepared.before, prepared.after], post, final)
+        failures += _check_recovery(
+            [prepared.before, prepared.after], post, final, finishes=prepared.scenario.recovery_finishes
+        )
     failures += _leftovers(store, base)
     return failures
 
@@ -263,10 +265,13 @@ def _check_outcome(prepared: Prepared, report: StepReport, post: Rows) -> list[F
     return [Failure("partial table after the fault", diffs)]
 
 
-def _check_recovery(states: list[Rows], post: Rows | None, final: Rows) -> list[Failure]:
+def _check_recovery(states: list[Rows], post: Rows | None, final: Rows, *, finishes: bool = False) -> list[Failure]:
     """The recovery adds its row to the state (before or after) the fault left; from a partial
-    state (or one no reader could read) it must reach the before or the after state."""
+    state (or one no reader could read) it must reach the before or the after state. An operation
+    the recovery finishes (``finishes``) may also go from the before state to the after state."""
     starts = [post] if post is not None and post in states else states
+    if finishes and post is not None and post == states[0]:
+        starts = states
     wanted = [sorted([*rows, RECOVERY_ROW]) for rows in starts]
     if final in wanted:
         return []

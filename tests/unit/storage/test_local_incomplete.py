@@ -114,3 +114,19 @@ def test_a_stream_whose_temporary_file_vanished_fails_to_publish(backend: LocalS
     with pytest.raises(StorageError, match="removed before it was published"):
         out.close()
     assert not backend.exists("sf/data.parquet")
+
+
+def test_deleting_the_last_data_file_of_a_directory_removes_the_directory(backend: LocalStorageBackend) -> None:
+    root = Path(backend.path(""))
+    backend.write("la/2024/a.parquet", b"a")
+    backend.write("la/2024/b.parquet", b"b")
+    backend.write(".hoodie/.heartbeat/1", b"")
+    backend.delete("la/2024/a.parquet")
+    assert (root / "la" / "2024").is_dir()  # not empty yet
+    backend.delete("la/2024/b.parquet")
+    assert not (root / "la").exists()  # a partition a rolled-back write created leaves no trace
+    backend.delete(".hoodie/.heartbeat/1")
+    assert (root / ".hoodie" / ".heartbeat").is_dir()  # the metadata folder's directories stay
+    assert root.is_dir()
+    backend.write("la/2024/c.parquet", b"c")  # and a writer recreates what it needs
+    assert backend.read("la/2024/c.parquet") == b"c"
