@@ -15,11 +15,11 @@ from rich.table import Table
 from hudi_framework.cli import render
 from hudi_framework.cli.clean import clean
 from hudi_framework.cli.compaction import compaction
+from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
 from hudi_framework.cli.log_blocks import repair, show_log_blocks
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.config.enums import WriteEngine
-from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError, HudiError, JobVerificationError, TableExistsError, TableNotFoundError
 from hudi_framework.jobs.report import ProgressObserver, render_report
 from hudi_framework.jobs.runner import run_job
@@ -48,26 +48,35 @@ def _console() -> Console:
     return Console()
 
 
-def _open(path: str) -> HudiTable:
-    return HudiTable.open(path)
+def _open(path: str, config: Path | None) -> HudiTable:
+    return open_table(path, settings_from(config))
+
+
+ConfigArg = Annotated[
+    Path | None,
+    typer.Argument(
+        help="A TOML or YAML config file (see configs/); or give it as --config.", exists=True, metavar="config"
+    ),
+]
 
 
 @app.command()
 def init(
-    config: Annotated[Path, typer.Argument(help="A TOML or YAML config file (see configs/).", exists=True)],
+    config_arg: ConfigArg = None,
     path: Annotated[str | None, typer.Option(help="Base path; overrides table.base_path.")] = None,
     schema: Annotated[str | None, typer.Option(help="Columns as name:type,... e.g. id:long,city:string.")] = None,
     schema_from: Annotated[Path | None, typer.Option(help="Take the schema from a Parquet file.")] = None,
     exist_ok: Annotated[bool, typer.Option("--exist-ok", help="Succeed if the same table already exists.")] = False,
+    config: ConfigOpt = None,
 ) -> None:
     """Create a table from a config file."""
-    settings = HudiSettings.load(config)
+    settings = settings_from(config_file(config_arg, config))
     base = path or settings.table.base_path
     if not base:
         raise ConfigError("no base path: set table.base_path in the config or pass --path")
     if exist_ok:
         try:
-            existing = HudiTable.open(base)
+            existing = open_table(base, settings)
         except TableNotFoundError:
             pass
         else:
@@ -77,25 +86,24 @@ def init(
             _console().print(f"[yellow]exists[/] {existing!r}")
             return
     arrow_schema = parse_schema_spec(schema) if schema else pq.read_schema(schema_from) if schema_from else None
-    table = HudiTable.create(
-        base,
-        table_config_from_settings(settings),
-        schema=arrow_schema,
-        plugin_manager=build_plugin_manager(
-            load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable
-        ),
-        storage_backend=settings.storage.backend,
-        storage_options=settings.storage.backend_options(base),
-    )
+    table = HudiTable.create(base, table_config_from_settings(settings), schema=arrow_schema, settings=settings)
     _console().print(f"[green]created[/] {table!r}")
 
 
 @app.command()
 def run(
-    config: Annotated[Path, typer.Argument(help="A TOML or YAML config file with a \\[job] section.", exists=True)],
+    config_arg: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A TOML or YAML config file with a \\[job] section; or give it as --config.",
+            exists=True,
+            metavar="config",
+        ),
+    ] = None,
     path: Annotated[str | None, typer.Option(help="Base path; overrides table.base_path.")] = None,
     rows: Annotated[int | None, typer.Option(min=1, help="Rows of the initial write; overrides job.rows.")] = None,
     engine: Annotated[WriteEngine | None, typer.Option(case_sensitive=False, help="Overrides write.engine.")] = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Run the config's job: write sample data, apply change batches, read back and verify.
 
@@ -108,7 +116,7 @@ def run(
         overrides["job.rows"] = rows
     if engine is not None:
         overrides["write.engine"] = engine.value
-    settings = HudiSettings.load(config, overrides=overrides)
+    settings = settings_from(config_file(config_arg, config), overrides=overrides)
     console = _console()
     if not console.is_terminal:
         console = Console(width=120)  # logs and pipes: room for the summary table's columns
@@ -125,9 +133,9 @@ def run(
 
 
 @show.command("table")
-def show_table(path: PathArg, as_json: JsonOpt = False, properties: bool = False) -> None:
+def show_table(path: PathArg, as_json: JsonOpt = False, properties: bool = False, config: ConfigOpt = None) -> None:
     """Key facts of the table (and all of hoodie.properties with --properties)."""
-    table = _open(path)
+    table = _open(path, config)
     if as_json:
         typer.echo(json.dumps(table.properties, indent=2, sort_keys=True))
         return
@@ -142,9 +150,10 @@ def show_timeline(
     path: PathArg,
     as_json: JsonOpt = False,
     commits_only: Annotated[bool, typer.Option("--commits", help="Only completed write commits.")] = False,
+    config: ConfigOpt = None,
 ) -> None:
     """Instants with actions, states and completion times."""
-    timeline = _open(path).timeline
+    timeline = _open(path, config).timeline
     instants = list(timeline.commits_timeline()) if commits_only else list(timeline.instants)
     if as_json:
         rows = [
@@ -163,9 +172,10 @@ def show_file_slices(
     partition: Annotated[str | None, typer.Option(help="Only this partition path.")] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Instant time (or ISO date-time).")] = None,
     as_json: JsonOpt = False,
+    config: ConfigOpt = None,
 ) -> None:
     """The latest file slice of every file group."""
-    slices = _open(path).latest_file_slices(partition=partition, as_of=as_of)
+    slices = _open(path, config).latest_file_slices(partition=partition, as_of=as_of)
     if as_json:
         rows = [
             {"partition": s.partition_path, "file_id": s.file_id, "base_instant": s.base_instant_time,
@@ -178,15 +188,18 @@ def show_file_slices(
 
 
 @show.command("schema")
-def show_schema(path: PathArg) -> None:
+def show_schema(path: PathArg, config: ConfigOpt = None) -> None:
     """The table schema (from the latest commit, else the create schema)."""
-    typer.echo(str(_open(path).schema()))
+    typer.echo(str(_open(path, config).schema()))
 
 
 @app.command("plugins")
-def plugins(as_json: JsonOpt = False) -> None:
-    """Installed plugins and the components they provide (mergers with their strategy UUIDs)."""
-    registry = ComponentRegistry.from_manager(build_plugin_manager())
+def plugins(as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
+    """Installed plugins and the components they provide (mergers with their strategy UUIDs), as the
+    config's plugins section loads them."""
+    loading = settings_from(config).plugins
+    manager = build_plugin_manager(load_entry_points=loading.load_entry_points, disable=loading.disable)
+    registry = ComponentRegistry.from_manager(manager)
     rows = [
         (kind.label, comp, strategy_of(comp) if kind is ComponentKind.MERGER else None)
         for kind in ComponentKind

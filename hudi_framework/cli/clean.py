@@ -2,22 +2,22 @@
 
 ``run`` goes through the ``clean`` table service plugin found in the registry: it finishes pending
 cleans, then plans a clean with the configured policy and executes it (an explicit run does not wait
-for ``hoodie.clean.max.commits``). Settings come from an optional config file plus Apache Hudi
-options (``--option hoodie.cleaner.commits.retained=5``). ``show`` reads clean instants directly.
+for ``hoodie.clean.max.commits``). Settings come from an optional config file (``--config``) and
+``HUDI_*`` variables plus Apache Hudi options (``--option hoodie.cleaner.commits.retained=5``).
+``show`` reads clean instants directly.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from hudi_framework.cli.service_cli import build_service, settings_from
+from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
+from hudi_framework.cli.service_cli import build_service
 from hudi_framework.cli.service_cli import console as make_console
-from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.services.clean_metadata import CleanMetadata, decode_clean_metadata
 from hudi_framework.services.clean_plan import CleanerPlan, decode_cleaner_plan
 from hudi_framework.services.inline import CLEAN_SERVICE
@@ -27,9 +27,6 @@ from hudi_framework.timeline.instant import Action, Instant, State
 clean = typer.Typer(help="Run and inspect cleaning (old file slices deleted by policy).", no_args_is_help=True)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", exists=True, help="A TOML or YAML config file (services.clean...).")
-]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -79,9 +76,9 @@ def _files(table: HudiTable, inst: Instant) -> list[dict[str, Any]]:
 
 
 @clean.command("show")
-def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) -> None:
+def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
     """Clean instants on the timeline, or the files of one with --instant."""
-    table = HudiTable.open(path)
+    table = open_table(path, settings_from(config))
     instants = table.timeline.by_action(Action.CLEAN)
     if instant is not None:
         chosen = [i for i in instants if i.requested_time == instant]
@@ -117,8 +114,7 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) ->
 def run(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> None:
     """Finish pending cleans, then plan and execute a clean with the configured policy."""
     settings = settings_from(config, option)
-    pm = build_plugin_manager(load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable)
-    table = HudiTable.open(path, plugin_manager=pm)
+    table = open_table(path, settings)
     service = build_service(table, settings, CLEAN_SERVICE)
     todo = [i.requested_time for i in table.timeline.pending({Action.CLEAN})]
     for inst in todo:

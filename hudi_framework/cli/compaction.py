@@ -1,23 +1,21 @@
 """``hudi-fw compaction schedule|run|show``: merge-on-read compaction from the shell.
 
 The commands go through the ``compaction`` table service plugin found in the registry, so they work
-with whichever implementation is installed. Settings come from an optional config file plus
-Apache Hudi options (``--option hoodie.compaction.strategy=...``).
+with whichever implementation is installed. Settings come from an optional config file (``--config``)
+and ``HUDI_*`` variables plus Apache Hudi options (``--option hoodie.compaction.strategy=...``).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from hudi_framework.cli.service_cli import build_service, settings_from
+from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
+from hudi_framework.cli.service_cli import build_service
 from hudi_framework.cli.service_cli import console as make_console
-from hudi_framework.config.settings import HudiSettings
-from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.services.compaction_plan import (
     TOTAL_IO_MB,
     TOTAL_LOG_FILES_SIZE,
@@ -31,9 +29,6 @@ from hudi_framework.timeline.instant import Action, Instant, State
 compaction = typer.Typer(help="Schedule, run and inspect merge-on-read compactions.", no_args_is_help=True)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", exists=True, help="A TOML or YAML config file (services.compaction...).")
-]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -42,11 +37,6 @@ OptionOpt = Annotated[
 ]
 InstantOpt = Annotated[str | None, typer.Option("--instant", help="The compaction instant time.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-def _open(path: str, settings: HudiSettings) -> HudiTable:
-    pm = build_plugin_manager(load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable)
-    return HudiTable.open(path, plugin_manager=pm)
 
 
 def _compactions(table: HudiTable) -> list[Instant]:
@@ -103,9 +93,9 @@ def _plan_table(inst: Instant, plan: CompactionPlan) -> Table:
 
 
 @compaction.command("show")
-def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) -> None:
+def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
     """Compactions on the timeline (pending and completed), or the plan of one with --instant."""
-    table = HudiTable.open(path)
+    table = open_table(path, settings_from(config))
     instants = _compactions(table)
     if instant is not None:
         chosen = [i for i in instants if i.requested_time == instant]
@@ -147,7 +137,7 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False) ->
 def schedule(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> None:
     """Write a compaction plan (T.compaction.requested) with the configured strategy."""
     settings = settings_from(config, option)
-    table = _open(path, settings)
+    table = open_table(path, settings)
     instant = build_service(table, settings, COMPACTION_SERVICE).schedule(table)
     console = make_console()
     if instant is None:
@@ -179,7 +169,7 @@ def run(
     """Execute a pending compaction (--instant), or every pending one, oldest first."""
     flags: dict[str, object] = {"services.compaction.skip_corrupt_log_blocks": True} if skip_corrupt_log_blocks else {}
     settings = settings_from(config, option, flags)
-    table = _open(path, settings)
+    table = open_table(path, settings)
     pending = [i.requested_time for i in table.timeline.pending({Action.COMPACTION})]
     todo = [instant] if instant is not None else pending
     console = make_console()

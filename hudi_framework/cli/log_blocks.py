@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.cli.service_cli import console
 from hudi_framework.table.log_inspection import LogBlockInfo, inspect_log_blocks
 from hudi_framework.table.log_repair import truncate_log_tail
-from hudi_framework.table.table import HudiTable
 
 __all__ = ["repair", "show_log_blocks"]
 
@@ -36,13 +36,14 @@ def show_log_blocks(
     file_id: Annotated[str | None, typer.Option("--file-id", help="Only this file group.")] = None,
     corrupt_only: Annotated[bool, typer.Option("--corrupt-only", help="Only damaged blocks.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    config: ConfigOpt = None,
 ) -> None:
     """Every block of the latest file slices' log files: offset, type, instant, records, damage.
 
     A corrupt block's status says what readers lose by skipping it: lost (rows of a completed write),
     unknown (its writer cannot be read), rolled-back or uncommitted (nothing).
     """
-    infos = inspect_log_blocks(HudiTable.open(path), partition=partition, file_id=file_id)
+    infos = inspect_log_blocks(open_table(path, settings_from(config)), partition=partition, file_id=file_id)
     if corrupt_only:
         infos = [i for i in infos if i.corrupt]
     if as_json:
@@ -74,12 +75,13 @@ def truncate_log(
     path: PathArg,
     log_file: Annotated[str, typer.Argument(help="The log file (its key in the table, as show log-blocks prints).")],
     offset: Annotated[int, typer.Option("--offset", min=0, help="Offset of the corrupt tail block to cut off.")],
+    config: ConfigOpt = None,
 ) -> None:
     """Cut a torn tail (a corrupt block running to the end of a log file) off the file.
 
     Refused when intact blocks follow the offset or a completed write wrote the tail; the original
     file is kept under .hoodie/.aux/log-repair/.
     """
-    done = truncate_log_tail(HudiTable.open(path), log_file, offset)
+    done = truncate_log_tail(open_table(path, settings_from(config)), log_file, offset)
     action = "deleted (nothing intact)" if done.deleted else f"truncated to {done.offset} bytes"
     console().print(f"{done.log_file}: {action}, {done.removed_bytes} bytes removed; original at {done.backup_key}")

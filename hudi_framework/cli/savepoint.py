@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.table.savepoint import (
     create_savepoint,
     delete_savepoint,
@@ -16,7 +17,6 @@ from hudi_framework.table.savepoint import (
     restore_to_savepoint,
     rollback_latest_commit,
 )
-from hudi_framework.table.table import HudiTable
 
 savepoint = typer.Typer(help="Create, list and delete savepoints.", no_args_is_help=True)
 
@@ -30,9 +30,10 @@ def create(
     instant: Annotated[str | None, typer.Argument(help="The completed commit to keep; the latest by default.")] = None,
     user: Annotated[str | None, typer.Option(help="Recorded as savepointedBy.")] = None,
     comments: Annotated[str, typer.Option(help="Free text stored with the savepoint.")] = "",
+    config: ConfigOpt = None,
 ) -> None:
     """Savepoint a completed commit."""
-    table = HudiTable.open(path)
+    table = open_table(path, settings_from(config))
     if instant is None:
         latest = table.timeline.latest_completed_commit()
         if latest is None:
@@ -45,10 +46,12 @@ def create(
 
 @savepoint.command("list")
 def list_(
-    path: PathArg, as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False
+    path: PathArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    config: ConfigOpt = None,
 ) -> None:
     """List savepoints, oldest first."""
-    points = list_savepoints(HudiTable.open(path))
+    points = list_savepoints(open_table(path, settings_from(config)))
     if as_json:
         rows = [
             {"instant": s.instant_time, "by": s.savepointed_by, "at_ms": s.savepointed_at_ms, "comments": s.comments}
@@ -63,15 +66,15 @@ def list_(
 
 
 @savepoint.command("delete")
-def delete(path: PathArg, instant: InstantArg) -> None:
+def delete(path: PathArg, instant: InstantArg, config: ConfigOpt = None) -> None:
     """Delete a savepoint."""
-    delete_savepoint(HudiTable.open(path), instant)
+    delete_savepoint(open_table(path, settings_from(config)), instant)
     Console().print(f"savepoint {instant} deleted")
 
 
-def restore(path: PathArg, instant: InstantArg) -> None:
+def restore(path: PathArg, instant: InstantArg, config: ConfigOpt = None) -> None:
     """Restore the table to a savepoint: every later instant is rolled back."""
-    result = restore_to_savepoint(HudiTable.open(path), instant)
+    result = restore_to_savepoint(open_table(path, settings_from(config)), instant)
     Console().print(
         f"restored to {instant} by {result.restore_instant.requested_time}; "
         f"rolled back {len(result.rolled_back)} instants: {', '.join(result.rolled_back) or '-'}"
@@ -81,9 +84,10 @@ def restore(path: PathArg, instant: InstantArg) -> None:
 def rollback(
     path: PathArg,
     instant: Annotated[str | None, typer.Argument(help="The latest completed commit (checked).")] = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Roll back the latest completed commit (a rollback instant records it)."""
-    result = rollback_latest_commit(HudiTable.open(path), instant)
+    result = rollback_latest_commit(open_table(path, settings_from(config)), instant)
     done = result.rollback_instant
     Console().print(
         f"rolled back by {done.requested_time if done else '-'}; deleted {len(result.deleted)} files, "

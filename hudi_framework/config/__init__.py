@@ -5,7 +5,6 @@ from hudi_framework.config.component_sections import (
     LockSettings,
     MergerSettings,
     PluginSettings,
-    S3Settings,
     StorageSettings,
 )
 from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
@@ -18,6 +17,7 @@ from hudi_framework.config.enums import (
     ParquetCodec,
     QueryType,
     RecordMergeMode,
+    S3CredentialsSource,
     TableType,
     TableVersion,
     TimelineTimezone,
@@ -26,6 +26,7 @@ from hudi_framework.config.enums import (
     WriteOperation,
 )
 from hudi_framework.config.job import BatchOperation, JobBatch, JobSettings, JobSource, OnExistingTable
+from hudi_framework.config.s3 import S3Settings
 from hudi_framework.config.sections import ReadSettings, TableSettings, TimestampKeygenSettings, WriteSettings
 from hudi_framework.config.services import (
     ArchiveSettings,
@@ -66,6 +67,7 @@ __all__ = [
     "QueryType",
     "ReadSettings",
     "RecordMergeMode",
+    "S3CredentialsSource",
     "S3Settings",
     "ServicesSettings",
     "StorageSettings",

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Final, Literal, Self
+from typing import Any, Final, Self
 from uuid import UUID
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
 from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
 from hudi_framework.config.enums import RecordMergeMode
+from hudi_framework.config.s3 import S3Settings
 
 __all__ = [
     "COMMIT_TIME_STRATEGY_ID",
@@ -181,40 +182,6 @@ class LockSettings(Section):
         return ComponentRef(name=self.provider, options=self.options)
 
 
-class S3Settings(Section):
-    """Typed S3 connection settings. Credentials are secrets: masked in ``repr``, JSON and errors.
-
-    Leave credentials unset to use the AWS default chain (environment, web identity, instance
-    profile); this project never reads ``~/.aws`` itself. The fields match the ``s3`` storage
-    plugin's options (``S3StorageOptions``); its other options go in ``storage.options``.
-    """
-
-    region: str | None = Field(default=None, min_length=1)
-    """AWS region of the bucket; unset lets boto3 resolve it."""
-    endpoint_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
-    """Custom endpoint (MinIO, moto, a VPC endpoint)."""
-    access_key_id: SecretStr | None = None
-    """Access key id (masked too: it identifies the account)."""
-    secret_access_key: SecretStr | None = None
-    """Secret access key."""
-    session_token: SecretStr | None = None
-    """Session token of temporary credentials."""
-    addressing_style: Literal["auto", "virtual", "path"] = "auto"
-    """Bucket addressing; ``path`` is needed by some S3-compatible stores."""
-
-    @model_validator(mode="after")
-    def _check(self) -> Self:
-        if (self.access_key_id is None) != (self.secret_access_key is None):
-            raise CrossFieldError(
-                "access_key_id and secret_access_key are set together", ("storage", "s3", "secret_access_key")
-            )
-        if self.session_token is not None and self.access_key_id is None:
-            raise CrossFieldError(
-                "session_token needs access_key_id and secret_access_key", ("storage", "s3", "session_token")
-            )
-        return self
-
-
 class StorageSettings(Section):
     """Where the table's files live."""
 
@@ -237,8 +204,7 @@ class StorageSettings(Section):
 
         ``options``, plus the S3 fields that were set when the backend is ``s3`` (by name, or by an
         ``s3://`` / ``s3a://`` base path when no backend is named). Secrets stay
-        :class:`~pydantic.SecretStr` (the plugin's options model takes them as such), except the
-        access key id, which the ``s3`` plugin takes as a plain string.
+        :class:`~pydantic.SecretStr`: the ``s3`` plugin's options model extends :class:`S3Settings`.
 
         Args:
             base_path: The table's base URI, used when ``backend`` is not set.
@@ -248,8 +214,6 @@ class StorageSettings(Section):
         if self.backend == "s3" or (self.backend is None and scheme in _S3_SCHEMES):
             for name in self.s3.model_fields_set:
                 value = getattr(self.s3, name)
-                if name == "access_key_id" and isinstance(value, SecretStr):
-                    value = value.get_secret_value()
                 if value is not None:
                     merged[name] = value
         return merged

@@ -25,8 +25,24 @@ from hudi_framework.config.hoodie_values import (
     render_scalar,
 )
 from hudi_framework.config.paths import Path, close_matches
+from hudi_framework.config.s3 import (
+    parse_credentials_providers,
+    parse_path_style,
+    parse_s3a_endpoint,
+    render_credentials_providers,
+    render_path_style,
+)
 
-__all__ = ["HOODIE_KEYS", "IGNORED_KEYS", "HoodieKey", "get_path", "is_ignored", "lookup", "suggest"]
+__all__ = [
+    "HOODIE_KEYS",
+    "IGNORED_KEYS",
+    "HoodieKey",
+    "get_path",
+    "is_ignored",
+    "lookup",
+    "sets_storage",
+    "suggest",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +88,20 @@ def _family(prefix: str, path: str, names: tuple[str, ...]) -> Iterator[HoodieKe
     # the plugin's own options model validates them.
     for name in names:
         yield _k(f"{path}.{name}", f"{prefix}{name}")
+
+
+def _s3a(
+    path: str,
+    name: str,
+    *extra: str,
+    parse: Callable[[object], object] = parse_scalar,
+    render: Callable[[object], str | None] = render_scalar,
+    secret: bool = False,
+) -> HoodieKey:
+    # Hadoop S3A's key first (what Spark and Apache Hudi's Java writers read for S3 storage), then
+    # Apache Hudi's own spelling if any, then the session-config form users copy from spark-defaults.
+    keys = (f"fs.s3a.{name}", *extra, f"spark.hadoop.fs.s3a.{name}")
+    return _k(path, *keys, parse=parse, render=render, secret=secret)
 
 
 _KEYGEN_TS = "hoodie.keygen.timebased."
@@ -213,9 +243,18 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
         "hoodie.write.lock.storage.heartbeat.poll.secs",
     ),
     # ------------------------------------------------------------------ storage
-    _k("storage.s3.access_key_id", "hoodie.aws.access.key", secret=True),
-    _k("storage.s3.secret_access_key", "hoodie.aws.secret.key", secret=True),
-    _k("storage.s3.session_token", "hoodie.aws.session.token", secret=True),
+    _s3a("storage.s3.endpoint_url", "endpoint", parse=parse_s3a_endpoint),
+    _s3a("storage.s3.region", "endpoint.region"),
+    _s3a("storage.s3.addressing_style", "path.style.access", parse=parse_path_style, render=render_path_style),
+    _s3a("storage.s3.access_key_id", "access.key", "hoodie.aws.access.key", secret=True),
+    _s3a("storage.s3.secret_access_key", "secret.key", "hoodie.aws.secret.key", secret=True),
+    _s3a("storage.s3.session_token", "session.token", "hoodie.aws.session.token", secret=True),
+    _s3a(
+        "storage.s3.credentials_provider",
+        "aws.credentials.provider",
+        parse=parse_credentials_providers,
+        render=render_credentials_providers,
+    ),
     # ------------------------------------------------------------------ services
     _k("services.compaction.inline", "hoodie.compact.inline"),
     _k("services.compaction.schedule_inline", "hoodie.compact.schedule.inline"),
@@ -292,6 +331,13 @@ _ALL_KEYS: Final = tuple(sorted({*(k for e in HOODIE_KEYS for k in e.keys), *IGN
 def lookup(key: str) -> HoodieKey | None:
     """The mapping entry of an Apache Hudi option key (any case), or None."""
     return _BY_KEY.get(key.strip().lower())
+
+
+def sets_storage(key: str) -> bool:
+    """Whether ``key`` (an Apache Hudi or S3A key, or a ``storage.*`` field path) sets a storage field."""
+    entry = lookup(key)
+    section = entry.path[0] if entry is not None else key.strip().split(".", 1)[0].lower()
+    return section == "storage"
 
 
 def is_ignored(key: str) -> bool:

@@ -89,8 +89,17 @@ def from_mapping(mapping: Mapping[str, Any], *, style: Style, source: str | None
     return layer
 
 
+#: Sections whose field paths are accepted among Apache Hudi options. Storage fields without an
+#: Apache Hudi key (``storage.backend``, ``storage.options.*``) would otherwise be out of reach of
+#: ``format("hudi")`` options and ``--option``; other sections have a key for every field that acts.
+_FIELD_PATH_SECTIONS = frozenset({"storage"})
+
+
 def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], source: str | None) -> Layer:
     """A layer from Apache Hudi options (``{"hoodie.table.name": "trips", ...}``).
+
+    Hadoop S3A keys (``fs.s3a.*``) and the storage section's own field paths
+    (``storage.s3.endpoint_url``) are accepted too; see :data:`_FIELD_PATH_SECTIONS`.
 
     Raises:
         UnknownConfigKeyError: A key is neither mapped nor on the ignore list; carries suggestions.
@@ -101,20 +110,24 @@ def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], so
     for raw_key, value in options.items():
         key = str(raw_key)
         entry = lookup(key)
-        if entry is None:
+        if entry is not None:
+            try:
+                parsed, path = entry.parse(value), entry.path
+            except HoodieValueError as e:
+                raise InvalidConfigValueError(key, str(e)).located(source) from None
+            origin = Origin(key, Style.HOODIE, source)
+        elif key.strip().split(".", 1)[0].lower() in _FIELD_PATH_SECTIONS:
+            path = tuple(key.strip().split("."))
+            parsed, origin = value, Origin(key.strip(), Style.DOTTED, source)
+        else:
             if not is_ignored(key):
                 unknown.append(key)
             continue
-        try:
-            parsed = entry.parse(value)
-        except HoodieValueError as e:
-            raise InvalidConfigValueError(key, str(e)).located(source) from None
-        origin = Origin(key, Style.HOODIE, source)
-        previous = layer.origins.get(entry.path)
+        previous = layer.origins.get(path)
         if previous is not None:
-            _check_same(root, entry.path, _get(layer.data, entry.path), parsed, previous, origin)
+            _check_same(root, path, _get(layer.data, path), parsed, previous, origin)
             continue
-        _set(layer, entry.path, parsed, origin)
+        _set(layer, path, parsed, origin)
     if unknown:
         raise UnknownConfigKeyError(unknown[0], suggest(unknown[0]), also=unknown[1:]).located(source)
     return layer

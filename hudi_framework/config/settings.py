@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from hudi_framework.config import layers
@@ -32,6 +32,7 @@ from hudi_framework.config.component_sections import (
 )
 from hudi_framework.config.enums import RecordMergeMode
 from hudi_framework.config.hoodie_keys import HOODIE_KEYS, get_path
+from hudi_framework.config.hoodie_values import render_scalar
 from hudi_framework.config.job import JobSettings
 from hudi_framework.config.loader import read_config_file
 from hudi_framework.config.paths import ENV_DELIMITER, ENV_PREFIX, Origin, Style, close_matches
@@ -207,15 +208,18 @@ class HudiSettings(BaseSettings):
         return cls(_origins=layer.origins, **layer.data)
 
     # ------------------------------------------------------------------ export
-    def to_hoodie_options(self, *, include_defaults: bool = False) -> dict[str, str]:
+    def to_hoodie_options(self, *, include_defaults: bool = False, include_secrets: bool = False) -> dict[str, str]:
         """These settings as Apache Hudi options (canonical keys), for Spark code and interop.
 
-        Secrets are never included. Fields without an Apache Hudi key (``write.engine``...) are
+        The S3 connection goes out under Hadoop S3A's keys (``fs.s3a.endpoint``...), which Spark hands
+        to Apache Hudi's Java writers too. Fields without an Apache Hudi key (``write.engine``...) are
         left out; component names without an Apache Hudi spelling use the generic upper-case form,
         which :meth:`from_hoodie_options` maps back.
 
         Args:
             include_defaults: Also write fields left at their default.
+            include_secrets: Also write the S3 credentials, in clear (for a ``format("hudi")`` read
+                that must reach the same storage); left out by default.
 
         Returns:
             Option key -> string value, sorted by key.
@@ -223,12 +227,31 @@ class HudiSettings(BaseSettings):
         defaults = type(self)()
         options: dict[str, str] = {}
         for entry in HOODIE_KEYS:
-            if entry.secret:
+            if entry.secret and not include_secrets:
                 continue
             value = get_path(self, entry.path)
             if value is None or (not include_defaults and value == get_path(defaults, entry.path)):
                 continue
-            rendered = entry.render(value)
+            rendered = value.get_secret_value() if isinstance(value, SecretStr) else entry.render(value)
             if rendered is not None:
                 options[entry.key] = rendered
+        return dict(sorted(options.items()))
+
+    def to_spark_options(self, *, include_secrets: bool = False) -> dict[str, str]:
+        """Options for ``format("hudi")`` that carry these settings, storage included, to a Spark job.
+
+        :meth:`to_hoodie_options`, plus the storage fields that have no Apache Hudi key
+        (``storage.backend``, ``storage.options.*``) under their field paths, which the data source
+        accepts too.
+
+        Args:
+            include_secrets: Also write the S3 credentials, in clear.
+        """
+        options = self.to_hoodie_options(include_secrets=include_secrets)
+        if self.storage.backend is not None:
+            options["storage.backend"] = self.storage.backend
+        for name, value in self.storage.options.items():
+            rendered = render_scalar(value)
+            if rendered is not None:
+                options[f"storage.options.{name}"] = rendered
         return dict(sorted(options.items()))

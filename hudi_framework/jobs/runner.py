@@ -23,7 +23,6 @@ from hudi_framework.jobs.model import ExpectedTable, content_checksum
 from hudi_framework.jobs.result import JobReport, ReadReport, StepReport
 from hudi_framework.jobs.source import SampleSource, open_source
 from hudi_framework.jobs.spec import JobPlan, StepPlan, plan_job
-from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
@@ -133,15 +132,10 @@ def run_job(
 
 def _open_or_create(settings: HudiSettings, config: TableConfig, schema: pa.Schema) -> tuple[HudiTable, bool]:
     base = settings.table.base_path or ""
-    pm = build_plugin_manager(load_entry_points=settings.plugins.load_entry_points, disable=settings.plugins.disable)
-    backend, options = settings.storage.backend, settings.storage.backend_options(base)
     try:
-        table = HudiTable.open(base, plugin_manager=pm, storage_backend=backend, storage_options=options)
+        table = HudiTable.open(base, settings=settings)
     except TableNotFoundError:
-        created = HudiTable.create(
-            base, config, schema=schema, plugin_manager=pm, storage_backend=backend, storage_options=options
-        )
-        return created, True
+        return HudiTable.create(base, config, schema=schema, settings=settings), True
     found = table.config
     mine = (config.name, config.table_type, config.record_key_fields, config.partition_fields, config.ordering_fields)
     theirs = (found.name, found.table_type, found.record_key_fields, found.partition_fields, found.ordering_fields)
@@ -227,7 +221,10 @@ class _Run:
         spark_rows = None
         if self._spark is not None and len(step.phases) > 2:
             self._observer.step_phase(step, 2)
-            options = {k: v for k, v in self._settings.to_hoodie_options().items() if k != "hoodie.base.path"}
+            # The whole storage section, credentials included: the read's tasks reach the table
+            # only through these options (they travel pickled, like the write tasks' settings).
+            everything = self._settings.to_spark_options(include_secrets=True)
+            options = {k: v for k, v in everything.items() if k != "hoodie.base.path"}
             spark_rows = spark_count(self._spark, self._table.base_uri, options)
         seconds = time.perf_counter() - started
         self._observer.step_done(step, seconds)

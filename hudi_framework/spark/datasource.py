@@ -33,12 +33,6 @@ from hudi_framework.spark.datasource_write import build_writer
 from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_to_spark
-from hudi_framework.table.table import HudiTable
-
-
-def _open_table(options: SourceOptions) -> HudiTable:
-    settings = options.settings()
-    return HudiTable.open(options.path, storage_options=options.storage_options(settings))
 
 
 def _spark_schema(schema: pa.Schema) -> StructType:
@@ -60,7 +54,7 @@ class HudiDataSourceReader(DataSourceReader):
 
     def partitions(self) -> Sequence[InputPartition]:
         with reported_to_spark():
-            table = _open_table(self._options)
+            table = self._options.open_table()
             plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
             return [_ReadPartition(task) for task in plan.tasks]
 
@@ -68,7 +62,7 @@ class HudiDataSourceReader(DataSourceReader):
         if not isinstance(partition, _ReadPartition):
             return  # an empty plan: Spark still runs one default partition
         with reported_to_spark():
-            table = _open_table(self._options)
+            table = self._options.open_table()
             for batch in run_task(partition.task, table.storage):
                 yield _to_spark_batch(batch, self._arrow_schema)
 
@@ -105,7 +99,7 @@ class HudiDataSource(DataSource):
     def schema(self) -> StructType:
         with reported_to_spark():
             options = SourceOptions.parse(self.options)
-            table = _open_table(options)
+            table = options.open_table()
             read_options = build_options(options=options.hoodie)
             return _spark_schema(read_schema(table, as_of=read_options.as_of))
 

@@ -89,19 +89,17 @@ def _task_identity() -> tuple[int, int, int]:
 
 def _open_or_create(options: SourceOptions, schema: pa.Schema | None) -> HudiTable | None:
     """The target table; created from the options when missing and ``schema`` is given."""
-    settings = options.settings()
-    storage_options = options.storage_options(settings)
     try:
-        return HudiTable.open(options.path, storage_options=storage_options)
+        return options.open_table()
     except TableNotFoundError:
         if schema is None:
             return None
-        config = table_config_from_settings(settings)
-        return HudiTable.create(options.path, config, schema=schema, storage_options=storage_options)
+        config = table_config_from_settings(options.settings)
+        return HudiTable.create(options.path, config, schema=schema, settings=options.settings)
 
 
 def _operation(options: SourceOptions, overwrite: bool) -> WriteOperation:
-    operation = WriteOperation(options.settings().write.operation.value)
+    operation = WriteOperation(options.settings.write.operation.value)
     # mode("overwrite") replaces the table unless the operation already replaces something.
     if overwrite and not is_replace(operation):
         return WriteOperation.INSERT_OVERWRITE_TABLE
@@ -114,7 +112,7 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
     Bad options, and a frame whose schema does not fit the table's, fail here, before a task runs.
     A direct write creates the table if needed and starts its instant here.
     """
-    settings = options.settings()
+    settings = options.settings
     operation = _operation(options, overwrite)
     incoming = to_arrow_schema(schema, timezone="UTC")
     # A frame without a key field fails here, before a task runs or a table is created.
@@ -158,12 +156,12 @@ class DirectWriter(DataSourceArrowWriter):
     @classmethod
     def start(cls, options: SourceOptions, operation: WriteOperation, incoming: pa.Schema) -> DirectWriter:
         """Create the table if needed and start the instant (requested + inflight)."""
-        insert_dup_policy(options.settings().write, operation)  # options the operation refuses fail first
+        insert_dup_policy(options.settings.write, operation)  # options the operation refuses fail first
         table = _open_or_create(options, incoming)
         assert table is not None
         schema = WriteSession.data_schema(table, incoming)
         # Single writer: failed writes of earlier jobs are rolled back first (EAGER), as every writer does.
-        concurrency = WriteConcurrency.from_settings(options.settings(), table)
+        concurrency = WriteConcurrency.from_settings(options.settings, table)
         WriteTransaction(table.storage, table.config, operation, concurrency=concurrency).rollback_failed_writes()
         txn = WriteTransaction(table.storage, table.config, operation)
         return cls(options, operation, txn.start(), schema)
@@ -172,7 +170,7 @@ class DirectWriter(DataSourceArrowWriter):
         table = _open_or_create(self._options, None)
         if table is None:
             raise TableNotFoundError(self._options.path)
-        return table, WriteSession(table, self._options.settings())
+        return table, WriteSession(table, self._options.settings)
 
     @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Written:
@@ -268,14 +266,12 @@ class StagedWriter(DataSourceArrowWriter):
             return table.storage
         from hudi_framework.plugin.manager import build_plugin_manager
         from hudi_framework.plugin.registry import ComponentRegistry
-        from hudi_framework.storage.resolve import open_storage
+        from hudi_framework.storage.resolve import StorageSpec
 
-        settings = self._options.settings()
-        registry = ComponentRegistry.from_manager(build_plugin_manager())
-        return open_storage(
-            registry, self._options.path, backend=settings.storage.backend,
-            options=self._options.storage_options(settings),
-        )  # fmt: skip
+        settings, path = self._options.settings, self._options.path
+        loading = settings.plugins
+        plugins = build_plugin_manager(load_entry_points=loading.load_entry_points, disable=loading.disable)
+        return StorageSpec.of(settings.storage, path).open(ComponentRegistry.from_manager(plugins), path)
 
     @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Staged:
@@ -304,7 +300,7 @@ class StagedWriter(DataSourceArrowWriter):
             data = pa.concat_tables(parts, promote_options="default")
             table = _open_or_create(self._options, data.schema)
             assert table is not None
-            result = WriteClient(table, self._options.settings()).write(data, self._operation)
+            result = WriteClient(table, self._options.settings).write(data, self._operation)
         except BaseException:
             self._cleanup(storage)
             raise

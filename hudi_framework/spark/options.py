@@ -1,13 +1,20 @@
-"""Data source options: Spark lower-cases keys; split them into table path, storage and Hudi options."""
+"""Data source options: Spark lower-cases keys; split them into the table path, resolved settings and
+the read options.
+
+The settings are resolved once, where Spark plans the read or write (the driver side), from the
+options over the ``HUDI_*`` variables of that process, and travel to executors and the commit
+worker inside the pickled reader or writer: a task never reads its own environment for them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from hudi_framework.config.hoodie_keys import sets_storage
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
+from hudi_framework.table.table import HudiTable
 
 #: Data source option turning on partition/row filter pushdown. Spark offers a Python source no way
 #: to read the session's ``spark.sql.python.filterPushdown.enabled``, and a reader that accepts
@@ -19,18 +26,27 @@ _SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_K
 
 @dataclass(frozen=True)
 class SourceOptions:
-    """Options of one ``format("hudi")`` call, in picklable form."""
+    """Options of one ``format("hudi")`` call, resolved and in picklable form.
+
+    Attributes:
+        path: The table's base path.
+        settings: Settings from the options (over ``HUDI_*`` variables), storage credentials
+            included as secrets (masked in ``repr``).
+        hoodie: The options that do not set storage, for the read options; never credentials.
+        filter_pushdown: Whether Spark's filters are pushed into the read.
+    """
 
     path: str
+    settings: HudiSettings = field(default_factory=HudiSettings)
     hoodie: Mapping[str, str] = field(default_factory=dict)
     filter_pushdown: bool = False
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> SourceOptions:
-        """Split Spark's (lower-cased) option map.
+        """Split Spark's (lower-cased) option map and resolve the settings.
 
         Raises:
-            ConfigError: No path was given.
+            ConfigError: No path was given, or an option is unknown or invalid.
         """
         lowered = {k.lower(): v for k, v in options.items()}
         path = lowered.get("path") or lowered.get("hoodie.base.path")
@@ -39,16 +55,14 @@ class SourceOptions:
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
+        hoodie = {k: v for k, v in lowered.items() if k not in _SOURCE_KEYS}
         return cls(
             path=path,
-            hoodie={k: v for k, v in lowered.items() if k not in _SOURCE_KEYS},
+            settings=HudiSettings.from_hoodie_options(hoodie, env=True),
+            hoodie={k: v for k, v in hoodie.items() if not sets_storage(k)},
             filter_pushdown=pushdown == "true",
         )
 
-    def settings(self) -> HudiSettings:
-        """Typed settings from the Hudi options (unknown keys fail with a suggestion)."""
-        return HudiSettings.from_hoodie_options(self.hoodie, env=False)
-
-    def storage_options(self, settings: HudiSettings) -> dict[str, Any]:
-        """Options for the storage backend of :attr:`path`."""
-        return settings.storage.backend_options(self.path)
+    def open_table(self) -> HudiTable:
+        """The table at :attr:`path`, on the storage and plugins the settings describe."""
+        return HudiTable.open(self.path, settings=self.settings)

@@ -1,9 +1,10 @@
 """What a Spark task needs to rebuild a write's components, and the per-process cache of them.
 
 Tasks never receive a ``SparkSession``, ``HudiTable``, plugin manager or storage client. They get a
-:class:`WorkerSpec` (the table's base URI, its frozen :class:`TableConfig` and the write's
-:class:`HudiSettings`, all picklable) and call :func:`worker_components`, which builds a fresh
-plugin manager from ``settings.plugins``, opens the storage backend from ``settings.storage`` and
+:class:`WorkerSpec` (the table's base URI, its frozen :class:`TableConfig`, the write's
+:class:`HudiSettings` and the :class:`StorageSpec` the driver opened the table's storage with, all
+picklable) and call :func:`worker_components`, which builds a fresh plugin manager from
+``settings.plugins``, opens that same storage (endpoint, region and credentials included) and
 builds the key generator, merger and index exactly as the driver does
 (:func:`~hudi_framework.write.session.build_write_components`).
 
@@ -22,12 +23,13 @@ from typing import TYPE_CHECKING, Final
 
 from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.plugin.registry import ComponentRegistry
-from hudi_framework.storage.resolve import open_storage
+from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.write.session import WriteComponents, build_write_components
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
     from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.table.table import HudiTable
     from hudi_framework.table.table_config import TableConfig
 
 __all__ = ["WorkerComponents", "WorkerSpec", "worker_components"]
@@ -38,6 +40,10 @@ _CACHE_SIZE: Final = 4
 _CACHE: Final[dict[str, WorkerComponents]] = {}
 
 
+def _fingerprint(*parts: object) -> str:
+    return hashlib.sha256(pickle.dumps(parts)).hexdigest()
+
+
 @dataclass(frozen=True)
 class WorkerSpec:
     """How a task rebuilds a write's components (picklable, shipped inside task closures).
@@ -45,21 +51,33 @@ class WorkerSpec:
     Attributes:
         base_uri: The table's base URI.
         config: The table config (``hoodie.properties``) as the driver read it.
-        settings: The write's settings (plugins, storage, merger, index); secrets included, as the
-            storage backend needs them.
-        fingerprint: A hash of the three fields above (the cache key).
+        settings: The write's settings (plugins, merger, index...); secrets masked in ``repr``.
+        storage: How the driver opened the table's storage; credentials included (masked in
+            ``repr``), as the task's storage backend needs them.
+        fingerprint: A hash of the fields above (the cache key).
     """
 
     base_uri: str
     config: TableConfig
     settings: HudiSettings
+    storage: StorageSpec
     fingerprint: str = field(default="", compare=False)
 
     @classmethod
-    def of(cls, base_uri: str, config: TableConfig, settings: HudiSettings) -> WorkerSpec:
-        """A spec with its fingerprint computed."""
-        digest = hashlib.sha256(pickle.dumps((base_uri, config, settings))).hexdigest()
-        return cls(base_uri, config, settings, digest)
+    def of(cls, table: HudiTable, settings: HudiSettings) -> WorkerSpec:
+        """The spec of a write to ``table`` with ``settings``, its fingerprint computed.
+
+        Raises:
+            ConfigError: ``settings.storage`` is configured differently from the table's storage.
+        """
+        storage = table.task_storage(settings.storage)
+        return cls(
+            table.base_uri,
+            table.config,
+            settings,
+            storage,
+            _fingerprint(table.base_uri, table.config, settings, storage),
+        )
 
 
 @dataclass(frozen=True)
@@ -79,19 +97,13 @@ def _build(spec: WorkerSpec) -> WorkerComponents:
     plugins = spec.settings.plugins
     manager = build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
     registry = ComponentRegistry.from_manager(manager)
-    storage_settings = spec.settings.storage
-    storage = open_storage(
-        registry,
-        spec.base_uri,
-        backend=storage_settings.backend,
-        options=storage_settings.backend_options(spec.base_uri),
-    )
+    storage = spec.storage.open(registry, spec.base_uri)
     return WorkerComponents(storage, build_write_components(registry, spec.config, spec.settings))
 
 
 def worker_components(spec: WorkerSpec) -> WorkerComponents:
     """The components of ``spec``, from this process's cache or freshly built."""
-    key = spec.fingerprint or WorkerSpec.of(spec.base_uri, spec.config, spec.settings).fingerprint
+    key = spec.fingerprint or _fingerprint(spec.base_uri, spec.config, spec.settings, spec.storage)
     found = _CACHE.get(key)
     if found is None:
         found = _build(spec)

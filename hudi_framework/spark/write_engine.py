@@ -40,6 +40,7 @@ from pyspark.sql import DataFrame, SparkSession
 from hudi_framework.config.enums import InsertDupPolicy
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
+from hudi_framework.spark.session_storage import check_session_s3
 from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows, without_stored_keys
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
@@ -72,7 +73,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
 
     Example::
 
-        client = SparkWriteClient(HudiTable.open(path), settings, spark)
+        client = SparkWriteClient(HudiTable.open(path, settings=settings), settings, spark)
         result = client.upsert(spark.read.parquet("s3://bucket/incoming/"))
         client.delete_partition(["2024/01/01"])
     """
@@ -86,9 +87,14 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                 Executors rebuild plugins and storage from these, not from the driver's objects.
             spark: The session; its Python workers must import this project (see
                 :func:`hudi_framework.spark.session.spark_session`).
+
+        Raises:
+            ConfigError: ``settings.storage`` is configured otherwise than the table's storage, or
+                the session sets an S3A endpoint or region the table's storage does not use.
         """
         super().__init__(table, settings)
         self._spark = spark
+        check_session_s3(spark, table.base_uri, table.task_storage(self.session.settings.storage))
 
     @property
     def spark(self) -> SparkSession:
@@ -111,7 +117,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
     ) -> _Staged:
         # Column names and types were checked by the pipeline on the DataFrame's schema, before any job.
         session = self.session
-        spec = WorkerSpec.of(self.table.base_uri, self.table.config, session.settings)
+        spec = WorkerSpec.of(self.table, session.settings)
         combine = session.combines(operation)
         held = SparkResources()
         narrow = None

@@ -1,10 +1,12 @@
-"""Choosing and opening the storage backend for a base URI."""
+"""Choosing and opening the storage backend for a base URI, and remembering how it was opened."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from hudi_framework.config.component_sections import StorageSettings
 from hudi_framework.contracts.storage import StorageBackend, StorageProvider
 from hudi_framework.errors import UnknownComponentError
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
@@ -48,3 +50,29 @@ def open_storage(
         ComponentKind.STORAGE, backend, options or {}, field_path="storage.options"
     )
     return provider.open(base_uri)
+
+
+@dataclass(frozen=True)
+class StorageSpec:
+    """How a table's storage is opened: a backend name (None: by the URI scheme) and its options.
+
+    Picklable, so a Spark task (or any other process) opens the very storage the driver opened.
+    ``options`` may hold credentials (as :class:`~pydantic.SecretStr` when they come from settings),
+    so it is left out of ``repr``.
+
+    Attributes:
+        backend: A storage component name, or None to pick the backend serving the URI scheme.
+        options: The backend's own options.
+    """
+
+    backend: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, storage: StorageSettings, base_uri: str) -> StorageSpec:
+        """The spec ``storage`` settings give for the table at ``base_uri``."""
+        return cls(storage.backend, storage.backend_options(base_uri))
+
+    def open(self, registry: ComponentRegistry, base_uri: str) -> StorageBackend:
+        """Open the backend for ``base_uri`` (see :func:`open_storage`)."""
+        return open_storage(registry, base_uri, backend=self.backend, options=self.options)

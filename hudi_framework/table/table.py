@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
+    ConfigError,
     IncompatibleTableConfigError,
     PreconditionFailedError,
     TableError,
@@ -24,13 +25,17 @@ from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, a
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 from hudi_framework.plugin.registry import ComponentRegistry
 from hudi_framework.storage.data_files import open_parquet
-from hudi_framework.storage.resolve import open_storage
+from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.retained import check_slice_files
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
 from hudi_framework.timeline.instant_time import TimelineTimezone, resolve_instant_time
 from hudi_framework.timeline.timeline import Timeline
+
+if TYPE_CHECKING:
+    from hudi_framework.config.component_sections import StorageSettings
+    from hudi_framework.config.settings import HudiSettings
 
 #: Base file formats this project reads and writes.
 SUPPORTED_BASE_FORMATS = ("parquet",)
@@ -40,7 +45,9 @@ class HudiTable:
     """A Hudi table at a base path: the entry point for inspection (and, later, reads and writes).
 
     Build it with :meth:`open` or :meth:`create`; both take an optional plugin manager so that a
-    whole session shares one (there is no global manager).
+    whole session shares one (there is no global manager), and either ``settings`` or explicit
+    storage arguments. The table remembers how its storage was opened (:attr:`storage_spec`), so
+    Spark tasks reach the same storage.
     """
 
     def __init__(
@@ -50,9 +57,11 @@ class HudiTable:
         *,
         registry: ComponentRegistry,
         plugin_manager: HudiPluginManager,
+        storage_spec: StorageSpec | None = None,
     ) -> None:
         """Wrap an opened table; prefer :meth:`open` / :meth:`create`."""
         self._storage = storage
+        self._storage_spec = storage_spec
         self._properties = dict(properties)
         self._config = TableConfig.from_properties(properties)
         self._registry = registry
@@ -64,16 +73,39 @@ class HudiTable:
     # ------------------------------------------------------------------ construction
     @staticmethod
     def _components(
-        plugin_manager: HudiPluginManager | None,
+        plugin_manager: HudiPluginManager | None, settings: HudiSettings | None = None
     ) -> tuple[HudiPluginManager, ComponentRegistry]:
+        if plugin_manager is None and settings is not None:
+            plugins = settings.plugins
+            plugin_manager = build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
         pm = plugin_manager or build_plugin_manager()
         return pm, ComponentRegistry.from_manager(pm)
+
+    @staticmethod
+    def _open_storage(
+        registry: ComponentRegistry,
+        base_uri: str,
+        settings: HudiSettings | None,
+        backend: str | None,
+        options: Mapping[str, Any] | None,
+        storage: StorageBackend | None,
+    ) -> tuple[StorageBackend, StorageSpec | None]:
+        if settings is not None:
+            if backend is not None or options is not None or storage is not None:
+                raise ConfigError("give the storage either as settings or as storage_backend/storage_options/storage")
+            spec = StorageSpec.of(settings.storage, base_uri)
+        elif storage is not None:
+            return storage, None  # opened elsewhere: how is not known
+        else:
+            spec = StorageSpec(backend, dict(options or {}))
+        return spec.open(registry, base_uri), spec
 
     @classmethod
     def open(
         cls,
         base_uri: str,
         *,
+        settings: HudiSettings | None = None,
         plugin_manager: HudiPluginManager | None = None,
         storage_backend: str | None = None,
         storage_options: Mapping[str, Any] | None = None,
@@ -83,22 +115,23 @@ class HudiTable:
 
         Args:
             base_uri: The table's base path or URI (``/data/t``, ``file:///data/t``, ``s3://b/t``).
+            settings: Settings whose ``storage`` (backend, ``storage.options``, ``storage.s3``) opens
+                the storage and whose ``plugins`` build the plugin manager; the usual way.
             plugin_manager: A manager to share; a fresh one is built when None.
             storage_backend: Storage component name; by default the one serving the URI scheme.
             storage_options: Options for the storage backend.
-            storage: An already opened backend (overrides the three arguments above).
+            storage: An already opened backend (overrides the two arguments above).
 
         Raises:
+            ConfigError: Both ``settings`` and a storage argument were given.
             TableNotFoundError: No ``hoodie.properties`` (nor its backup).
             TableConfigCorruptError: The config cannot be used.
             TableVersionError: The table version is not supported.
         """
-        pm, registry = cls._components(plugin_manager)
-        backend = storage or open_storage(
-            registry, base_uri, backend=storage_backend, options=storage_options
-        )
+        pm, registry = cls._components(plugin_manager, settings)
+        backend, spec = cls._open_storage(registry, base_uri, settings, storage_backend, storage_options, storage)
         props = load_properties(backend)
-        return cls(backend, props, registry=registry, plugin_manager=pm)
+        return cls(backend, props, registry=registry, plugin_manager=pm, storage_spec=spec)
 
     @classmethod
     def create(
@@ -107,6 +140,7 @@ class HudiTable:
         config: TableConfig,
         *,
         schema: pa.Schema | None = None,
+        settings: HudiSettings | None = None,
         plugin_manager: HudiPluginManager | None = None,
         storage_backend: str | None = None,
         storage_options: Mapping[str, Any] | None = None,
@@ -119,18 +153,18 @@ class HudiTable:
             config: The table config (see :func:`~hudi_framework.table.table_config.new_table_config`).
             schema: Data schema (meta fields are dropped); stored as ``hoodie.table.create.schema``
                 so readers know the schema before the first commit.
+            settings: Settings whose ``storage`` and ``plugins`` open the storage (as in :meth:`open`).
             plugin_manager: A manager to share; a fresh one is built when None.
             storage_backend: Storage component name; by default the one serving the URI scheme.
             storage_options: Options for the storage backend.
-            storage: An already opened backend (overrides the three arguments above).
+            storage: An already opened backend (overrides the two arguments above).
 
         Raises:
+            ConfigError: Both ``settings`` and a storage argument were given.
             TableExistsError: A table already exists at ``base_uri``.
         """
-        pm, registry = cls._components(plugin_manager)
-        backend = storage or open_storage(
-            registry, base_uri, backend=storage_backend, options=storage_options
-        )
+        pm, registry = cls._components(plugin_manager, settings)
+        backend, spec = cls._open_storage(registry, base_uri, settings, storage_backend, storage_options, storage)
         if schema is not None:
             missing = [
                 f for f in (*config.record_key_fields, *config.partition_fields) if f not in schema.names
@@ -148,7 +182,7 @@ class HudiTable:
             props = create_properties(backend, config.to_properties())
         except PreconditionFailedError:
             raise TableExistsError(backend.root_uri) from None
-        return cls(backend, props, registry=registry, plugin_manager=pm)
+        return cls(backend, props, registry=registry, plugin_manager=pm, storage_spec=spec)
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -160,6 +194,31 @@ class HudiTable:
     def storage(self) -> StorageBackend:
         """The storage backend rooted at the base path."""
         return self._storage
+
+    @property
+    def storage_spec(self) -> StorageSpec | None:
+        """How the storage was opened (None when an opened backend was handed in)."""
+        return self._storage_spec
+
+    def task_storage(self, storage: StorageSettings) -> StorageSpec:
+        """How another process (a Spark task) opens this table's storage, given the write's storage settings.
+
+        The table's own spec when it is known, so tasks reach the storage the driver reaches;
+        otherwise the spec ``storage`` gives.
+
+        Raises:
+            ConfigError: ``storage`` is configured, but differently from how the table was opened:
+                driver and tasks would reach different storage (another endpoint, other credentials).
+        """
+        configured = StorageSpec.of(storage, self.base_uri)
+        if self._storage_spec is None:
+            return configured
+        if configured != self._storage_spec and storage != type(storage)():
+            raise ConfigError(
+                f"the settings' storage section differs from the storage {self.base_uri} was opened with; "
+                "open the table with HudiTable.open(path, settings=settings)"
+            )
+        return self._storage_spec
 
     @property
     def properties(self) -> dict[str, str]:

@@ -102,10 +102,13 @@ class WriteSession:
         Raises:
             UnsafeLockConfigError: The concurrency settings are unsafe for ``topology`` (where the
                 table's writers run; a Spark client passes ``topology_of_spark_master``).
+            ConfigError: ``settings.storage`` is configured, but not as the table's storage was
+                opened (the write would reach two storages).
         """
         self.settings = settings or HudiSettings()
         check_settings_match_table(table.config, self.settings)
         check_lock_safety(self.settings, topology)
+        table.task_storage(self.settings.storage)
         #: The merge behaviour this client's first write gives a table nothing was written to yet.
         self.first_write_config = (
             first_write_config(table.config, self.settings.merger) if not table.timeline.completed() else None

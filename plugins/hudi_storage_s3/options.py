@@ -2,37 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from hudi_framework.config import S3Settings
 
 _MIB = 1024 * 1024
 #: S3 rejects multipart parts below 5 MiB (except the last one).
 MIN_PART_SIZE = 5 * _MIB
 
 
-class S3StorageOptions(BaseModel):
-    """Options of the ``s3`` backend (``[storage.options]`` in config).
+class S3StorageOptions(S3Settings):
+    """Options of the ``s3`` backend: the connection settings of ``storage.s3`` (inherited from
+    :class:`~hudi_framework.config.S3Settings`, the one model of an S3 connection) plus tuning,
+    which goes in ``[storage.options]`` in config.
 
     Credentials left unset come from boto3's usual chain (environment, web identity, instance
-    profile), resolved in a fresh session that never touches boto3's default session. Secrets are
+    profile), resolved in a fresh session that never touches boto3's default session;
+    ``credentials_provider`` narrows or orders that chain. Secrets are
     :class:`~pydantic.SecretStr`, so they never appear in reprs, logs or ``model_dump_json``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-    #: Custom endpoint (MinIO, moto, a VPC endpoint); None means AWS.
-    endpoint_url: str | None = None
-    #: AWS region; None lets boto3 resolve it (``AWS_REGION`` / ``AWS_DEFAULT_REGION``).
-    region: str | None = None
-    #: Access key id; must be given together with ``secret_access_key``.
-    access_key_id: str | None = Field(default=None, repr=False)
-    #: Secret access key.
-    secret_access_key: SecretStr | None = None
-    #: Session token of temporary credentials.
-    session_token: SecretStr | None = None
-    #: ``auto`` lets botocore choose; ``path`` is needed by some S3-compatible stores.
-    addressing_style: Literal["auto", "virtual", "path"] = "auto"
 
     #: Total attempts per request, the first included (our retry policy is the only one).
     max_attempts: int = Field(default=8, ge=1, le=50)
@@ -56,12 +48,9 @@ class S3StorageOptions(BaseModel):
     #: Minimum size of one ranged GET; small sequential reads are served from this read-ahead.
     range_block_size: int = Field(default=1 * _MIB, ge=4096)
 
+    # Named apart from the inherited ``_check``, which would otherwise be replaced, not extended.
     @model_validator(mode="after")
-    def _check(self) -> Self:
-        if (self.access_key_id is None) != (self.secret_access_key is None):
-            raise ValueError("access_key_id and secret_access_key must be given together")
-        if self.session_token is not None and self.access_key_id is None:
-            raise ValueError("session_token needs access_key_id and secret_access_key")
+    def _check_tuning(self) -> Self:
         if self.max_backoff_s < self.base_backoff_s:
             raise ValueError("max_backoff_s must be >= base_backoff_s")
         return self
