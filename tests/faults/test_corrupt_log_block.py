@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from hudi_framework.cli.app import app
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.errors import CompactionCorruptLogError, LogRepairError, SavepointError
+from hudi_framework.errors import CompactionCorruptLogError, LogRepairError, PostCommitWarning, SavepointError
 from hudi_framework.log import DataBlock, LogBlock, encode_blocks, log_file_key, read_log_file
 from hudi_framework.model.schema import arrow_to_avro, avro_json
 from hudi_framework.read.reader import read_table
@@ -274,15 +274,21 @@ def test_truncate_refuses_a_committed_block_and_the_cli_truncates(tmp_path: Path
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_inline_compaction_refuses_after_the_write_committed(tmp_path: Path) -> None:
-    """hoodie.compact.inline: the write that triggers the compaction stays committed; the refusal
-    reaches its caller and the plan stays requested."""
+    """hoodie.compact.inline: the write that triggers the compaction stays committed and says so;
+    the refusal is reported as a failure after the commit (never raised: a caller retrying a
+    committed write would write it twice) and the plan stays requested."""
     place = Place(str(tmp_path / "t"), None)
     table = _table(place, 9)
     damage = _flip_8_bytes(table)
     settings = HudiSettings(services={"compaction": {"inline": True, "max_delta_commits": 1}})
-    with pytest.raises(CompactionCorruptLogError) as refused:
-        WriteClient(place.open(), settings).upsert(_batch(3, n=5))
-    assert refused.value.offset == damage.offset
+    with pytest.warns(PostCommitWarning, match="corrupt log block"):
+        result = WriteClient(place.open(), settings).upsert(_batch(3, n=5))
+    assert result.committed
+    (failure,) = result.post_commit_failures
+    assert failure.step == "compaction"
+    refused = failure.error if isinstance(failure.error, CompactionCorruptLogError) else failure.error.__cause__
+    assert isinstance(refused, CompactionCorruptLogError), failure
+    assert refused.offset == damage.offset
     timeline = place.open().timeline
     assert [i.state for i in timeline.pending({Action.COMPACTION})] == [State.REQUESTED]
     assert ours(place.uri) == sorted(_rows(3, 5) + _rows(1)[5:])
