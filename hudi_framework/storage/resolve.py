@@ -32,24 +32,27 @@ def open_storage(
         UnknownComponentError: No installed backend has that name or serves that scheme.
         PluginConfigError: The options fail the backend's options model.
     """
-    scheme = uri_scheme(base_uri)
-    if backend is None:
-        for registered in registry.specs(ComponentKind.STORAGE):
-            # Providers are cheap to build; their clients are created only when a backend opens.
-            probe: StorageProvider = registered.spec.load_factory()(registered.spec.load_options_model()())
-            if scheme in probe.schemes:
-                backend = registered.spec.name
-                break
-        else:
-            raise UnknownComponentError(
-                "storage backend",
-                f"<for scheme {scheme or 'local path'!r}>",
-                registry.names(ComponentKind.STORAGE),
-            )
     provider: StorageProvider = registry.build(
-        ComponentKind.STORAGE, backend, options or {}, field_path="storage.options"
+        ComponentKind.STORAGE, backend or backend_for(registry, base_uri), options or {}, field_path="storage.options"
     )
     return provider.open(base_uri)
+
+
+def backend_for(registry: ComponentRegistry, base_uri: str) -> str:
+    """The name of the installed storage backend serving ``base_uri``'s scheme.
+
+    Raises:
+        UnknownComponentError: No installed backend serves the scheme.
+    """
+    scheme = uri_scheme(base_uri)
+    for registered in registry.specs(ComponentKind.STORAGE):
+        # Providers are cheap to build; their clients are created only when a backend opens.
+        probe: StorageProvider = registered.spec.load_factory()(registered.spec.load_options_model()())
+        if scheme in probe.schemes:
+            return registered.spec.name
+    raise UnknownComponentError(
+        "storage backend", f"<for scheme {scheme or 'local path'!r}>", registry.names(ComponentKind.STORAGE)
+    )
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,12 @@ class StorageSpec:
     def of(cls, storage: StorageSettings, base_uri: str) -> StorageSpec:
         """The spec ``storage`` settings give for the table at ``base_uri``."""
         return cls(storage.backend, storage.backend_options(base_uri))
+
+    def resolved(self, registry: ComponentRegistry, base_uri: str) -> StorageSpec:
+        """This spec with the backend named (the one serving ``base_uri``'s scheme when unnamed)."""
+        if self.backend is not None:
+            return self
+        return StorageSpec(backend_for(registry, base_uri), self.options)
 
     def open(self, registry: ComponentRegistry, base_uri: str) -> StorageBackend:
         """Open the backend for ``base_uri`` (see :func:`open_storage`)."""

@@ -213,7 +213,10 @@ class HudiTable:
         configured = StorageSpec.of(storage, self.base_uri)
         if self._storage_spec is None:
             return configured
-        if configured != self._storage_spec and storage != type(storage)():
+        same = configured.resolved(self.registry, self.base_uri) == self._storage_spec.resolved(
+            self.registry, self.base_uri
+        )
+        if not same and storage != type(storage)():
             raise ConfigError(
                 f"the settings' storage section differs from the storage {self.base_uri} was opened with; "
                 "open the table with HudiTable.open(path, settings=settings)"
