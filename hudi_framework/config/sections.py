@@ -134,8 +134,8 @@ class WriteSettings(Section):
     """Records per new base file before statistics exist."""
     log_file_max_size_bytes: PositiveInt = 1_073_741_824
     """Size at which a merge-on-read log file rolls over to a new version."""
-    log_data_block_format: LogBlockFormat = LogBlockFormat.AVRO
-    """Merge-on-read log data blocks: ``avro`` (AVRO_DATA) or ``parquet`` (PARQUET_DATA)."""
+    log_data_block_format: LogBlockFormat = LogBlockFormat.PARQUET
+    """Merge-on-read log data blocks: ``parquet`` (PARQUET_DATA) or ``avro`` (AVRO_DATA, Apache Hudi's default)."""
     small_file_group_candidates_limit: PositiveInt = 1
     """Merge-on-read: how many of a partition's smallest log-free file groups may take inserts."""
     parquet_compression_codec: ParquetCodec = ParquetCodec.ZSTD
