@@ -14,7 +14,7 @@ from typing import Self
 from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, NonNegativeInt, PositiveInt, Section
-from hudi_framework.config.enums import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
 __all__ = ["BatchOperation", "JobBatch", "JobSettings", "JobSource", "OnExistingTable"]
 

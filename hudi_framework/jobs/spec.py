@@ -13,7 +13,7 @@ from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.job import BatchOperation, JobBatch, JobSettings, JobSource
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
 __all__ = ["READ_OPERATION", "JobPlan", "StepPlan", "plan_job"]
 

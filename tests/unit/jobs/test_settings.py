@@ -10,7 +10,7 @@ from hudi_framework.config import HudiSettings, JobSource
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.errors import ConfigError, InvalidConfigValueError
 from hudi_framework.jobs.spec import plan_job
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 
