@@ -9,7 +9,7 @@ from hudi_framework.config.component_sections import (
 )
 from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
 from hudi_framework.config.enums import S3CredentialsSource, WriteEngine
-from hudi_framework.config.job import BatchOperation, JobBatch, JobSettings, JobSource, OnExistingTable
+from hudi_framework.config.job import JobBatch, JobSettings, JobSource, OnExistingTable
 from hudi_framework.config.s3 import S3Settings
 from hudi_framework.config.sections import ReadSettings, TableSettings, TimestampKeygenSettings, WriteSettings
 from hudi_framework.config.services import (
@@ -24,7 +24,6 @@ from hudi_framework.errors import ConfigFileError, InvalidConfigValueError
 
 __all__ = [
     "ArchiveSettings",
-    "BatchOperation",
     "CleanSettings",
     "ClusteringSettings",
     "CompactionSettings",

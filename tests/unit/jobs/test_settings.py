@@ -40,6 +40,7 @@ def test_defaults_need_no_job_section() -> None:
         ({"operation": "upsert", "inserts": 5, "partitions": 2}, "partitions does not apply"),
         ({"operation": "insert"}, "needs at least one row"),
         ({"operation": "merge", "inserts": 1}, "job.batches"),
+        ({"operation": "bulk_insert", "inserts": 1}, "upsert, insert, delete, insert_overwrite"),
     ],
 )
 def test_invalid_batches(batch: dict[str, object], message: str) -> None:
