@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import enum
+import importlib
+import pkgutil
+
 import pytest
 
+import hudi_framework
 from hudi_framework.vocabulary import (
     BUILTIN_KEY_GENERATORS,
     COMMIT_TIME_STRATEGY_ID,
@@ -90,3 +95,30 @@ def test_strategy_ids_and_modes() -> None:
 def test_every_write_operation_has_a_commit_metadata_type() -> None:
     assert {operation_type(op) for op in WriteOperation} <= set(WriteOperationType)
     assert operation_type(WriteOperation.BULK_INSERT) is WriteOperationType.BULK_INSERT
+
+
+def _kernel_enums() -> list[type[enum.Enum]]:
+    found: dict[str, type[enum.Enum]] = {}
+    for info in pkgutil.walk_packages(hudi_framework.__path__, "hudi_framework."):
+        if info.name.startswith("hudi_framework.spark"):
+            continue  # needs pyspark; it defines no enums of its own
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, enum.Enum) and value.__module__ == info.name:
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return list(found.values())
+
+
+def test_no_enum_outside_the_vocabulary_repeats_hudi_names() -> None:
+    # An enum whose values are all values of a vocabulary enum is a second definition of it (as table
+    # config's MergeMode and job batches' BatchOperation were).
+    vocabulary = [e for e in _kernel_enums() if e.__module__.startswith("hudi_framework.vocabulary.")]
+    assert {e.__name__ for e in vocabulary} >= {"TableType", "RecordMergeMode", "TimelineTimezone", "WriteOperation"}
+    repeats = [
+        f"{other.__module__}.{other.__qualname__} repeats {hudi.__module__}.{hudi.__qualname__}"
+        for other in _kernel_enums()
+        if not other.__module__.startswith("hudi_framework.vocabulary.")
+        for hudi in vocabulary
+        if {str(m.value) for m in other} <= {str(m.value) for m in hudi}
+    ]
+    assert repeats == []
