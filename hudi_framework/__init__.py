@@ -12,7 +12,8 @@ from hudi_framework.plugin import (
     hookimpl,
 )
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import MergeMode, TableConfig, TableType, new_table_config
+from hudi_framework.table.table_config import TableConfig, new_table_config
+from hudi_framework.vocabulary import RecordMergeMode, TableType
 
 __all__ = [
     "ComponentKind",
@@ -20,7 +21,7 @@ __all__ = [
     "ComponentSpec",
     "HudiError",
     "HudiTable",
-    "MergeMode",
+    "RecordMergeMode",
     "TableConfig",
     "TableType",
     "build_plugin_manager",

@@ -13,11 +13,11 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import TableType, new_table_config
+from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.vocabulary import TableType, WriteOperation
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.moves import tag_for_write
-from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.prepare import prepare_rows
 from hudi_framework.write.session import WriteSession
 

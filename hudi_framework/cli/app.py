@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hudi_framework.cli import render
 from hudi_framework.cli.clean import clean
 from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
@@ -20,6 +19,7 @@ from hudi_framework.cli.log_blocks import repair, show_log_blocks
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.config.enums import WriteEngine
+from hudi_framework.console import render
 from hudi_framework.errors import ConfigError, HudiError, JobVerificationError, TableExistsError, TableNotFoundError
 from hudi_framework.jobs.report import ProgressObserver, render_report
 from hudi_framework.jobs.runner import run_job

@@ -10,8 +10,8 @@ from rich.table import Table
 
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.cli.service_cli import console
-from hudi_framework.table.log_inspection import LogBlockInfo, inspect_log_blocks
-from hudi_framework.table.log_repair import truncate_log_tail
+from hudi_framework.read.log_inspection import LogBlockInfo, inspect_log_blocks
+from hudi_framework.write.log_repair import truncate_log_tail
 
 __all__ = ["repair", "show_log_blocks"]
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
-from hudi_framework.table.savepoint import (
+from hudi_framework.write.savepoint import (
     create_savepoint,
     delete_savepoint,
     list_savepoints,

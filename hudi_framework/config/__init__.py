@@ -8,24 +8,8 @@ from hudi_framework.config.component_sections import (
     StorageSettings,
 )
 from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
-from hudi_framework.config.enums import (
-    BaseFileFormat,
-    CleanerPolicy,
-    CompactionTriggerStrategy,
-    ConcurrencyMode,
-    FailedWritesPolicy,
-    ParquetCodec,
-    QueryType,
-    RecordMergeMode,
-    S3CredentialsSource,
-    TableType,
-    TableVersion,
-    TimelineTimezone,
-    TimestampType,
-    WriteEngine,
-    WriteOperation,
-)
-from hudi_framework.config.job import BatchOperation, JobBatch, JobSettings, JobSource, OnExistingTable
+from hudi_framework.config.enums import S3CredentialsSource, WriteEngine
+from hudi_framework.config.job import JobBatch, JobSettings, JobSource, OnExistingTable
 from hudi_framework.config.s3 import S3Settings
 from hudi_framework.config.sections import ReadSettings, TableSettings, TimestampKeygenSettings, WriteSettings
 from hudi_framework.config.services import (
@@ -40,19 +24,13 @@ from hudi_framework.errors import ConfigFileError, InvalidConfigValueError
 
 __all__ = [
     "ArchiveSettings",
-    "BaseFileFormat",
-    "BatchOperation",
     "CleanSettings",
-    "CleanerPolicy",
     "ClusteringSettings",
     "CompactionSettings",
-    "CompactionTriggerStrategy",
     "ComponentName",
     "ComponentOptions",
     "ComponentRef",
-    "ConcurrencyMode",
     "ConfigFileError",
-    "FailedWritesPolicy",
     "HudiSettings",
     "IndexSettings",
     "InvalidConfigValueError",
@@ -62,22 +40,14 @@ __all__ = [
     "LockSettings",
     "MergerSettings",
     "OnExistingTable",
-    "ParquetCodec",
     "PluginSettings",
-    "QueryType",
     "ReadSettings",
-    "RecordMergeMode",
     "S3CredentialsSource",
     "S3Settings",
     "ServicesSettings",
     "StorageSettings",
     "TableSettings",
-    "TableType",
-    "TableVersion",
-    "TimelineTimezone",
     "TimestampKeygenSettings",
-    "TimestampType",
     "WriteEngine",
-    "WriteOperation",
     "WriteSettings",
 ]

@@ -17,14 +17,10 @@ from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
 from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
-from hudi_framework.config.enums import RecordMergeMode
 from hudi_framework.config.s3 import S3Settings
+from hudi_framework.vocabulary import CUSTOM_STRATEGY_ID, RecordMergeMode, mode_of_strategy, payload_merge_mode
 
 __all__ = [
-    "COMMIT_TIME_STRATEGY_ID",
-    "CUSTOM_STRATEGY_ID",
-    "EVENT_TIME_STRATEGY_ID",
-    "PAYLOAD_BASED_STRATEGY_ID",
     "IndexSettings",
     "LockSettings",
     "MergerSettings",
@@ -33,22 +29,6 @@ __all__ = [
     "StorageSettings",
 ]
 
-# Apache Hudi's merge strategy UUIDs (``HoodieRecordMerger``), hudi-format.md section 6.1.
-EVENT_TIME_STRATEGY_ID: Final = UUID("eeb8d96f-b1e4-49fd-bbf8-28ac514178e5")
-COMMIT_TIME_STRATEGY_ID: Final = UUID("ce9acb64-bde0-424c-9b91-f6ebba25356d")
-CUSTOM_STRATEGY_ID: Final = UUID("1897ef5f-18bc-4557-939c-9d6a8afd1519")
-PAYLOAD_BASED_STRATEGY_ID: Final = UUID("00000000-0000-0000-0000-000000000000")
-
-_MODE_OF_STRATEGY: Final = {
-    EVENT_TIME_STRATEGY_ID: RecordMergeMode.EVENT_TIME_ORDERING,
-    COMMIT_TIME_STRATEGY_ID: RecordMergeMode.COMMIT_TIME_ORDERING,
-}
-# Legacy payload classes that mean a built-in mode (HoodieTableConfig.inferCorrectMergingBehavior).
-_MODE_OF_PAYLOAD: Final = {
-    "DefaultHoodieRecordPayload": RecordMergeMode.EVENT_TIME_ORDERING,
-    "EventTimeAvroPayload": RecordMergeMode.EVENT_TIME_ORDERING,
-    "OverwriteWithLatestAvroPayload": RecordMergeMode.COMMIT_TIME_ORDERING,
-}
 #: Registered names of the built-in mergers, by mode.
 BUILTIN_MERGER_NAMES: Final = {
     RecordMergeMode.EVENT_TIME_ORDERING: "event-time-ordering",
@@ -104,7 +84,7 @@ class MergerSettings(Section):
 
     @model_validator(mode="after")
     def _check(self) -> Self:
-        implied = _MODE_OF_STRATEGY.get(self.strategy_id) if self.strategy_id else None
+        implied = mode_of_strategy(str(self.strategy_id)) if self.strategy_id else None
         if self.mode is not None and implied is not None and implied is not self.mode:
             raise CrossFieldError(
                 f"strategy_id is the {implied.value} strategy but mode is {self.mode.value}",
@@ -124,12 +104,11 @@ class MergerSettings(Section):
         if self.mode is not None:
             return self.mode
         if self.strategy_id is not None:
-            return _MODE_OF_STRATEGY.get(self.strategy_id, RecordMergeMode.CUSTOM)
+            return mode_of_strategy(str(self.strategy_id)) or RecordMergeMode.CUSTOM
         if self.name is not None:
             return RecordMergeMode.CUSTOM
         if self.payload_class is not None:
-            simple = self.payload_class.rsplit(".", 1)[-1]
-            return _MODE_OF_PAYLOAD.get(simple, RecordMergeMode.CUSTOM)
+            return payload_merge_mode(self.payload_class)
         return RecordMergeMode.EVENT_TIME_ORDERING if ordering_fields else RecordMergeMode.COMMIT_TIME_ORDERING
 
     def lookup_name(self, ordering_fields: Sequence[str]) -> str:
@@ -146,7 +125,7 @@ class MergerSettings(Section):
         if self.strategy_id is not None:
             return str(self.strategy_id)
         # Only a payload class names this custom merger; plugins may register it as an alias.
-        return self.payload_class or str(CUSTOM_STRATEGY_ID)
+        return self.payload_class or CUSTOM_STRATEGY_ID
 
 
 class LockSettings(Section):

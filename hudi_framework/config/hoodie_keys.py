@@ -14,16 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
-from hudi_framework.config.hoodie_values import (
-    COMPACTION_STRATEGIES,
-    INDEX_TYPES,
-    KEY_GENERATORS,
-    LOCK_PROVIDERS,
-    parse_csv,
-    parse_scalar,
-    render_csv,
-    render_scalar,
-)
+from hudi_framework.config.hoodie_values import parse_csv, parse_scalar, render_csv, render_scalar
 from hudi_framework.config.paths import Path, close_matches
 from hudi_framework.config.s3 import (
     parse_credentials_providers,
@@ -32,6 +23,7 @@ from hudi_framework.config.s3 import (
     render_credentials_providers,
     render_path_style,
 )
+from hudi_framework.vocabulary import COMPACTION_STRATEGIES, INDEX_TYPES, KEY_GENERATORS, LOCK_PROVIDERS
 
 __all__ = [
     "HOODIE_KEYS",

@@ -9,14 +9,15 @@ of its own. None of these fields has an Apache Hudi key: they drive the demo job
 from __future__ import annotations
 
 import enum
-from typing import Self
+from types import MappingProxyType
+from typing import Final, Self
 
 from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, NonNegativeInt, PositiveInt, Section
-from hudi_framework.config.enums import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
-__all__ = ["BatchOperation", "JobBatch", "JobSettings", "JobSource", "OnExistingTable"]
+__all__ = ["BATCH_OPERATIONS", "JobBatch", "JobSettings", "JobSource", "OnExistingTable"]
 
 
 class JobSource(enum.StrEnum):
@@ -39,15 +40,15 @@ class OnExistingTable(enum.StrEnum):
     """Stop with an error before writing anything."""
 
 
-class BatchOperation(enum.StrEnum):
-    """Write operations a change batch can use."""
-
-    UPSERT = "upsert"
-    INSERT = "insert"
-    DELETE = "delete"
-    INSERT_OVERWRITE = "insert_overwrite"
-
-
+#: Write operations a change batch can use, and the row counts each one takes.
+BATCH_OPERATIONS: Final = MappingProxyType(
+    {
+        WriteOperation.UPSERT: frozenset({"updates", "inserts"}),
+        WriteOperation.INSERT: frozenset({"inserts"}),
+        WriteOperation.DELETE: frozenset({"deletes"}),
+        WriteOperation.INSERT_OVERWRITE: frozenset({"inserts", "partitions"}),
+    }
+)
 #: Initial loads may use these operations (the table is empty or being overwritten).
 _INITIAL_OPERATIONS = frozenset({WriteOperation.INSERT, WriteOperation.BULK_INSERT, WriteOperation.UPSERT})
 
@@ -55,7 +56,7 @@ _INITIAL_OPERATIONS = frozenset({WriteOperation.INSERT, WriteOperation.BULK_INSE
 class JobBatch(Section):
     """One change batch: a single write operation, hence one instant on the timeline."""
 
-    operation: BatchOperation = BatchOperation.UPSERT
+    operation: WriteOperation = WriteOperation.UPSERT
     """``upsert``, ``insert``, ``delete`` or ``insert_overwrite``."""
     updates: NonNegativeInt = 0
     """``upsert`` only: existing keys rewritten with a later ordering value (capped at the live rows)."""
@@ -68,12 +69,13 @@ class JobBatch(Section):
 
     @model_validator(mode="after")
     def _check(self) -> Self:
-        allowed = {
-            BatchOperation.UPSERT: {"updates", "inserts"},
-            BatchOperation.INSERT: {"inserts"},
-            BatchOperation.DELETE: {"deletes"},
-            BatchOperation.INSERT_OVERWRITE: {"inserts", "partitions"},
-        }[self.operation]
+        allowed = BATCH_OPERATIONS.get(self.operation)
+        if allowed is None:
+            raise CrossFieldError(
+                f"a batch's operation is one of {', '.join(op.value for op in BATCH_OPERATIONS)}, not "
+                f"{self.operation.value}",
+                ("job", "batches"),
+            )
         # Checked on values, not on fields set: a dumped batch (all fields) must load back.
         given = {"updates": self.updates, "inserts": self.inserts, "deletes": self.deletes}
         given["partitions"] = self.partitions - 1

@@ -20,7 +20,6 @@ from pydantic_settings import BaseSettings, EnvSettingsSource
 from pydantic_settings.exceptions import SettingsError
 
 from hudi_framework.config.hoodie_keys import is_ignored, lookup, suggest
-from hudi_framework.config.hoodie_values import HoodieValueError
 from hudi_framework.config.paths import (
     ENV_DELIMITER,
     ENV_PREFIX,
@@ -34,6 +33,7 @@ from hudi_framework.config.paths import (
 )
 from hudi_framework.config.validation import user_reason
 from hudi_framework.errors import InvalidConfigValueError, UnknownConfigKeyError
+from hudi_framework.vocabulary import HoodieValueError
 
 __all__ = ["Layer", "from_env", "from_hoodie_options", "from_mapping", "merge"]
 

@@ -18,7 +18,7 @@ from pydantic_settings import NoDecode
 
 from hudi_framework.config.base import CrossFieldError, Section
 from hudi_framework.config.enums import S3CredentialsSource
-from hudi_framework.config.hoodie_values import HoodieValueError
+from hudi_framework.vocabulary import HoodieValueError
 
 __all__ = [
     "PROVIDER_CLASSES",

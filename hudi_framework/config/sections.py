@@ -19,7 +19,8 @@ from hudi_framework.config.base import (
     Section,
 )
 from hudi_framework.config.components import ComponentRef
-from hudi_framework.config.enums import (
+from hudi_framework.config.enums import WriteEngine
+from hudi_framework.vocabulary import (
     BaseFileFormat,
     ConcurrencyMode,
     FailedWritesPolicy,
@@ -31,7 +32,6 @@ from hudi_framework.config.enums import (
     TableVersion,
     TimelineTimezone,
     TimestampType,
-    WriteEngine,
     WriteOperation,
 )
 

@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
 from hudi_framework.config.components import ComponentRef
-from hudi_framework.config.enums import CleanerPolicy, CompactionTriggerStrategy
+from hudi_framework.vocabulary import CleanerPolicy, CompactionTriggerStrategy
 
 __all__ = ["ArchiveSettings", "CleanSettings", "ClusteringSettings", "CompactionSettings", "ServicesSettings"]
 

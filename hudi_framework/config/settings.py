@@ -30,7 +30,6 @@ from hudi_framework.config.component_sections import (
     PluginSettings,
     StorageSettings,
 )
-from hudi_framework.config.enums import RecordMergeMode
 from hudi_framework.config.hoodie_keys import HOODIE_KEYS, get_path
 from hudi_framework.config.hoodie_values import render_scalar
 from hudi_framework.config.job import JobSettings
@@ -41,6 +40,7 @@ from hudi_framework.config.sections import ReadSettings, TableSettings, WriteSet
 from hudi_framework.config.services import ServicesSettings
 from hudi_framework.config.validation import to_config_error
 from hudi_framework.errors import ConfigError, UnknownConfigKeyError
+from hudi_framework.vocabulary import RecordMergeMode
 
 __all__ = ["HudiSettings"]
 

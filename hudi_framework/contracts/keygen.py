@@ -6,7 +6,7 @@ Apache Hudi's key generator of the same type computes from the same record (hudi
 8), because readers, indexes and later Java writers find records by these strings.
 
 The kernel builds a key generator from the table's persisted settings: it maps ``TableConfig`` to a
-:class:`KeyGenOptions` (``hudi_framework.model.keys``) and asks the registry for the component named
+:class:`KeyGenOptions` (``hudi_framework.table.keys``) and asks the registry for the component named
 after the table's key generator type, whose options model is :class:`KeyGenOptions`.
 """
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from hudi_framework.config.enums import TimestampType
+from hudi_framework.vocabulary import TimestampType
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -30,7 +30,6 @@ __all__ = [
     "KeyGenerator",
     "TimeUnit",
     "TimestampKeyGenOptions",
-    "TimestampType",
 ]
 
 
@@ -151,7 +150,7 @@ class TimestampKeyGenOptions(BaseModel):
 class KeyGenOptions(BaseModel):
     """What the kernel passes every built-in key generator (the component's options model).
 
-    Built from ``hoodie.properties`` by ``hudi_framework.model.keys.key_generator_options``.
+    Built from ``hoodie.properties`` by ``hudi_framework.table.keys.key_generator_options``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.arrow.numpy_arrow import to_numpy
 from hudi_framework.contracts.index import (
     LOCATION_COLUMNS,
     LOCATION_FILE_ID,
@@ -48,7 +49,6 @@ from hudi_framework.index.file_lookup import empty_locations, read_key_range, vi
 from hudi_framework.index.key_arrays import as_key_array
 from hudi_framework.index.planning import distinct_partitions, incoming_columns
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.merge.numpy_arrow import to_numpy
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.keygen import KeyGenerator

@@ -16,8 +16,8 @@ import pyarrow as pa
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.table.table import HudiTable
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient, WriteResult
-from hudi_framework.write.operation import WriteOperation
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn
 from rich.table import Table
 
-from hudi_framework.cli.render import timeline_table
 from hudi_framework.config.enums import WriteEngine
+from hudi_framework.console.render import timeline_table
 from hudi_framework.jobs.result import JobReport, ReadReport
 from hudi_framework.jobs.spec import JobPlan, StepPlan
 

@@ -27,7 +27,7 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import TableConfig
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

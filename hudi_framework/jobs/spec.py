@@ -10,23 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hudi_framework.config.enums import WriteEngine
-from hudi_framework.config.job import BatchOperation, JobBatch, JobSettings, JobSource
+from hudi_framework.config.job import JobBatch, JobSettings, JobSource
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
 __all__ = ["READ_OPERATION", "JobPlan", "StepPlan", "plan_job"]
 
 #: The operation column of the final read-back step.
 READ_OPERATION = "snapshot read"
-
-_BATCH_OPERATIONS = {
-    BatchOperation.UPSERT: WriteOperation.UPSERT,
-    BatchOperation.INSERT: WriteOperation.INSERT,
-    BatchOperation.DELETE: WriteOperation.DELETE,
-    BatchOperation.INSERT_OVERWRITE: WriteOperation.INSERT_OVERWRITE,
-}
-
 
 @dataclass(frozen=True, slots=True)
 class StepPlan:
@@ -108,7 +100,7 @@ def plan_job(settings: HudiSettings, *, overwrite_existing: bool = False) -> Job
     steps = [StepPlan(0, "load", initial, None, _write_phases(engine))]
     for number, batch in enumerate(job.batches, start=1):
         steps.append(
-            StepPlan(number, f"batch {number}", _BATCH_OPERATIONS[batch.operation], batch, _write_phases(engine))
+            StepPlan(number, f"batch {number}", batch.operation, batch, _write_phases(engine))
         )
     if job.verify:
         read_phases = ("read (python)", "verify") + (("count (spark)",) if engine is WriteEngine.SPARK else ())

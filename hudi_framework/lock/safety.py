@@ -9,8 +9,8 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Final
 
-from hudi_framework.config.enums import ConcurrencyMode, FailedWritesPolicy
 from hudi_framework.errors import UnsafeLockConfigError
+from hudi_framework.vocabulary import ConcurrencyMode, FailedWritesPolicy
 
 if TYPE_CHECKING:
     from hudi_framework.config import HudiSettings

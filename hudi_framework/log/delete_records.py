@@ -37,13 +37,13 @@ from typing import Any, Final
 import fastavro
 
 from hudi_framework.errors import LogBlockDecodeError, LogBlockEncodeError
+from hudi_framework.timeline.avro_container import AVRO_NAMESPACE
 
 #: The delete content version written and read (versions 1 and 2 used Kryo / Java serialisation).
 DELETE_CONTENT_VERSION: Final = 3
 #: Scale of ``DecimalWrapper`` (Avro ``bytes`` decimal, precision 30, scale 15).
 DECIMAL_WRAPPER_SCALE: Final = 15
 
-_NAMESPACE = "org.apache.hudi.avro.model"
 _HEAD = struct.Struct(">ii")
 _INT32_RANGE = (-(2**31), 2**31 - 1)
 _INT64_RANGE = (-(2**63), 2**63 - 1)
@@ -74,7 +74,7 @@ class OrderingType(Enum):
     @property
     def full_name(self) -> str:
         """The Avro full name of the wrapper record."""
-        return f"{_NAMESPACE}.{self.value}"
+        return f"{AVRO_NAMESPACE}.{self.value}"
 
 
 _SCALAR_TYPES: Final = (
@@ -186,7 +186,7 @@ def delete_list_schema() -> dict[str, Any]:
     array_wrapper = {
         "type": "record",
         "name": OrderingType.ARRAY.value,
-        "namespace": _NAMESPACE,
+        "namespace": AVRO_NAMESPACE,
         "fields": [
             {"name": "wrappedValues", "type": ["null", {"type": "array", "items": array_items}], "default": None}
         ],
@@ -194,7 +194,7 @@ def delete_list_schema() -> dict[str, Any]:
     delete_record = {
         "type": "record",
         "name": "HoodieDeleteRecord",
-        "namespace": _NAMESPACE,
+        "namespace": AVRO_NAMESPACE,
         "fields": [
             {"name": "recordKey", "type": ["null", "string"], "default": None},
             {"name": "partitionPath", "type": ["null", "string"], "default": None},
@@ -204,7 +204,7 @@ def delete_list_schema() -> dict[str, Any]:
     return {
         "type": "record",
         "name": "HoodieDeleteRecordList",
-        "namespace": _NAMESPACE,
+        "namespace": AVRO_NAMESPACE,
         "fields": [{"name": "deleteRecordList", "type": {"type": "array", "items": delete_record}}],
     }
 
@@ -213,7 +213,7 @@ def _wrapper(t: OrderingType) -> dict[str, Any]:
     return {
         "type": "record",
         "name": t.value,
-        "namespace": _NAMESPACE,
+        "namespace": AVRO_NAMESPACE,
         "fields": [{"name": "value", "type": WRAPPED_AVRO_TYPES[t]}],
     }
 

@@ -18,15 +18,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_framework.config.component_sections import (
-    BUILTIN_MERGER_NAMES,
-    COMMIT_TIME_STRATEGY_ID,
-    CUSTOM_STRATEGY_ID,
-    EVENT_TIME_STRATEGY_ID,
-    PAYLOAD_BASED_STRATEGY_ID,
-    MergerSettings,
-)
-from hudi_framework.config.enums import RecordMergeMode
+from hudi_framework.config.component_sections import BUILTIN_MERGER_NAMES, MergerSettings
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.errors import (
     ConfigError,
@@ -36,7 +28,14 @@ from hudi_framework.errors import (
     PluginError,
 )
 from hudi_framework.plugin.registry import ComponentKind
-from hudi_framework.table.table_config import MergeMode, deprecated_payload_mode, with_merge_behaviour
+from hudi_framework.table.table_config import with_merge_behaviour
+from hudi_framework.vocabulary import (
+    CUSTOM_STRATEGY_ID,
+    PAYLOAD_BASED_STRATEGY_ID,
+    RecordMergeMode,
+    deprecated_payload_mode,
+    strategy_of_mode,
+)
 
 if TYPE_CHECKING:
     from hudi_framework.plugin.registry import ComponentRegistry, RegisteredComponent
@@ -51,14 +50,6 @@ __all__ = [
     "strategy_of",
     "write_settings",
 ]
-
-_PAYLOAD_BASED = str(PAYLOAD_BASED_STRATEGY_ID)
-_CUSTOM = str(CUSTOM_STRATEGY_ID)
-_BUILTIN_STRATEGIES = {
-    RecordMergeMode.EVENT_TIME_ORDERING.value: str(EVENT_TIME_STRATEGY_ID),
-    RecordMergeMode.COMMIT_TIME_ORDERING.value: str(COMMIT_TIME_STRATEGY_ID),
-}
-
 
 def _is_uuid(value: str) -> bool:
     try:
@@ -136,7 +127,7 @@ def _lookup_name(registry: ComponentRegistry, settings: MergerSettings, ordering
     if mode in BUILTIN_MERGER_NAMES:
         return BUILTIN_MERGER_NAMES[mode]
     strategy = str(settings.strategy_id) if settings.strategy_id is not None else None
-    if strategy in (_PAYLOAD_BASED, _CUSTOM) and settings.payload_class is not None:
+    if strategy in (PAYLOAD_BASED_STRATEGY_ID, CUSTOM_STRATEGY_ID) and settings.payload_class is not None:
         return settings.payload_class  # a payload table: Hudi's generic CUSTOM/payload UUIDs name no merger
     if strategy is not None:
         return find_strategy(registry, strategy, settings.implementation_classes)
@@ -171,7 +162,8 @@ def build_merger(registry: ComponentRegistry, settings: MergerSettings, ordering
     if not isinstance(merger, RecordMerger):
         raise PluginError(f"record merger {name!r} built a {type(merger).__name__}, not a RecordMerger")
     wanted = str(settings.strategy_id) if settings.strategy_id is not None else None
-    if wanted not in (None, _PAYLOAD_BASED, _CUSTOM) and merger.strategy_id and merger.strategy_id != wanted:
+    generic = (None, PAYLOAD_BASED_STRATEGY_ID, CUSTOM_STRATEGY_ID)
+    if wanted not in generic and merger.strategy_id and merger.strategy_id != wanted:
         raise ConfigError(f"record merger {name!r} implements strategy {merger.strategy_id}, not {wanted}")
     return merger
 
@@ -196,7 +188,7 @@ def _simple(payload_class: str) -> str:
 
 def _legacy_payload(config: TableConfig) -> str | None:
     """A Hudi 1.1 (v9) table's deprecated payload class kept beside a built-in merge mode, if any."""
-    if config.version < 9 or config.effective_merge_mode is MergeMode.CUSTOM:
+    if config.version < 9 or config.effective_merge_mode is RecordMergeMode.CUSTOM:
         return None
     return config.payload_class if deprecated_payload_mode(config.payload_class) is not None else None
 
@@ -216,7 +208,7 @@ def write_settings(config: TableConfig, settings: MergerSettings) -> MergerSetti
     Raises:
         MergeModeMismatchError: The write asks for another merge mode or strategy UUID than the table persists.
     """
-    table_mode = RecordMergeMode(config.effective_merge_mode.value)
+    table_mode = config.effective_merge_mode
     explicit = settings.mode is not None or settings.strategy_id is not None or settings.payload_class is not None
     legacy = _legacy_payload(config)
     if legacy is not None and settings.payload_class is not None and settings.mode is None:
@@ -268,7 +260,8 @@ def merger_for_write(registry: ComponentRegistry, config: TableConfig, settings:
         )
     merger = build_merger(registry, write_settings(config, settings), config.ordering_fields)
     # A merger chosen by name must still implement the table's built-in mode.
-    builtin = _BUILTIN_STRATEGIES.get(config.effective_merge_mode.value)
+    mode = config.effective_merge_mode
+    builtin = strategy_of_mode(mode) if mode is not RecordMergeMode.CUSTOM else None
     if _legacy_payload(config) is not None:
         builtin = None  # the table's deprecated payload class chose its payload merger
     if builtin is not None and merger.strategy_id and merger.strategy_id.lower() != builtin:

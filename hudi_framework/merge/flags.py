@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.merge.numpy_arrow import from_numpy
+from hudi_framework.arrow.numpy_arrow import from_numpy
 from hudi_framework.merge.ordering import BoolMask, as_mask
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from hudi_framework.arrow.numpy_arrow import indices as positions
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import delete_mask, set_bool_column, supersedes_mask
-from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import BoolMask, newer_wins
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.arrow.numpy_arrow import from_numpy, repeated_string
 from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.numpy_arrow import from_numpy, repeated_string
 from hudi_framework.merge.ordering import BoolMask, as_mask
 from hudi_framework.merge.pair import AlignedPair
 

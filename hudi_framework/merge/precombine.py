@@ -18,10 +18,10 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.arrow.numpy_arrow import contiguous, to_numpy
+from hudi_framework.arrow.numpy_arrow import indices as positions
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import with_flags
-from hudi_framework.merge.numpy_arrow import contiguous, to_numpy
-from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import as_mask
 from hudi_framework.merge.pair import unify_tables
 from hudi_framework.merge.partial import merge_pairs

@@ -20,9 +20,9 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from hudi_framework.arrow.numpy_arrow import indices as positions
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.numpy_arrow import indices as positions
 from hudi_framework.merge.ordering import BoolMask
 from hudi_framework.merge.pair import decode_dictionaries
 from hudi_framework.merge.partial import has_partial_rows

@@ -1,1 +1,1 @@
-"""Data model: schemas (Arrow <-> Avro), records and keys."""
+"""Data model: schemas (Arrow <-> Avro), type promotion, Java text of values, the Parquet format."""

@@ -17,7 +17,6 @@ from hudi_framework.read.options import (
     END_INSTANT_KEY,
     INCR_FALLBACK_KEY,
     QUERY_TYPE_KEY,
-    QueryType,
     ReadOptions,
     resolve_instant_time,
 )
@@ -38,7 +37,6 @@ __all__ = [
     "CorruptLogBlockWarning",
     "InstantValidity",
     "MergedReadTask",
-    "QueryType",
     "ReadOptions",
     "ReadPlan",
     "ReadTask",

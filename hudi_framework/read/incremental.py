@@ -45,16 +45,16 @@ from hudi_framework.layout.naming import BaseFileName, parse_data_file_name
 from hudi_framework.read.filters import check_columns, normalize_filters
 from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
 from hudi_framework.read.merged_task import InstantValidity
-from hudi_framework.read.options import QueryType, ReadOptions, resolve_instant_time
+from hudi_framework.read.options import ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import CommitTimeFilter, CommitTimeRange, ReadPlan
 from hudi_framework.read.schema import project, read_schema
 from hudi_framework.read.snapshot import READABLE_FORMATS, first_incomplete_commit, read_slices
 from hudi_framework.read.tasks import FileRef, build_tasks
 from hudi_framework.table.retained import cleaned_files, earliest_retained
 from hudi_framework.timeline.instant import Action, Instant
-from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata
 from hudi_framework.timeline.timeline import META_FOLDER
+from hudi_framework.vocabulary import QueryType, TimelineTimezone
 
 if TYPE_CHECKING:
     import pyarrow as pa

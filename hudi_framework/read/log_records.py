@@ -29,13 +29,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.arrow.numpy_arrow import from_numpy, python_array, repeated_string
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, PRESENT_COLUMNS_FIELD
 from hudi_framework.errors import ReadError
 from hudi_framework.log.blocks import CommandBlock, CommandType, CorruptBlock, DataBlock, DeleteBlock, HFileBlock
 from hudi_framework.log.delete_columns import DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
-from hudi_framework.merge.numpy_arrow import from_numpy, python_array, repeated_string
 from hudi_framework.merge.partial import presence_value
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.spill import DEFAULT_SPILL_PARTITIONS, SpillPartitions, key_partitions

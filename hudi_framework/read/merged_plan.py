@@ -12,16 +12,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hudi_framework.config.component_sections import MergerSettings
-from hudi_framework.config.enums import RecordMergeMode
 from hudi_framework.contracts.merger import RECORD_KEY_FIELD
 from hudi_framework.errors import UnsupportedQueryError
 from hudi_framework.merge.choose import build_merger
 from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
-from hudi_framework.read.options import QueryType
 from hudi_framework.read.plan import ReadTask
 from hudi_framework.read.tasks import FileRef, build_tasks, prune
-from hudi_framework.table.table_config import MergeMode, deprecated_payload_mode
 from hudi_framework.timeline.instant import COMPLETES_AS, WRITE_ACTIONS
+from hudi_framework.vocabulary import QueryType, RecordMergeMode, deprecated_payload_mode
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -43,7 +41,7 @@ def table_merger(table: HudiTable) -> RecordMerger:
     """
     config = table.config
     mode = config.effective_merge_mode
-    if mode is MergeMode.CUSTOM:
+    if mode is RecordMergeMode.CUSTOM:
         settings = MergerSettings(
             mode=RecordMergeMode.CUSTOM,
             strategy_id=config.merge_strategy_id,
@@ -54,7 +52,7 @@ def table_merger(table: HudiTable) -> RecordMerger:
         # and the payload class decides (hudi-format.md section 6.1).
         # A Hudi 1.1 table keeps a deprecated payload class beside the mode: its merger decides.
         legacy = config.payload_class if config.version >= 9 and deprecated_payload_mode(config.payload_class) else None
-        settings = MergerSettings(mode=RecordMergeMode(mode.value), payload_class=legacy)
+        settings = MergerSettings(mode=mode, payload_class=legacy)
     return build_merger(table.registry, settings, config.ordering_fields)
 
 

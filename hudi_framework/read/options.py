@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from hudi_framework.config.enums import QueryType
 from hudi_framework.errors import InvalidConfigValueError
 
 # Re-exported: the read planners resolve user-given bounds with it.
 from hudi_framework.timeline.instant_time import EARLIEST as EARLIEST
 from hudi_framework.timeline.instant_time import resolve_instant_time as resolve_instant_time
+from hudi_framework.vocabulary import QueryType
 
 QUERY_TYPE_KEY: Final = "hoodie.datasource.query.type"
 AS_OF_INSTANT_KEY: Final = "as.of.instant"
@@ -41,7 +41,7 @@ MERGE_MAX_MEMORY_KEY: Final = "hoodie.memory.merge.max.size"
 if TYPE_CHECKING:
     from hudi_framework.config.sections import ReadSettings
 
-__all__ = ["QueryType", "ReadOptions", "as_columns", "parse_query_type", "resolve_instant_time"]
+__all__ = ["ReadOptions", "as_columns", "parse_query_type", "resolve_instant_time"]
 
 
 class ReadOptions(BaseModel):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.read.options import QueryType
+from hudi_framework.vocabulary import QueryType
 
 if TYPE_CHECKING:
     from hudi_framework.read.filters import Disjunction

@@ -25,12 +25,12 @@ from hudi_framework.read.options import (
     AS_OF_INSTANT_KEY,
     BEGIN_INSTANT_KEY,
     END_INSTANT_KEY,
-    QueryType,
     ReadOptions,
     as_columns,
     parse_query_type,
 )
 from hudi_framework.read.snapshot import plan_snapshot
+from hudi_framework.vocabulary import QueryType
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend

@@ -24,7 +24,7 @@ from hudi_framework.errors import UnknownColumnError
 from hudi_framework.model.schema import META_FIELDS, avro_to_arrow
 from hudi_framework.read.options import resolve_instant_time
 from hudi_framework.timeline.instant import WRITE_ACTIONS
-from hudi_framework.timeline.instant_time import TimelineTimezone
+from hudi_framework.vocabulary import TimelineTimezone
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

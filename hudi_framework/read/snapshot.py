@@ -22,13 +22,13 @@ from hudi_framework.errors import TimeTravelError
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.read.filters import check_columns, normalize_filters
 from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
-from hudi_framework.read.options import QueryType, ReadOptions, resolve_instant_time
+from hudi_framework.read.options import ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
 from hudi_framework.read.schema import project, read_schema
 from hudi_framework.read.tasks import FileRef, build_tasks, prune
 from hudi_framework.table.retained import check_retained, check_slice_files
 from hudi_framework.timeline.instant import Action, Instant
-from hudi_framework.timeline.instant_time import TimelineTimezone
+from hudi_framework.vocabulary import QueryType, TimelineTimezone
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -8,11 +8,11 @@ or every completed commit when the table never cleaned, and clean when the count
 
 from __future__ import annotations
 
-from hudi_framework.config.enums import CleanerPolicy
 from hudi_framework.config.services import CleanSettings
-from hudi_framework.services.clean_metadata import decode_clean_metadata
+from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.vocabulary import CleanerPolicy
 
 __all__ = ["clean_due", "commits_since_last_clean", "nothing_to_clean"]
 

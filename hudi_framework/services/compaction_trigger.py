@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hudi_framework.config.enums import CompactionTriggerStrategy
 from hudi_framework.config.services import CompactionSettings
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.instant_time import parse_instant_time
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.vocabulary import CompactionTriggerStrategy
 
 
 @dataclass(frozen=True, slots=True)

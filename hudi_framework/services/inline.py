@@ -22,14 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.errors import UnknownComponentError
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.services.clean_trigger import clean_due, nothing_to_clean
 from hudi_framework.services.compaction_trigger import compaction_due
-from hudi_framework.table.table_config import TableType
 from hudi_framework.timeline.instant import Action
-from hudi_framework.timeline.instant_time import InstantTimeGenerator, TimelineTimezone
+from hudi_framework.timeline.instant_time import InstantTimeGenerator
+from hudi_framework.vocabulary import FailedWritesPolicy, TableType, TimelineTimezone
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings

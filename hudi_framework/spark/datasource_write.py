@@ -34,7 +34,6 @@ from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
-from hudi_framework.config.enums import ConcurrencyMode
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
 from hudi_framework.layout.discovery import check_new_partitions
@@ -44,13 +43,14 @@ from hudi_framework.table.from_settings import check_settings_match_table, table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.vocabulary import ConcurrencyMode, WriteOperation
 from hudi_framework.write.batch import check_batch_schema, normalised_schema, require_key_fields
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.markers import STAGING_DIR_PREFIX
-from hudi_framework.write.operation import WriteOperation, is_replace
+from hudi_framework.write.operation import is_replace
 from hudi_framework.write.pipeline import latest_slices
 from hudi_framework.write.planner import (
     SUMMARY_SCHEMA,

@@ -41,7 +41,7 @@ from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY, combine_row
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from hudi_framework.write.operation import WriteOperation
+    from hudi_framework.vocabulary import WriteOperation
 
 __all__ = ["SEQ", "RowsFinish", "keyed_rows"]
 

@@ -48,7 +48,6 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import functions as F  # noqa: N812 - the conventional alias
 
-from hudi_framework.config.enums import InsertDupPolicy
 from hudi_framework.contracts.index import (
     LOCATION_COLUMNS,
     LOCATION_FILE_ID,
@@ -73,6 +72,7 @@ from hudi_framework.index.tasks import (
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema, collect_arrow, to_spark_batches
 from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
+from hudi_framework.vocabulary import InsertDupPolicy
 from hudi_framework.write.insert_duplicates import SHOWN_KEYS, duplicate_key_error
 from hudi_framework.write.moves import settle_partition_moves, tag_for_write
 from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY

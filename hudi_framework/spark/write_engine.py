@@ -37,15 +37,15 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
-from hudi_framework.config.enums import InsertDupPolicy
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
 from hudi_framework.spark.session_storage import check_session_s3
 from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows, without_stored_keys
 from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
+from hudi_framework.vocabulary import InsertDupPolicy, WriteOperation
 from hudi_framework.write.insert_duplicates import insert_dup_policy
-from hudi_framework.write.operation import WriteOperation, looks_up_existing
+from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 
 if TYPE_CHECKING:

@@ -1,1 +1,1 @@
-"""Tables: ``hoodie.properties``, the typed table config, and the ``HudiTable`` facade."""
+"""Tables: ``hoodie.properties``, the typed table config, the table's key generator, and the ``HudiTable`` facade."""

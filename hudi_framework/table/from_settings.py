@@ -9,21 +9,10 @@ from typing import Any
 from hudi_framework.config.hoodie_keys import HOODIE_KEYS
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError, IncompatibleTableConfigError
-from hudi_framework.model.keys import key_generator_component
 from hudi_framework.table.table_config import TableConfig, new_table_config
+from hudi_framework.vocabulary import key_generator_component, key_generator_type
 
 __all__ = ["check_settings_match_table", "table_config_from_settings"]
-
-# Registered key-generator component names -> Apache Hudi's ``hoodie.table.keygenerator.type``.
-_KEYGEN_TYPES = {
-    "simple": "SIMPLE",
-    "complex": "COMPLEX",
-    "non-partition": "NON_PARTITION",
-    "nonpartitioned": "NON_PARTITION",
-    "timestamp": "TIMESTAMP",
-    "custom": "CUSTOM",
-}
-
 
 def _timestamp_keygen_properties(settings: HudiSettings) -> dict[str, str]:
     ts = settings.table.keygen_timestamp
@@ -58,7 +47,7 @@ def table_config_from_settings(settings: HudiSettings) -> TableConfig:
         raise ConfigError("table.record_key_fields (hoodie.datasource.write.recordkey.field) is required")
     keygen = None
     if t.key_generator is not None:
-        keygen = _KEYGEN_TYPES.get(t.key_generator.name, t.key_generator.name.upper().replace("-", "_"))
+        keygen = key_generator_type(t.key_generator.name)
     extra = _timestamp_keygen_properties(settings)
     if extra and keygen is None:
         keygen = "TIMESTAMP"

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from hudi_framework.errors import CleanedInstantError, MissingDataFileError
 from hudi_framework.layout.file_group import FileGroupId
-from hudi_framework.services.clean_metadata import CleanMetadata, decode_clean_metadata
+from hudi_framework.timeline.clean_metadata import CleanMetadata, decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
 
 if TYPE_CHECKING:

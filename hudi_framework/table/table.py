@@ -30,8 +30,9 @@ from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, l
 from hudi_framework.table.retained import check_slice_files
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
-from hudi_framework.timeline.instant_time import TimelineTimezone, resolve_instant_time
+from hudi_framework.timeline.instant_time import resolve_instant_time
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.vocabulary import TimelineTimezone
 
 if TYPE_CHECKING:
     from hudi_framework.config.component_sections import StorageSettings

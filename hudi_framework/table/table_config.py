@@ -1,117 +1,38 @@
 """``TableConfig``: the typed view of ``hoodie.properties``.
 
-Only this module spells ``hoodie.*`` table keys. Keys it does not model are preserved verbatim in
+Only this module spells ``hoodie.*`` table keys (the merge keys a legacy payload class implies come from
+:mod:`hudi_framework.vocabulary.payloads`). Keys it does not model are preserved verbatim in
 ``extra`` so rewriting a Java-written table never drops what Java put there.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from hudi_framework.errors import TableVersionError
+from hudi_framework.vocabulary.key_generators import key_generator_class, key_generator_type_of_class
+from hudi_framework.vocabulary.merge_modes import (
+    COMMIT_TIME_STRATEGY_ID,
+    CUSTOM_STRATEGY_ID,
+    EVENT_TIME_STRATEGY_ID,
+    PAYLOAD_BASED_STRATEGY_ID,
+    RecordMergeMode,
+    strategy_of_mode,
+)
+from hudi_framework.vocabulary.payloads import (
+    MERGE_PROPERTY_PREFIX,
+    PARTIAL_UPDATE_MODE_KEY,
+    default_payload_class,
+    deprecated_payload_mode,
+    legacy_payload_properties,
+    payload_merge_mode,
+)
+from hudi_framework.vocabulary.table_types import TableType
+from hudi_framework.vocabulary.table_versions import DEFAULT_TABLE_VERSION, SUPPORTED_TABLE_VERSIONS
 
-SUPPORTED_VERSIONS = (6, 8, 9)
-DEFAULT_VERSION = 9
-
-EVENT_TIME_STRATEGY = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
-COMMIT_TIME_STRATEGY = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
-CUSTOM_STRATEGY = "1897ef5f-18bc-4557-939c-9d6a8afd1519"
-PAYLOAD_BASED_STRATEGY = "00000000-0000-0000-0000-000000000000"
 #: Hudi 1.1 (v9) keeps a legacy payload class under this key instead of ``hoodie.compaction.payload.class``.
 _LEGACY_PAYLOAD_KEY = "hoodie.table.legacy.payload.class"
-_PAYLOAD_PKG = "org.apache.hudi.common.model."
-#: Hudi 1.1 (v9) table keys for payload classes it deprecates (RFC-97).
-_PARTIAL_UPDATE_MODE_KEY = "hoodie.table.partial.update.mode"
-_MERGE_PROPERTY_PREFIX = "hoodie.record.merge.property."
-_KEYGEN_PKG = "org.apache.hudi.keygen."
-
-
-class TableType(enum.StrEnum):
-    """``hoodie.table.type``."""
-
-    COPY_ON_WRITE = "COPY_ON_WRITE"
-    MERGE_ON_READ = "MERGE_ON_READ"
-
-
-class MergeMode(enum.StrEnum):
-    """``hoodie.record.merge.mode``."""
-
-    EVENT_TIME_ORDERING = "EVENT_TIME_ORDERING"
-    COMMIT_TIME_ORDERING = "COMMIT_TIME_ORDERING"
-    CUSTOM = "CUSTOM"
-
-
-#: The eight payload classes Apache Hudi 1.1 deprecates, by simple name, and the merge mode a
-#: version-9 table persists for each (``HoodieTableConfig.inferMergingConfigsForV9TableCreation``,
-#: the same as ``EightToNineUpgradeHandler``): the class itself moves to ``hoodie.table.legacy.payload.class``.
-DEPRECATED_PAYLOAD_MODES: Mapping[str, MergeMode] = {
-    "DefaultHoodieRecordPayload": MergeMode.EVENT_TIME_ORDERING,
-    "EventTimeAvroPayload": MergeMode.EVENT_TIME_ORDERING,
-    "MySqlDebeziumAvroPayload": MergeMode.EVENT_TIME_ORDERING,
-    "PartialUpdateAvroPayload": MergeMode.EVENT_TIME_ORDERING,
-    "PostgresDebeziumAvroPayload": MergeMode.EVENT_TIME_ORDERING,
-    "OverwriteWithLatestAvroPayload": MergeMode.COMMIT_TIME_ORDERING,
-    "OverwriteNonDefaultsWithLatestAvroPayload": MergeMode.COMMIT_TIME_ORDERING,
-    "AWSDmsAvroPayload": MergeMode.COMMIT_TIME_ORDERING,
-}
-
-
-def deprecated_payload_mode(payload_class: str | None) -> MergeMode | None:
-    """The merge mode a version-9 table persists for a payload class Hudi 1.1 deprecates, else None."""
-    return DEPRECATED_PAYLOAD_MODES.get(payload_class.rsplit(".", 1)[-1]) if payload_class else None
-
-
-def legacy_payload_properties(payload_class: str) -> dict[str, str]:
-    """The extra ``hoodie.properties`` keys Hudi 1.1 writes for a deprecated payload class on a v9 table.
-
-    ``hoodie.table.partial.update.mode`` (IGNORE_DEFAULTS for the two payloads that fill nulls from the
-    older record, FILL_UNAVAILABLE for Postgres Debezium) and ``hoodie.record.merge.property.*``
-    entries that readers need (the AWS DMS delete field and marker, Debezium's unavailable value).
-    """
-    simple = payload_class.rsplit(".", 1)[-1]
-    props: dict[str, str] = {}
-    if simple in ("PartialUpdateAvroPayload", "OverwriteNonDefaultsWithLatestAvroPayload"):
-        props[_PARTIAL_UPDATE_MODE_KEY] = "IGNORE_DEFAULTS"
-    elif simple == "PostgresDebeziumAvroPayload":
-        props[_PARTIAL_UPDATE_MODE_KEY] = "FILL_UNAVAILABLE"
-        props[_MERGE_PROPERTY_PREFIX + "hoodie.write.partial.update.unavailable.value"] = "__debezium_unavailable_value"
-    elif simple == "AWSDmsAvroPayload":
-        props[_MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.field"] = "Op"
-        props[_MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.marker"] = "D"
-    return props
-
-
-# Key generator type names (v8+ ``hoodie.table.keygenerator.type``) and their v6 class names.
-_KEYGEN_CLASSES = {
-    "SIMPLE": "SimpleKeyGenerator",
-    "COMPLEX": "ComplexKeyGenerator",
-    "NON_PARTITION": "NonpartitionedKeyGenerator",
-    "TIMESTAMP": "TimestampBasedKeyGenerator",
-    "CUSTOM": "CustomKeyGenerator",
-    "GLOBAL_DELETE": "GlobalDeleteKeyGenerator",
-}
-_KEYGEN_BY_CLASS = {cls: t for t, cls in _KEYGEN_CLASSES.items()} | {
-    cls.replace("KeyGenerator", "AvroKeyGenerator"): t for t, cls in _KEYGEN_CLASSES.items()
-}
-
-
-def keygen_type_from_class(class_name: str) -> str:
-    """Map an Apache Hudi key generator class (FQCN or simple name) to its type name."""
-    simple = class_name.rsplit(".", 1)[-1]
-    if simple in _KEYGEN_BY_CLASS:
-        return _KEYGEN_BY_CLASS[simple]
-    if simple == "SqlKeyGenerator":
-        # Spark SQL's generator without an original class behaves as ComplexKeyGenerator.
-        return "COMPLEX"
-    return simple.upper()
-
-
-def keygen_class_from_type(type_name: str) -> str:
-    """Map a key generator type name to Apache Hudi's class name (for v6 tables)."""
-    base = type_name.upper().removesuffix("_AVRO")
-    return _KEYGEN_PKG + _KEYGEN_CLASSES.get(base, "SimpleKeyGenerator")
 
 
 def _split_list(value: str | None) -> tuple[str, ...]:
@@ -148,7 +69,7 @@ class TableConfig:
 
     name: str  #: hoodie.table.name
     table_type: TableType = TableType.COPY_ON_WRITE  #: hoodie.table.type
-    version: int = DEFAULT_VERSION  #: hoodie.table.version
+    version: int = DEFAULT_TABLE_VERSION  #: hoodie.table.version
     database: str = "default"  #: hoodie.database.name
     initial_version: int | None = None  #: hoodie.table.initial.version (v8+)
     timeline_layout_version: int = 2  #: hoodie.timeline.layout.version (1 for v6)
@@ -167,7 +88,7 @@ class TableConfig:
     populate_meta_fields: bool = True  #: hoodie.populate.meta.fields
     base_file_format: str = "PARQUET"  #: hoodie.table.base.file.format
     log_file_format: str = "HOODIE_LOG"  #: hoodie.table.log.file.format
-    merge_mode: MergeMode | None = None  #: hoodie.record.merge.mode
+    merge_mode: RecordMergeMode | None = None  #: hoodie.record.merge.mode
     merge_strategy_id: str | None = None  #: hoodie.record.merge.strategy.id (or 0.x merger.strategy)
     payload_class: str | None = None  #: hoodie.compaction.payload.class
     metadata_partitions: tuple[str, ...] = ()  #: hoodie.table.metadata.partitions
@@ -192,28 +113,23 @@ class TableConfig:
         return self.table_type is TableType.MERGE_ON_READ
 
     @property
-    def effective_merge_mode(self) -> MergeMode:
+    def effective_merge_mode(self) -> RecordMergeMode:
         """The merge mode, inferred as Apache Hudi does when not persisted."""
         if self.merge_mode is not None:
             return self.merge_mode
         if self.payload_class:
-            simple = self.payload_class.rsplit(".", 1)[-1]
-            if simple in ("DefaultHoodieRecordPayload", "EventTimeAvroPayload"):
-                return MergeMode.EVENT_TIME_ORDERING
-            if simple == "OverwriteWithLatestAvroPayload":
-                return MergeMode.COMMIT_TIME_ORDERING
-            return MergeMode.CUSTOM
-        if self.merge_strategy_id == EVENT_TIME_STRATEGY and self.ordering_fields:
-            return MergeMode.EVENT_TIME_ORDERING
-        if self.merge_strategy_id == COMMIT_TIME_STRATEGY:
-            return MergeMode.COMMIT_TIME_ORDERING
-        if self.merge_strategy_id and self.merge_strategy_id not in (EVENT_TIME_STRATEGY, PAYLOAD_BASED_STRATEGY):
+            return payload_merge_mode(self.payload_class)
+        if self.merge_strategy_id == EVENT_TIME_STRATEGY_ID and self.ordering_fields:
+            return RecordMergeMode.EVENT_TIME_ORDERING
+        if self.merge_strategy_id == COMMIT_TIME_STRATEGY_ID:
+            return RecordMergeMode.COMMIT_TIME_ORDERING
+        if self.merge_strategy_id and self.merge_strategy_id not in (EVENT_TIME_STRATEGY_ID, PAYLOAD_BASED_STRATEGY_ID):
             # A custom merger's UUID (persisted by every version, 0.x's merger.strategy key included).
-            return MergeMode.CUSTOM
+            return RecordMergeMode.CUSTOM
         if self.version < 8:
             # 0.x tables without payload class default to OverwriteWithLatestAvroPayload semantics.
-            return MergeMode.COMMIT_TIME_ORDERING
-        return MergeMode.EVENT_TIME_ORDERING if self.ordering_fields else MergeMode.COMMIT_TIME_ORDERING
+            return RecordMergeMode.COMMIT_TIME_ORDERING
+        return RecordMergeMode.EVENT_TIME_ORDERING if self.ordering_fields else RecordMergeMode.COMMIT_TIME_ORDERING
 
     # ------------------------------------------------------------------ codec
     @classmethod
@@ -229,16 +145,16 @@ class TableConfig:
             raise TableVersionError(
                 f"hoodie.table.version={props['hoodie.table.version']!r} is not a number"
             ) from None
-        if version not in SUPPORTED_VERSIONS:
+        if version not in SUPPORTED_TABLE_VERSIONS:
             raise TableVersionError(
-                f"table version {version} is not supported (supported: {', '.join(map(str, SUPPORTED_VERSIONS))})"
+                f"table version {version} is not supported (supported: {', '.join(map(str, SUPPORTED_TABLE_VERSIONS))})"
             )
         layout = int(props.get("hoodie.timeline.layout.version", "1" if version < 8 else "2"))
         if (version < 8) != (layout == 1):
             raise TableVersionError(f"table version {version} with timeline layout {layout} is inconsistent")
         keygen = (
             props.get("hoodie.table.keygenerator.type")
-            or keygen_type_from_class(props.get("hoodie.table.keygenerator.class", ""))
+            or key_generator_type_of_class(props.get("hoodie.table.keygenerator.class", ""))
             if (props.get("hoodie.table.keygenerator.type") or props.get("hoodie.table.keygenerator.class"))
             else ""
         )
@@ -273,7 +189,7 @@ class TableConfig:
             populate_meta_fields=_bool(props.get("hoodie.populate.meta.fields"), True),
             base_file_format=props.get("hoodie.table.base.file.format", "PARQUET").upper(),
             log_file_format=props.get("hoodie.table.log.file.format", "HOODIE_LOG").upper(),
-            merge_mode=MergeMode(mode.upper()) if mode else None,
+            merge_mode=RecordMergeMode(mode.upper()) if mode else None,
             merge_strategy_id=props.get("hoodie.record.merge.strategy.id")
             or props.get("hoodie.compaction.record.merger.strategy"),
             payload_class=props.get("hoodie.compaction.payload.class") or props.get(_LEGACY_PAYLOAD_KEY),
@@ -315,14 +231,14 @@ class TableConfig:
         mode = self.effective_merge_mode
         ordering = ",".join(self.ordering_fields)
         if v < 8:
-            p["hoodie.table.keygenerator.class"] = keygen_class_from_type(self.key_generator_type)
+            p["hoodie.table.keygenerator.class"] = key_generator_class(self.key_generator_type)
             if ordering:
                 p["hoodie.table.precombine.field"] = ordering
-            payload = self.payload_class or _default_payload(mode)
+            payload = self.payload_class or default_payload_class(mode)
             if payload:
                 p["hoodie.compaction.payload.class"] = payload
-            if self.merge_strategy_id or mode is MergeMode.EVENT_TIME_ORDERING:
-                p["hoodie.compaction.record.merger.strategy"] = self.merge_strategy_id or EVENT_TIME_STRATEGY
+            if self.merge_strategy_id or mode is RecordMergeMode.EVENT_TIME_ORDERING:
+                p["hoodie.compaction.record.merger.strategy"] = self.merge_strategy_id or EVENT_TIME_STRATEGY_ID
         else:
             p["hoodie.table.initial.version"] = str(self.initial_version or v)
             p["hoodie.timeline.path"] = self.timeline_path
@@ -335,21 +251,21 @@ class TableConfig:
                 p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or _default_strategy(
                     mode, payload_based=bool(self.payload_class)
                 )
-                payload = self.payload_class or _default_payload(mode)
+                payload = self.payload_class or default_payload_class(mode)
                 if payload:
                     p["hoodie.compaction.payload.class"] = payload
             else:
                 if ordering:
                     p["hoodie.table.ordering.fields"] = ordering
-                if mode is not MergeMode.CUSTOM and deprecated_payload_mode(self.payload_class) is not None:
+                if mode is not RecordMergeMode.CUSTOM and deprecated_payload_mode(self.payload_class) is not None:
                     # A deprecated payload: its mode's own strategy id and the class as the legacy one.
                     p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or _default_strategy(mode)
                     p[_LEGACY_PAYLOAD_KEY] = str(self.payload_class)
-                elif mode is MergeMode.CUSTOM:
+                elif mode is RecordMergeMode.CUSTOM:
                     if self.payload_class and deprecated_payload_mode(self.payload_class) is None:
                         # Any other payload class: a CUSTOM payload table (PAYLOAD_BASED strategy).
                         p["hoodie.compaction.payload.class"] = self.payload_class
-                        p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or PAYLOAD_BASED_STRATEGY
+                        p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id or PAYLOAD_BASED_STRATEGY_ID
                     else:
                         if self.merge_strategy_id:
                             p["hoodie.record.merge.strategy.id"] = self.merge_strategy_id
@@ -363,29 +279,17 @@ class TableConfig:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
-def _default_payload(mode: MergeMode) -> str | None:
-    if mode is MergeMode.EVENT_TIME_ORDERING:
-        return _PAYLOAD_PKG + "DefaultHoodieRecordPayload"
-    if mode is MergeMode.COMMIT_TIME_ORDERING:
-        return _PAYLOAD_PKG + "OverwriteWithLatestAvroPayload"
-    return None
-
-
-def _default_strategy(mode: MergeMode, *, payload_based: bool = False) -> str:
-    if mode is MergeMode.CUSTOM and payload_based:
-        return PAYLOAD_BASED_STRATEGY
-    return {
-        MergeMode.EVENT_TIME_ORDERING: EVENT_TIME_STRATEGY,
-        MergeMode.COMMIT_TIME_ORDERING: COMMIT_TIME_STRATEGY,
-        MergeMode.CUSTOM: CUSTOM_STRATEGY,
-    }[mode]
+def _default_strategy(mode: RecordMergeMode, *, payload_based: bool = False) -> str:
+    if mode is RecordMergeMode.CUSTOM and payload_based:
+        return PAYLOAD_BASED_STRATEGY_ID
+    return strategy_of_mode(mode)
 
 
 def new_table_config(
     name: str,
     *,
     table_type: TableType | str = TableType.COPY_ON_WRITE,
-    version: int = DEFAULT_VERSION,
+    version: int = DEFAULT_TABLE_VERSION,
     record_key_fields: Sequence[str],
     partition_fields: Sequence[str] = (),
     ordering_fields: Sequence[str] = (),
@@ -394,7 +298,7 @@ def new_table_config(
     url_encode_partitions: bool = False,
     populate_meta_fields: bool = True,
     create_schema: str | None = None,
-    merge_mode: MergeMode | str | None = None,
+    merge_mode: RecordMergeMode | str | None = None,
     merge_strategy_id: str | None = None,
     payload_class: str | None = None,
     database: str = "default",
@@ -410,13 +314,11 @@ def new_table_config(
     Raises:
         TableVersionError: ``version`` is not one we write.
     """
-    if version not in SUPPORTED_VERSIONS:
+    if version not in SUPPORTED_TABLE_VERSIONS:
         raise TableVersionError(
-            f"cannot create a table at version {version}; choose one of {SUPPORTED_VERSIONS}"
+            f"cannot create a table at version {version}; choose one of {SUPPORTED_TABLE_VERSIONS}"
         )
-    if isinstance(table_type, str):
-        t = table_type.upper()
-        table_type = TableType({"COW": "COPY_ON_WRITE", "MOR": "MERGE_ON_READ"}.get(t, t))
+    table_type = TableType(table_type)
     keygen = (key_generator_type or "").upper()
     if not keygen:
         if not partition_fields:
@@ -457,7 +359,7 @@ def new_table_config(
 def with_merge_behaviour(
     config: TableConfig,
     *,
-    merge_mode: MergeMode | str | None = None,
+    merge_mode: RecordMergeMode | str | None = None,
     merge_strategy_id: str | None = None,
     payload_class: str | None = None,
 ) -> TableConfig:
@@ -469,7 +371,7 @@ def with_merge_behaviour(
         config.version, config.ordering_fields, merge_mode=merge_mode, merge_strategy_id=merge_strategy_id,
         payload_class=payload_class,
     )  # fmt: skip
-    merge_keys = (_PARTIAL_UPDATE_MODE_KEY, _MERGE_PROPERTY_PREFIX)  # written from the payload class
+    merge_keys = (PARTIAL_UPDATE_MODE_KEY, MERGE_PROPERTY_PREFIX)  # written from the payload class
     kept = {k: v for k, v in config.extra.items() if not k.startswith(merge_keys)}
     return config.with_updates(
         merge_mode=mode, merge_strategy_id=strategy, payload_class=payload_class, extra={**merge_extra, **kept}
@@ -480,22 +382,22 @@ def _merge_fields(
     version: int,
     ordering_fields: tuple[str, ...],
     *,
-    merge_mode: MergeMode | str | None,
+    merge_mode: RecordMergeMode | str | None,
     merge_strategy_id: str | None,
     payload_class: str | None,
-) -> tuple[MergeMode, str | None, dict[str, str]]:
+) -> tuple[RecordMergeMode, str | None, dict[str, str]]:
     """The merge mode, persisted strategy id and extra properties of a new table (Apache Hudi's inference)."""
-    mode: MergeMode
+    mode: RecordMergeMode
     extra: dict[str, str] = {}
     legacy_mode = deprecated_payload_mode(payload_class) if version >= 9 else None
-    builtin_ids = (None, EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY, CUSTOM_STRATEGY, PAYLOAD_BASED_STRATEGY)
+    builtin_ids = (None, EVENT_TIME_STRATEGY_ID, COMMIT_TIME_STRATEGY_ID, CUSTOM_STRATEGY_ID, PAYLOAD_BASED_STRATEGY_ID)
     if legacy_mode is not None and ((merge_strategy_id or "").lower() or None) in builtin_ids:
         # Hudi 1.1 maps the deprecated payloads onto a merge mode (plus partial-update mode and merge
         # properties) and keeps the class as the legacy one.
         mode, merge_strategy_id = legacy_mode, None
         extra = legacy_payload_properties(str(payload_class))
     elif merge_mode is not None:
-        mode = MergeMode(str(merge_mode).upper())
+        mode = RecordMergeMode(str(merge_mode).upper())
     else:
         probe = TableConfig(
             name="probe", version=max(version, 8), ordering_fields=ordering_fields,
@@ -503,6 +405,6 @@ def _merge_fields(
         )  # fmt: skip
         mode = probe.effective_merge_mode
     strategy = merge_strategy_id.lower() if merge_strategy_id else None
-    if mode is not MergeMode.CUSTOM and strategy in (EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY):
+    if mode is not RecordMergeMode.CUSTOM and strategy in (EVENT_TIME_STRATEGY_ID, COMMIT_TIME_STRATEGY_ID):
         strategy = None  # implied by the mode, and persisted by the version's own rules
     return mode, strategy, extra

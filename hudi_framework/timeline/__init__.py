@@ -5,17 +5,11 @@ Read a table's timeline with :meth:`Timeline.load`; write instants with :class:`
 
 from hudi_framework.timeline.avro_container import AvroRecord, AvroSchemaName, read_container, write_container
 from hudi_framework.timeline.instant import COMPLETES_AS, WRITE_ACTIONS, Action, Instant, State
-from hudi_framework.timeline.instant_time import (
-    InstantTimeGenerator,
-    TimelineTimezone,
-    format_instant_time,
-    parse_instant_time,
-)
+from hudi_framework.timeline.instant_time import InstantTimeGenerator, format_instant_time, parse_instant_time
 from hudi_framework.timeline.metadata import (
     CommitMetadata,
     ReplaceCommitMetadata,
     RuntimeStats,
-    WriteOperationType,
     WriteStat,
     decode_commit_metadata,
     encode_commit_metadata,
@@ -39,9 +33,7 @@ __all__ = [
     "RuntimeStats",
     "State",
     "Timeline",
-    "TimelineTimezone",
     "TimelineWriter",
-    "WriteOperationType",
     "WriteStat",
     "decode_commit_metadata",
     "encode_commit_metadata",

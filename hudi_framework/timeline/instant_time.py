@@ -9,13 +9,13 @@ unless ``hoodie.table.timeline.timezone=UTC``), compared as plain strings. Older
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import re
 import threading
 from collections.abc import Callable
 from typing import Final
 
 from hudi_framework.errors import InvalidInstantTimeError
+from hudi_framework.vocabulary.timezones import TimelineTimezone
 
 #: Length of a millisecond instant time.
 INSTANT_TIME_LENGTH: Final = 17
@@ -38,13 +38,6 @@ _ONE_MS: Final = dt.timedelta(milliseconds=1)
 EARLIEST: Final = "earliest"
 
 _DIGITS: Final = re.compile(r"^\d+$")
-
-
-class TimelineTimezone(enum.StrEnum):
-    """Values of ``hoodie.table.timeline.timezone``."""
-
-    LOCAL = "LOCAL"
-    UTC = "UTC"
 
 
 def is_valid_instant_time(value: str) -> bool:

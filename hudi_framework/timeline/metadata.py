@@ -12,7 +12,6 @@ a zero-length file (a requested or empty inflight file).
 
 from __future__ import annotations
 
-import enum
 import json
 from typing import Any, Final
 
@@ -23,29 +22,6 @@ from hudi_framework.errors import InstantMetadataError
 from hudi_framework.timeline._jackson import dumps_pretty
 from hudi_framework.timeline.avro_container import AVRO_MAGIC, AvroSchemaName, read_container, write_container
 from hudi_framework.timeline.naming import LAYOUT_V1, check_layout
-
-
-class WriteOperationType(enum.StrEnum):
-    """``WriteOperationType`` constant names, as written in ``operationType``."""
-
-    INSERT = "INSERT"
-    INSERT_PREPPED = "INSERT_PREPPED"
-    UPSERT = "UPSERT"
-    UPSERT_PREPPED = "UPSERT_PREPPED"
-    BULK_INSERT = "BULK_INSERT"
-    BULK_INSERT_PREPPED = "BULK_INSERT_PREPPED"
-    DELETE = "DELETE"
-    DELETE_PREPPED = "DELETE_PREPPED"
-    INSERT_OVERWRITE = "INSERT_OVERWRITE"
-    INSERT_OVERWRITE_TABLE = "INSERT_OVERWRITE_TABLE"
-    DELETE_PARTITION = "DELETE_PARTITION"
-    CLUSTER = "CLUSTER"
-    COMPACT = "COMPACT"
-    LOG_COMPACT = "LOG_COMPACT"
-    BOOTSTRAP = "BOOTSTRAP"
-    INDEX = "INDEX"
-    ALTER_SCHEMA = "ALTER_SCHEMA"
-    UNKNOWN = "UNKNOWN"
 
 
 class _HudiModel(BaseModel):

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, Final
 from hudi_framework.errors import InstantMetadataError, InstantNotFoundError
 from hudi_framework.timeline.avro_container import AvroRecord, read_container
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
-from hudi_framework.timeline.instant_time import TimelineTimezone, datetime_to_instant_time
+from hudi_framework.timeline.instant_time import datetime_to_instant_time
 from hudi_framework.timeline.metadata import CommitMetadata, decode_commit_metadata, decode_written_files
 from hudi_framework.timeline.naming import LAYOUT_V1, check_layout, parse_instant_file_name
+from hudi_framework.vocabulary import TimelineTimezone
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import FileInfo, StorageBackend

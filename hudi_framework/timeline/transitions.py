@@ -38,15 +38,11 @@ from hudi_framework.errors import (
 )
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import NO_REQUESTED_STATE, Action, Instant, State
-from hudi_framework.timeline.instant_time import (
-    InstantTimeGenerator,
-    TimelineTimezone,
-    datetime_to_instant_time,
-    is_valid_instant_time,
-)
+from hudi_framework.timeline.instant_time import InstantTimeGenerator, datetime_to_instant_time, is_valid_instant_time
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, encode_commit_metadata
 from hudi_framework.timeline.naming import LAYOUT_V1, check_layout, instant_file_name, parse_instant_file_name
 from hudi_framework.timeline.timeline import DEFAULT_TIMELINE_PATH, Timeline, timeline_dir
+from hudi_framework.vocabulary import TimelineTimezone
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from hudi_framework.config.enums import InsertDupPolicy
+from hudi_framework.vocabulary import InsertDupPolicy
 from hudi_framework.write.insert_duplicates import insert_dup_policy, without_stored_keys
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.operation import looks_up_existing
@@ -32,8 +32,8 @@ from hudi_framework.write.target_task import write_target
 if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.timeline.metadata import WriteStat
+    from hudi_framework.vocabulary import WriteOperation
     from hudi_framework.write.file_group_task import FileGroupWrite, WriteTaskContext
-    from hudi_framework.write.operation import WriteOperation
 
 __all__ = ["WriteClient", "WriteResult"]
 

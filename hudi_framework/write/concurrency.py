@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hudi_framework.config.enums import ConcurrencyMode, FailedWritesPolicy
 from hudi_framework.lock import LockPolicy, open_table_lock
+from hudi_framework.vocabulary import ConcurrencyMode, FailedWritesPolicy
 from hudi_framework.write.heartbeat import HeartbeatPolicy
 
 if TYPE_CHECKING:

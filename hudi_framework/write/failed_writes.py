@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.errors import IllegalTransitionError, InstantNotFoundError
 from hudi_framework.table.restore_plan import check_no_pending_restore
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
+from hudi_framework.vocabulary import FailedWritesPolicy
 from hudi_framework.write.heartbeat import HEARTBEAT_ROOT, HeartbeatPolicy, is_heartbeat_expired
 from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes
 from hudi_framework.write.markers import MARKER_ROOT, STAGING_DIR_PREFIX, delete_markers, marked_data_files

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from hudi_framework.arrow.numpy_arrow import contiguous, from_numpy, repeated_dictionary, repeated_string
 from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.storage import StorageBackend
@@ -26,7 +27,6 @@ from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
-from hudi_framework.merge.numpy_arrow import contiguous, from_numpy, repeated_dictionary, repeated_string
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.storage.data_files import data_file_errors
 from hudi_framework.storage.paths import join_key

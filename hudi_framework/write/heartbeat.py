@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from hudi_framework.errors import StorageNotFoundError
-from hudi_framework.timeline.instant_time import TimelineTimezone, instant_time_to_epoch_ms
+from hudi_framework.timeline.instant_time import instant_time_to_epoch_ms
+from hudi_framework.vocabulary import TimelineTimezone
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend

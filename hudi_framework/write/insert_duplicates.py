@@ -17,11 +17,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.config.enums import InsertDupPolicy
 from hudi_framework.contracts.index import LOCATION_FILE_ID, PARTITION_PATH, RECORD_KEY
 from hudi_framework.errors import DuplicateKeyError, InvalidConfigValueError
 from hudi_framework.index.tagging import tag_locations
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import InsertDupPolicy, WriteOperation
 
 if TYPE_CHECKING:
     from hudi_framework.config.sections import WriteSettings

@@ -1,15 +1,13 @@
 """What each write operation means for the timeline and the write path.
 
-The operation enum itself is the configuration's :class:`~hudi_framework.config.enums.WriteOperation`
+The operation enum itself is Apache Hudi's vocabulary, :class:`~hudi_framework.vocabulary.WriteOperation`
 (``hoodie.datasource.write.operation``); this module adds the write-path facts about it.
 """
 
 from __future__ import annotations
 
-from hudi_framework.config.enums import WriteOperation
-from hudi_framework.table.table_config import TableType
 from hudi_framework.timeline.instant import Action
-from hudi_framework.timeline.metadata import WriteOperationType
+from hudi_framework.vocabulary import TableType, WriteOperation
 
 _REPLACING = frozenset(
     {WriteOperation.INSERT_OVERWRITE, WriteOperation.INSERT_OVERWRITE_TABLE, WriteOperation.DELETE_PARTITION}
@@ -22,11 +20,6 @@ _INSERTING = frozenset(
         WriteOperation.INSERT_OVERWRITE_TABLE,
     }
 )
-
-
-def operation_type(operation: WriteOperation) -> WriteOperationType:
-    """The ``operationType`` written to commit metadata."""
-    return WriteOperationType(operation.value.upper())
 
 
 def is_replace(operation: WriteOperation) -> bool:
@@ -52,4 +45,4 @@ def action_of(operation: WriteOperation, table_type: TableType) -> Action:
     return Action.DELTA_COMMIT if table_type is TableType.MERGE_ON_READ else Action.COMMIT
 
 
-__all__ = ["WriteOperation", "action_of", "is_insert", "is_replace", "looks_up_existing", "operation_type"]
+__all__ = ["action_of", "is_insert", "is_replace", "looks_up_existing"]

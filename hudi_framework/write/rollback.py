@@ -40,10 +40,10 @@ from hudi_framework.errors import IllegalTransitionError, InstantMetadataError, 
 from hudi_framework.layout.naming import WRITER_IN_LOG_NAME_VERSION, BaseFileName, LogFileName
 from hudi_framework.log.blocks import CommandBlock
 from hudi_framework.log.writer import WrittenLogFile, create_next_log_file
-from hudi_framework.table.table_config import TableType
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.naming import parse_instant_file_name
+from hudi_framework.vocabulary import TableType
 from hudi_framework.write.heartbeat import HEARTBEAT_ROOT, heartbeat_key
 from hudi_framework.write.incomplete import discard_incomplete_of, discard_incomplete_writes
 from hudi_framework.write.markers import IOType, create_marker, delete_markers, marked_data_files

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from hudi_framework.config.enums import LogBlockFormat
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
 from hudi_framework.contracts.merger import IS_DELETED_FIELD
@@ -21,16 +20,16 @@ from hudi_framework.errors import PartialUpdateError, PluginError, TableError
 from hudi_framework.lock import WriterTopology, check_lock_safety
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.choose import first_write_config, merger_for_write, write_settings
-from hudi_framework.model.keys import build_key_generator, typed_partition_fields
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.from_settings import check_settings_match_table
+from hudi_framework.table.keys import build_key_generator, typed_partition_fields
 from hudi_framework.table.properties import update_properties
-from hudi_framework.table.table_config import TableType
+from hudi_framework.vocabulary import LogBlockFormat, TableType, WriteOperation
 from hudi_framework.write.base_file_writer import ParquetOptions
 from hudi_framework.write.batch import normalised_schema
 from hudi_framework.write.file_group_task import WriteTaskContext
-from hudi_framework.write.operation import WriteOperation, is_insert
+from hudi_framework.write.operation import is_insert
 from hudi_framework.write.sizing import SizingOptions, average_record_size
 
 if TYPE_CHECKING:

@@ -37,16 +37,16 @@ from hudi_framework.lock import table_lock
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import Action, Instant, State
-from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
 from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.vocabulary import TimelineTimezone, WriteOperation, operation_type
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline, check_write_conflicts, file_groups_of_write
 from hudi_framework.write.failed_writes import rollback_failed_writes
 from hudi_framework.write.heartbeat import Heartbeat, heartbeat_key
 from hudi_framework.write.incomplete import discard_incomplete_writes
 from hudi_framework.write.markers import delete_markers, marked_data_files
-from hudi_framework.write.operation import WriteOperation, action_of, operation_type
+from hudi_framework.write.operation import action_of
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
 

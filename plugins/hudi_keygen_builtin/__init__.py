@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from hudi_framework.contracts.keygen import KeyGenerator, KeyGenOptions
 from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
+from hudi_framework.vocabulary import BUILTIN_KEY_GENERATORS, KEY_GENERATOR_PACKAGE
 
 #: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
 #: entry point stays cheap for every process that builds a plugin manager.
@@ -26,12 +27,11 @@ _EXPORTS = {
 __all__ = [*_EXPORTS, "hudi_key_generators"]
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
-_PKG = "org.apache.hudi.keygen."
 
-
-def _aliases(hudi_type: str, *classes: str) -> tuple[str, ...]:
+def _aliases(component: str) -> tuple[str, ...]:
     """Apache Hudi's type name, its ``_AVRO`` twin, and the fully qualified class names."""
-    return (hudi_type, f"{hudi_type}_AVRO", *(_PKG + c for c in classes))
+    known = next(k for k in BUILTIN_KEY_GENERATORS if k.component == component)
+    return (known.type_name, f"{known.type_name}_AVRO", *(KEY_GENERATOR_PACKAGE + c for c in known.classes))
 
 
 @hookimpl
@@ -43,7 +43,7 @@ def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
             factory="hudi_keygen_builtin.generators:SimpleKeyGenerator",
             options_model=KeyGenOptions,
             description="One record key field as is; zero or one partition field",
-            aliases=_aliases("SIMPLE", "SimpleKeyGenerator", "SimpleAvroKeyGenerator"),
+            aliases=_aliases("simple"),
         ),
         ComponentSpec(
             "complex",
@@ -52,7 +52,7 @@ def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
             description="field:value,... record keys; any number of partition fields",
             # Spark SQL's SqlKeyGenerator falls back to ComplexKeyGenerator without an original class.
             aliases=(
-                *_aliases("COMPLEX", "ComplexKeyGenerator", "ComplexAvroKeyGenerator"),
+                *_aliases("complex"),
                 "SPARK_SQL",
                 "org.apache.spark.sql.hudi.command.SqlKeyGenerator",
             ),
@@ -62,27 +62,27 @@ def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
             factory="hudi_keygen_builtin.generators:NonPartitionedKeyGenerator",
             options_model=KeyGenOptions,
             description="Non-partitioned tables: every partition path is empty",
-            aliases=_aliases("NON_PARTITION", "NonpartitionedKeyGenerator", "NonpartitionedAvroKeyGenerator"),
+            aliases=_aliases("non-partition"),
         ),
         ComponentSpec(
             "timestamp",
             factory="hudi_keygen_builtin.generators:TimestampBasedKeyGenerator",
             options_model=KeyGenOptions,
             description="One partition field formatted as a timestamp (hoodie.keygen.timebased.*)",
-            aliases=_aliases("TIMESTAMP", "TimestampBasedKeyGenerator", "TimestampBasedAvroKeyGenerator"),
+            aliases=_aliases("timestamp"),
         ),
         ComponentSpec(
             "custom",
             factory="hudi_keygen_builtin.custom:CustomKeyGenerator",
             options_model=KeyGenOptions,
             description="Partition fields typed field:SIMPLE or field:TIMESTAMP",
-            aliases=_aliases("CUSTOM", "CustomKeyGenerator", "CustomAvroKeyGenerator"),
+            aliases=_aliases("custom"),
         ),
         ComponentSpec(
             "global-delete",
             factory="hudi_keygen_builtin.generators:GlobalDeleteKeyGenerator",
             options_model=KeyGenOptions,
             description="Deletes through a global index: field:value keys, empty partition paths",
-            aliases=_aliases("GLOBAL_DELETE", "GlobalDeleteKeyGenerator", "GlobalAvroDeleteKeyGenerator"),
+            aliases=_aliases("global-delete"),
         ),
     ]

@@ -19,8 +19,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.contracts.keygen import TimestampKeyGenOptions, TimestampType, TimeUnit
+from hudi_framework.contracts.keygen import TimestampKeyGenOptions, TimeUnit
 from hudi_framework.errors import InvalidPartitionValueError, KeyFieldError
+from hudi_framework.vocabulary import TimestampType
 from hudi_keygen_builtin.joda_format import OutputFormat
 from hudi_keygen_builtin.joda_parse import InputParser
 from hudi_keygen_builtin.render import avro_long, avro_millis

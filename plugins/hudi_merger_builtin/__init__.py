@@ -16,15 +16,14 @@ from collections.abc import Callable, Sequence
 
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.plugin import ComponentSpec, NoOptions, hookimpl
-from hudi_merger_builtin.mergers import (
+from hudi_framework.vocabulary import (
     COMMIT_TIME_STRATEGY_ID,
-    EVENT_TIME_STRATEGY_ID,
-    CommitTimeOrderingMerger,
-    EventTimeOrderingMerger,
-)
-from hudi_merger_builtin.payloads import (
     DEBEZIUM_UNAVAILABLE_VALUE,
-    PAYLOAD_BASED_STRATEGY_ID,
+    EVENT_TIME_STRATEGY_ID,
+    PAYLOAD_PACKAGE,
+)
+from hudi_merger_builtin.mergers import CommitTimeOrderingMerger, EventTimeOrderingMerger
+from hudi_merger_builtin.payloads import (
     DeleteMarkerMerger,
     DeleteMarkerOptions,
     OverwriteNonDefaultsMerger,
@@ -32,9 +31,6 @@ from hudi_merger_builtin.payloads import (
 )
 
 __all__ = [
-    "COMMIT_TIME_STRATEGY_ID",
-    "EVENT_TIME_STRATEGY_ID",
-    "PAYLOAD_BASED_STRATEGY_ID",
     "CommitTimeOrderingMerger",
     "DeleteMarkerMerger",
     "DeleteMarkerOptions",
@@ -52,7 +48,7 @@ def hudi_record_mergers() -> Sequence[ComponentSpec[RecordMerger]]:
 
 
 def _payload_aliases(simple: str) -> tuple[str, ...]:
-    return (simple, _PAYLOAD_PKG + simple)
+    return (simple, PAYLOAD_PACKAGE + simple)
 
 
 def _marker_factory(
@@ -68,7 +64,6 @@ def _marker_factory(
     return build
 
 
-_PAYLOAD_PKG = "org.apache.hudi.common.model."
 _PAYLOAD_SPECS: tuple[ComponentSpec[RecordMerger], ...] = (
     ComponentSpec(
         "overwrite-non-defaults",
@@ -95,7 +90,7 @@ _PAYLOAD_SPECS: tuple[ComponentSpec[RecordMerger], ...] = (
         factory=_marker_factory("Op", "D", event_time=False),
         options_model=NoOptions,
         description="Commit-time ordering, Op = D deletes (AWSDmsAvroPayload)",
-        aliases=("AWSDmsAvroPayload", _PAYLOAD_PKG + "AWSDmsAvroPayload"),
+        aliases=("AWSDmsAvroPayload", PAYLOAD_PACKAGE + "AWSDmsAvroPayload"),
     ),
     ComponentSpec(
         "mysql-debezium",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Final, final
+from typing import TYPE_CHECKING, ClassVar, final
 
 import numpy as np
 
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.merge.pair import AlignedPair
+from hudi_framework.vocabulary import COMMIT_TIME_STRATEGY_ID, EVENT_TIME_STRATEGY_ID
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -16,12 +17,7 @@ if TYPE_CHECKING:
     from hudi_framework.merge.ordering import BoolMask
     from hudi_framework.plugin import NoOptions
 
-__all__ = ["COMMIT_TIME_STRATEGY_ID", "EVENT_TIME_STRATEGY_ID", "CommitTimeOrderingMerger", "EventTimeOrderingMerger"]
-
-#: ``HoodieRecordMerger.COMMIT_TIME_BASED_MERGE_STRATEGY_UUID`` (hudi-format.md section 6.1).
-COMMIT_TIME_STRATEGY_ID: Final = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
-#: ``HoodieRecordMerger.EVENT_TIME_BASED_MERGE_STRATEGY_UUID``.
-EVENT_TIME_STRATEGY_ID: Final = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
+__all__ = ["CommitTimeOrderingMerger", "EventTimeOrderingMerger"]
 
 
 @final

@@ -17,7 +17,7 @@ All are vectorised. They implement ``PAYLOAD_BASED`` (all zeros), the UUID Apach
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Final, final
+from typing import TYPE_CHECKING, ClassVar, final
 
 import numpy as np
 import pyarrow as pa
@@ -28,6 +28,7 @@ from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.merge.flags import delete_mask, set_bool_column
 from hudi_framework.merge.ordering import as_mask
 from hudi_framework.merge.pair import AlignedPair
+from hudi_framework.vocabulary import PAYLOAD_BASED_STRATEGY_ID
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext
@@ -35,18 +36,12 @@ if TYPE_CHECKING:
     from hudi_framework.plugin import NoOptions
 
 __all__ = [
-    "DEBEZIUM_UNAVAILABLE_VALUE",
-    "PAYLOAD_BASED_STRATEGY_ID",
     "DeleteMarkerMerger",
     "DeleteMarkerOptions",
     "OverwriteNonDefaultsMerger",
     "PartialUpdateMerger",
 ]
 
-#: ``HoodieRecordMerger.PAYLOAD_BASED_MERGE_STRATEGY_UUID`` (hudi-format.md section 6.1).
-PAYLOAD_BASED_STRATEGY_ID: Final = "00000000-0000-0000-0000-000000000000"
-#: What Debezium's Postgres connector writes for a TOASTed column it did not send.
-DEBEZIUM_UNAVAILABLE_VALUE: Final = "__debezium_unavailable_value"
 
 
 def _fixed_columns(ctx: MergeContext) -> frozenset[str]:

@@ -11,8 +11,8 @@ commit is gone. ``KEEP_LATEST_FILE_VERSIONS`` always lists every partition, as i
 
 from __future__ import annotations
 
-from hudi_framework.services.clean_metadata import decode_clean_metadata
 from hudi_framework.services.clean_plan import SAVEPOINTED_TIMESTAMPS
+from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.timeline import Timeline
 

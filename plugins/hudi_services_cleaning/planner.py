@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hudi_framework.config.enums import CleanerPolicy
 from hudi_framework.config.services import CleanSettings
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView
@@ -22,10 +21,11 @@ from hudi_framework.services.clean_plan import (
     encode_cleaner_plan,
     savepoint_extra_metadata,
 )
-from hudi_framework.table.savepoint import list_savepoints
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.vocabulary import CleanerPolicy
+from hudi_framework.write.savepoint import list_savepoints
 from hudi_framework.write.transaction import timeline_writer
 from hudi_services_cleaning.incremental import partitions_to_clean
 from hudi_services_cleaning.retention import earliest_commit_to_retain

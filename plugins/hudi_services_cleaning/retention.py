@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hudi_framework.config.enums import CleanerPolicy
 from hudi_framework.config.services import CleanSettings
 from hudi_framework.timeline.instant import Instant
-from hudi_framework.timeline.instant_time import TimelineTimezone, datetime_to_instant_time
+from hudi_framework.timeline.instant_time import datetime_to_instant_time
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.vocabulary import CleanerPolicy, TimelineTimezone
 
 __all__ = ["earliest_commit_to_retain", "hours_cutoff"]
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.service import TableService
 from hudi_framework.errors import TableError
@@ -29,6 +28,7 @@ from hudi_framework.services.clean_trigger import clean_due
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
+from hudi_framework.vocabulary import FailedWritesPolicy
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_leftovers
 from hudi_framework.write.rollback import RollbackResult

@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from hudi_framework.arrow.numpy_arrow import repeated_dictionary
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import (
     CompactionCorruptLogError,
@@ -40,7 +41,6 @@ from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.layout.naming import WRITER_IN_LOG_NAME_VERSION, BaseFileName
-from hudi_framework.merge.numpy_arrow import repeated_dictionary
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read.merged import merge_file_slice
 from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
@@ -55,8 +55,9 @@ from hudi_framework.services.compaction_plan import (
 from hudi_framework.storage.paths import join_key
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant, State
-from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, WriteOperationType, WriteStat
+from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_framework.timeline.naming import LAYOUT_V1
+from hudi_framework.vocabulary import WriteOperationType
 from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.file_group_task import WriteTaskContext
 from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes

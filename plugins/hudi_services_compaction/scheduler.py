@@ -23,12 +23,11 @@ from hudi_framework.services.compaction_plan import (
     slice_metrics,
 )
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import TableType
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
-from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.vocabulary import TableType, TimelineTimezone
 from hudi_services_compaction.strategies import build_strategy
 
 #: Default of ``hoodie.parquet.max.file.size``: the write IO assumed for a slice without base file.

@@ -16,8 +16,8 @@ import pytest
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.table.table import HudiTable
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.operation import WriteOperation
 
 
 @dataclass(frozen=True)

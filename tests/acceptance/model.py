@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import ORDERING_FIELD, SCHEMA, Row
 from tests.acceptance.layouts import Layout
 

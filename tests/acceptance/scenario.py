@@ -21,7 +21,7 @@ from hudi_framework.plugin import build_plugin_manager
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import SCHEMA, RowFactory, to_table
 from tests.acceptance.engines import Step, WriteEngine
 from tests.acceptance.layouts import Layout

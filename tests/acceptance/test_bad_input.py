@@ -20,8 +20,8 @@ from hudi_framework.errors import (
     StorageError,
     UnknownConfigKeyError,
 )
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write import client as client_module
-from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.target_task import write_target
 from tests.acceptance.data import to_table
 from tests.acceptance.engines import LocalEngine, Step, WriteEngine

@@ -22,14 +22,14 @@ from hudi_framework.errors import LockAcquireTimeoutError
 from hudi_framework.layout.naming import BaseFileName, LogFileName, parse_data_file_name
 from hudi_framework.lock import open_table_lock
 from hudi_framework.read.reader import read_table
-from hudi_framework.services.clean_metadata import decode_clean_metadata
-from hudi_framework.table.savepoint import create_savepoint, restore_to_savepoint
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.testing import DUMMY_AWS_ENV
+from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.markers import IOType, create_marker
+from hudi_framework.write.savepoint import create_savepoint, restore_to_savepoint
 from hudi_framework.write.transaction import timeline_writer
 from hudi_services_cleaning import CleanService, CleanServiceOptions
 from hudi_services_compaction import CompactionService

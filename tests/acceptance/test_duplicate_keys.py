@@ -42,7 +42,7 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Instant
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.prepare import prepare_rows
 from hudi_framework.write.session import WriteSession
 from tests.acceptance.engines import Step, WriteEngine

@@ -15,7 +15,7 @@ from hudi_framework.errors import IncrementalQueryError
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import to_table
 from tests.acceptance.engines import Step, WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout, PartitionStyle

@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import to_table
 from tests.acceptance.engines import Step, WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout, PartitionStyle

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.engines import WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout, PartitionStyle
 from tests.acceptance.pairwise import pairs_of, pairwise

@@ -23,7 +23,8 @@ from hudi_framework.errors import HudiDeprecationWarning, MergeModeMismatchError
 from hudi_framework.plugin import ComponentKind, build_plugin_manager
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import MergeMode, new_table_config
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.vocabulary import RecordMergeMode
 from hudi_framework.write.client import WriteClient
 
 SCHEMA = pa.schema(
@@ -119,7 +120,10 @@ def test_custom_mode_persists_the_strategy_id(tmp_path: Path) -> None:
     for version in (6, 8, 9):
         table = _create(tmp_path / str(version), "COPY_ON_WRITE", version, merge_strategy_id=ACME_ORDER_STRATEGY_ID)
         config = HudiTable.open(table.base_uri).config
-        assert (config.effective_merge_mode, config.merge_strategy_id) == (MergeMode.CUSTOM, ACME_ORDER_STRATEGY_ID)
+        assert (config.effective_merge_mode, config.merge_strategy_id) == (
+            RecordMergeMode.CUSTOM,
+            ACME_ORDER_STRATEGY_ID,
+        )
         key = "hoodie.compaction.record.merger.strategy" if version == 6 else "hoodie.record.merge.strategy.id"
         assert table.properties[key] == ACME_ORDER_STRATEGY_ID
 
@@ -177,7 +181,7 @@ def test_the_first_write_of_a_new_table_chooses_how_records_merge(
     _write_all(table, settings)
     assert _visible(table) == ACME
     config = HudiTable.open(table.base_uri).config
-    assert (config.effective_merge_mode, config.merge_strategy_id) == (MergeMode.CUSTOM, ACME_ORDER_STRATEGY_ID)
+    assert (config.effective_merge_mode, config.merge_strategy_id) == (RecordMergeMode.CUSTOM, ACME_ORDER_STRATEGY_ID)
     # Once written, the table keeps it.
     with pytest.raises(MergeModeMismatchError, match=r"CUSTOM.*EVENT_TIME_ORDERING"):
         WriteClient(table, HudiSettings(table={"ordering_fields": ["ts"]}, merger={"mode": "EVENT_TIME_ORDERING"}))
@@ -296,7 +300,7 @@ def test_acme_merger_through_spark_datasource(spark: Any, tmp_path: Path, table_
     assert got == ACME
     table = HudiTable.open(path)
     assert (table.config.effective_merge_mode, table.config.merge_strategy_id) == (
-        MergeMode.CUSTOM,
+        RecordMergeMode.CUSTOM,
         ACME_ORDER_STRATEGY_ID,
     )
     assert _visible(table) == ACME

@@ -17,7 +17,7 @@ import pytest
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import KeyFieldError
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import to_table
 from tests.acceptance.engines import Step, WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout

@@ -13,7 +13,7 @@ import pytest
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.timeline.instant import Action
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.engines import WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout
 from tests.acceptance.scenario import Scenario

@@ -14,7 +14,7 @@ from hudi_framework.layout.naming import BaseFileName, LogFileName
 from hudi_framework.log import CommandBlock, DataBlock, DeleteBlock, read_log_file
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import to_table
 from tests.acceptance.engines import Step, WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout

@@ -25,8 +25,8 @@ from hudi_framework.errors import DataError, InvalidPartitionValueError, Partiti
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.operation import WriteOperation
 from tests.acceptance.data import to_table
 from tests.acceptance.engines import LocalEngine, Step, WriteEngine
 from tests.acceptance.layouts import KeyGen, Layout, PartitionStyle

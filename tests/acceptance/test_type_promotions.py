@@ -30,8 +30,8 @@ from hudi_framework.errors import (
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.operation import WriteOperation
 from tests.unit.model.test_promotion import AVRO, MATRIX, NAMES
 
 

@@ -19,8 +19,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_framework.model.keys import build_key_generator
 from hudi_framework.plugin import ComponentRegistry
+from hudi_framework.table.keys import build_key_generator
 from hudi_framework.table.properties import parse_properties
 from hudi_framework.table.table_config import TableConfig
 from tests.fixture_tables import FixtureTable, all_fixture_tables

@@ -20,9 +20,9 @@ import pytest
 
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, schema_text
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, State
-from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.vocabulary import TimelineTimezone
 from hudi_storage_local.backend import LocalStorageBackend
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 

@@ -36,11 +36,11 @@ import pyarrow as pa
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.plugin.registry import ComponentKind
-from hudi_framework.table.savepoint import restore_to_savepoint, rollback_latest_commit
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import restore_to_savepoint, rollback_latest_commit
 from tests.faults.park import PARK_ENV, install, park
 
 

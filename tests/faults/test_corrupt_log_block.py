@@ -23,15 +23,15 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import CompactionCorruptLogError, LogRepairError, PostCommitWarning, SavepointError
 from hudi_framework.log import DataBlock, LogBlock, encode_blocks, log_file_key, read_log_file
 from hudi_framework.model.schema import arrow_to_avro, avro_json
+from hudi_framework.read.log_inspection import inspect_log_blocks
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.log_inspection import inspect_log_blocks
-from hudi_framework.table.log_repair import truncate_log_tail
-from hudi_framework.table.savepoint import rollback_latest_commit
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.log_repair import truncate_log_tail
+from hudi_framework.write.savepoint import rollback_latest_commit
 from hudi_services_compaction import CompactionService, CompactionServiceOptions
 from tests.faults.s3_faults import Place, Rows, hudi_rs, ours
 from tests.unit.mor_read.builder import MorBuilder, data_block

@@ -15,10 +15,10 @@ import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import PendingRestoreError
-from hudi_framework.table.savepoint import create_savepoint, restore_to_savepoint, rollback_latest_commit
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import create_savepoint, restore_to_savepoint, rollback_latest_commit
 from tests.faults.campaign.inventory import stray_objects
 from tests.faults.processes import kill_writer
 from tests.faults.tables import START_ROWS, start_table_copies

@@ -18,10 +18,10 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
+from hudi_framework.vocabulary import FailedWritesPolicy
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.failed_writes import failed_writes
 from hudi_framework.write.heartbeat import HeartbeatPolicy

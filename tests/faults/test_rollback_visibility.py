@@ -29,10 +29,10 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.errors import StorageError
-from hudi_framework.table.savepoint import rollback_latest_commit
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import rollback_latest_commit
 from hudi_storage_local.backend import LocalStorageBackend
 from tests.faults.s3_faults import FAST_RETRY, Rows, hudi_rs, new_bucket, ours, s3_faults, s3_options
 

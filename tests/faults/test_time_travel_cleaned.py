@@ -18,13 +18,14 @@ import pytest
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import CleanedInstantError, IncrementalPathNotFoundError
 from hudi_framework.read.reader import build_options, plan_read, read_table
-from hudi_framework.services.clean_metadata import decode_clean_metadata
-from hudi_framework.table.savepoint import create_savepoint
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
+from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action
-from hudi_framework.timeline.instant_time import TimelineTimezone, instant_time_to_epoch_ms
+from hudi_framework.timeline.instant_time import instant_time_to_epoch_ms
+from hudi_framework.vocabulary import TimelineTimezone
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import create_savepoint
 from hudi_services_cleaning import CleanService, CleanServiceOptions
 from tests.faults.s3_faults import Place, Rows, hudi_rs, rows_of
 

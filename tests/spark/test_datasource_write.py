@@ -160,8 +160,8 @@ def test_upserts_through_the_staged_path(spark: Any, tmp_path: Path) -> None:
 def test_a_direct_write_rolls_back_a_crashed_earlier_write_first(spark: Any, tmp_path: Path) -> None:
     """Single writer, EAGER: an instant left inflight by a job that died (with a marked data file) is
     rolled back before the next direct write starts."""
+    from hudi_framework.vocabulary import WriteOperation
     from hudi_framework.write.markers import IOType, create_marker
-    from hudi_framework.write.operation import WriteOperation
     from hudi_framework.write.transaction import WriteTransaction
 
     path = tmp_path / "t"

@@ -21,9 +21,9 @@ from hudi_framework.spark.task_errors import CarriedTaskError, recover_error
 from hudi_framework.spark.write_engine import SparkWriteClient
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient, WriteResult
 from hudi_framework.write.markers import IOType, create_marker
-from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.transaction import WriteTransaction
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))

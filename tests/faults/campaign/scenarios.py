@@ -30,12 +30,12 @@ import pyarrow as pa
 from hudi_framework.cli.service_cli import build_service
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.services.inline import CLEAN_SERVICE, COMPACTION_SERVICE
-from hudi_framework.table.savepoint import rollback_latest_commit
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import rollback_latest_commit
 
 Row = tuple[str, str, int]
 Rows = list[Row]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hudi_framework.config import HudiSettings, RecordMergeMode, TableType, WriteOperation
+from hudi_framework.config import HudiSettings
+from hudi_framework.vocabulary import RecordMergeMode, TableType, WriteOperation
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 CONFIG_FILES = sorted(p for p in CONFIGS.iterdir() if p.suffix in {".toml", ".yaml", ".yml"})

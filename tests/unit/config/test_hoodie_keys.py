@@ -6,10 +6,12 @@ from uuid import UUID
 
 import pytest
 
-from hudi_framework.config import (
+from hudi_framework.config import HudiSettings, InvalidConfigValueError
+from hudi_framework.config.hoodie_keys import HOODIE_KEYS, IGNORED_KEYS, lookup, suggest
+from hudi_framework.config.paths import field_at
+from hudi_framework.errors import UnknownConfigKeyError
+from hudi_framework.vocabulary import (
     ConcurrencyMode,
-    HudiSettings,
-    InvalidConfigValueError,
     QueryType,
     RecordMergeMode,
     TableType,
@@ -17,9 +19,6 @@ from hudi_framework.config import (
     TimestampType,
     WriteOperation,
 )
-from hudi_framework.config.hoodie_keys import HOODIE_KEYS, IGNORED_KEYS, lookup, suggest
-from hudi_framework.config.paths import field_at
-from hudi_framework.errors import UnknownConfigKeyError
 
 SPARK_JOB_OPTIONS = {
     "hoodie.table.name": "trips",

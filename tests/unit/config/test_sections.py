@@ -8,17 +8,9 @@ from uuid import UUID
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from hudi_framework.config import (
-    ComponentRef,
-    ConcurrencyMode,
-    MergerSettings,
-    RecordMergeMode,
-    StorageSettings,
-    TableSettings,
-    TableType,
-    TableVersion,
-)
+from hudi_framework.config import ComponentRef, MergerSettings, StorageSettings, TableSettings
 from hudi_framework.config.base import InstantTime, Section
+from hudi_framework.vocabulary import ConcurrencyMode, RecordMergeMode, TableType, TableVersion
 
 
 class _Instant(BaseModel):

@@ -6,15 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hudi_framework.config import (
-    ConfigFileError,
-    FailedWritesPolicy,
-    HudiSettings,
-    InvalidConfigValueError,
-    TableType,
-    WriteOperation,
-)
+from hudi_framework.config import ConfigFileError, HudiSettings, InvalidConfigValueError
 from hudi_framework.errors import ConfigError, UnknownConfigKeyError
+from hudi_framework.vocabulary import FailedWritesPolicy, TableType, WriteOperation
 
 BASE_TOML = """
 [table]

@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.jobs.model import ExpectedTable, content_checksum, joined_keys
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
 SCHEMA = pa.schema([("id", pa.string()), ("p", pa.string()), ("ts", pa.int64())])
 

@@ -10,7 +10,7 @@ from hudi_framework.config import HudiSettings, JobSource
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.errors import ConfigError, InvalidConfigValueError
 from hudi_framework.jobs.spec import plan_job
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 
@@ -40,6 +40,7 @@ def test_defaults_need_no_job_section() -> None:
         ({"operation": "upsert", "inserts": 5, "partitions": 2}, "partitions does not apply"),
         ({"operation": "insert"}, "needs at least one row"),
         ({"operation": "merge", "inserts": 1}, "job.batches"),
+        ({"operation": "bulk_insert", "inserts": 1}, "upsert, insert, delete, insert_overwrite"),
     ],
 )
 def test_invalid_batches(batch: dict[str, object], message: str) -> None:

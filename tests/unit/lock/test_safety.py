@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.errors import ConfigError, UnsafeLockConfigError
 from hudi_framework.lock import WriterTopology, check_lock_safety, topology_of_spark_master
+from hudi_framework.vocabulary import FailedWritesPolicy
 
 OCC = "optimistic_concurrency_control"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hudi_framework.contracts.merger import MergeContext, PerRecordMerger, RecordRow
 from hudi_framework.merge import compare_ordering_values
-from hudi_merger_builtin import COMMIT_TIME_STRATEGY_ID, EVENT_TIME_STRATEGY_ID
+from hudi_framework.vocabulary import COMMIT_TIME_STRATEGY_ID, EVENT_TIME_STRATEGY_ID
 
 
 class RecordCommitTimeMerger(PerRecordMerger):

@@ -11,8 +11,9 @@ from hudi_framework.errors import HudiDeprecationWarning
 from hudi_framework.merge import build_merger, merge_with_base
 from hudi_framework.merge.choose import merger_for_write
 from hudi_framework.plugin import ComponentKind, ComponentRegistry
-from hudi_framework.table.table_config import MergeMode, new_table_config
+from hudi_framework.table.table_config import new_table_config
 from hudi_framework.testing import RecordMergerContract
+from hudi_framework.vocabulary import RecordMergeMode
 from hudi_merger_builtin import (
     CommitTimeOrderingMerger,
     DeleteMarkerMerger,
@@ -41,19 +42,25 @@ def _visible(merger: RecordMerger, stored: pa.Table, incoming: pa.Table) -> list
 @pytest.mark.parametrize(
     ("payload", "cls", "mode", "v9_mode"),
     [
-        ("OverwriteWithLatestAvroPayload", CommitTimeOrderingMerger, MergeMode.COMMIT_TIME_ORDERING, None),
-        ("DefaultHoodieRecordPayload", EventTimeOrderingMerger, MergeMode.EVENT_TIME_ORDERING, None),
-        ("EventTimeAvroPayload", EventTimeOrderingMerger, MergeMode.EVENT_TIME_ORDERING, None),
-        ("OverwriteNonDefaultsWithLatestAvroPayload", OverwriteNonDefaultsMerger, MergeMode.CUSTOM,
-         MergeMode.COMMIT_TIME_ORDERING),
-        ("PartialUpdateAvroPayload", PartialUpdateMerger, MergeMode.CUSTOM, MergeMode.EVENT_TIME_ORDERING),
-        ("AWSDmsAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM, MergeMode.COMMIT_TIME_ORDERING),
-        ("debezium.MySqlDebeziumAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM, MergeMode.EVENT_TIME_ORDERING),
-        ("debezium.PostgresDebeziumAvroPayload", DeleteMarkerMerger, MergeMode.CUSTOM, MergeMode.EVENT_TIME_ORDERING),
+        ("OverwriteWithLatestAvroPayload", CommitTimeOrderingMerger, RecordMergeMode.COMMIT_TIME_ORDERING, None),
+        ("DefaultHoodieRecordPayload", EventTimeOrderingMerger, RecordMergeMode.EVENT_TIME_ORDERING, None),
+        ("EventTimeAvroPayload", EventTimeOrderingMerger, RecordMergeMode.EVENT_TIME_ORDERING, None),
+        ("OverwriteNonDefaultsWithLatestAvroPayload", OverwriteNonDefaultsMerger, RecordMergeMode.CUSTOM,
+         RecordMergeMode.COMMIT_TIME_ORDERING),
+        ("PartialUpdateAvroPayload", PartialUpdateMerger, RecordMergeMode.CUSTOM, RecordMergeMode.EVENT_TIME_ORDERING),
+        ("AWSDmsAvroPayload", DeleteMarkerMerger, RecordMergeMode.CUSTOM, RecordMergeMode.COMMIT_TIME_ORDERING),
+        ("debezium.MySqlDebeziumAvroPayload", DeleteMarkerMerger, RecordMergeMode.CUSTOM,
+         RecordMergeMode.EVENT_TIME_ORDERING),
+        ("debezium.PostgresDebeziumAvroPayload", DeleteMarkerMerger, RecordMergeMode.CUSTOM,
+         RecordMergeMode.EVENT_TIME_ORDERING),
     ],
 )  # fmt: skip
 def test_every_payload_class_maps_onto_a_merger_with_a_deprecation_warning(
-    registry: ComponentRegistry, payload: str, cls: type[RecordMerger], mode: MergeMode, v9_mode: MergeMode | None
+    registry: ComponentRegistry,
+    payload: str,
+    cls: type[RecordMerger],
+    mode: RecordMergeMode,
+    v9_mode: RecordMergeMode | None,
 ) -> None:
     from hudi_framework.merge.choose import merger_for_table
     from hudi_framework.table.table_config import TableConfig

@@ -10,12 +10,11 @@ import pytest
 
 import hudi_merger_builtin
 from hudi_framework.config.component_sections import MergerSettings
-from hudi_framework.config.enums import RecordMergeMode
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.errors import ConfigError, PluginError, UnknownComponentError
 from hudi_framework.merge import build_merger
 from hudi_framework.plugin import ComponentKind, ComponentRegistry, ComponentSpec, build_plugin_manager, hookimpl
-from hudi_framework.table.table_config import COMMIT_TIME_STRATEGY, EVENT_TIME_STRATEGY
+from hudi_framework.vocabulary import COMMIT_TIME_STRATEGY_ID, EVENT_TIME_STRATEGY_ID, RecordMergeMode
 from hudi_merger_builtin import CommitTimeOrderingMerger, EventTimeOrderingMerger
 
 
@@ -30,16 +29,16 @@ def test_entry_point_is_declared() -> None:
     [
         ("event-time-ordering", EventTimeOrderingMerger),
         ("EVENT_TIME_ORDERING", EventTimeOrderingMerger),
-        (EVENT_TIME_STRATEGY, EventTimeOrderingMerger),
+        (EVENT_TIME_STRATEGY_ID, EventTimeOrderingMerger),
         ("commit-time-ordering", CommitTimeOrderingMerger),
         ("COMMIT_TIME_ORDERING", CommitTimeOrderingMerger),
-        (COMMIT_TIME_STRATEGY, CommitTimeOrderingMerger),
+        (COMMIT_TIME_STRATEGY_ID, CommitTimeOrderingMerger),
     ],
 )
 def test_names_and_aliases(registry: ComponentRegistry, name: str, cls: type[RecordMerger]) -> None:
     merger = registry.build(ComponentKind.MERGER, name)
     assert type(merger) is cls
-    assert merger.strategy_id in (EVENT_TIME_STRATEGY, COMMIT_TIME_STRATEGY)
+    assert merger.strategy_id in (EVENT_TIME_STRATEGY_ID, COMMIT_TIME_STRATEGY_ID)
     assert pickle.loads(pickle.dumps(merger)) == merger
 
 
@@ -53,7 +52,7 @@ def test_registry_lists_both(registry: ComponentRegistry) -> None:
         (MergerSettings(), ("ts",), EventTimeOrderingMerger),
         (MergerSettings(), (), CommitTimeOrderingMerger),
         (MergerSettings(mode=RecordMergeMode.COMMIT_TIME_ORDERING), ("ts",), CommitTimeOrderingMerger),
-        (MergerSettings(strategy_id=UUID(EVENT_TIME_STRATEGY)), (), EventTimeOrderingMerger),
+        (MergerSettings(strategy_id=UUID(EVENT_TIME_STRATEGY_ID)), (), EventTimeOrderingMerger),
         (MergerSettings(payload_class="org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"), ("ts",),
          CommitTimeOrderingMerger),
         (MergerSettings(name="event-time-ordering"), (), EventTimeOrderingMerger),
@@ -67,7 +66,9 @@ def test_build_merger_from_settings(
 
 def test_build_merger_rejects_mismatches(registry: ComponentRegistry) -> None:
     with pytest.raises(ConfigError, match="implements strategy"):
-        build_merger(registry, MergerSettings(name="commit-time-ordering", strategy_id=UUID(EVENT_TIME_STRATEGY)), ())
+        build_merger(
+            registry, MergerSettings(name="commit-time-ordering", strategy_id=UUID(EVENT_TIME_STRATEGY_ID)), ()
+        )
     with pytest.raises(UnknownComponentError):
         build_merger(registry, MergerSettings(name="acme-merge"), ())
 

@@ -19,8 +19,9 @@ from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.model.schema import arrow_to_avro, avro_json
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.timeline import Action, Instant, ReplaceCommitMetadata, TimelineTimezone, TimelineWriter
+from hudi_framework.timeline import Action, Instant, ReplaceCommitMetadata, TimelineWriter
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
+from hudi_framework.vocabulary import TimelineTimezone
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("fare", pa.float64()), ("city", pa.string())])
 

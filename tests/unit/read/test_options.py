@@ -6,8 +6,8 @@ import pytest
 
 from hudi_framework.config.sections import ReadSettings
 from hudi_framework.errors import InvalidConfigValueError, InvalidInstantTimeError
-from hudi_framework.read import QueryType, ReadOptions, build_options, resolve_instant_time
-from hudi_framework.timeline import TimelineTimezone
+from hudi_framework.read import ReadOptions, build_options, resolve_instant_time
+from hudi_framework.vocabulary import QueryType, TimelineTimezone
 
 
 def test_from_hoodie_options_reads_hudi_names_case_insensitively() -> None:

@@ -12,12 +12,6 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import CleanError, InstantMetadataError
 from hudi_framework.plugin.manager import build_plugin_manager
 from hudi_framework.plugin.registry import ComponentRegistry
-from hudi_framework.services.clean_metadata import (
-    CleanMetadata,
-    CleanPartitionMetadata,
-    decode_clean_metadata,
-    encode_clean_metadata,
-)
 from hudi_framework.services.clean_plan import (
     CleanerPlan,
     CleanFileInfo,
@@ -27,12 +21,18 @@ from hudi_framework.services.clean_plan import (
 )
 from hudi_framework.services.clean_trigger import clean_due, commits_since_last_clean
 from hudi_framework.services.inline import run_inline_services
-from hudi_framework.table.savepoint import create_savepoint, delete_savepoint
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, schema_text, write_container
+from hudi_framework.timeline.clean_metadata import (
+    CleanMetadata,
+    CleanPartitionMetadata,
+    decode_clean_metadata,
+    encode_clean_metadata,
+)
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import create_savepoint, delete_savepoint
 from hudi_framework.write.transaction import timeline_writer
 from hudi_services_cleaning import CleanService, CleanServiceOptions, build_clean_plan, execute_clean
 from hudi_services_cleaning.incremental import partitions_to_clean

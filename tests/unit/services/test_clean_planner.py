@@ -18,13 +18,13 @@ from hudi_framework.layout.naming import BaseFileName, LogFileName
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.services.clean_plan import SAVEPOINTED_TIMESTAMPS, decode_cleaner_plan, encode_cleaner_plan
 from hudi_framework.services.compaction_plan import CompactionOperation, CompactionPlan, encode_compaction_plan
-from hudi_framework.table.savepoint import create_savepoint, delete_savepoint
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import parse_instant_time
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata
 from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.write.savepoint import create_savepoint, delete_savepoint
 from hudi_framework.write.transaction import timeline_writer
 from hudi_services_cleaning import build_clean_plan, schedule_clean
 

@@ -16,7 +16,8 @@ from hudi_framework.errors import (
 )
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import TableType, new_table_config
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.vocabulary import TableType
 from hudi_framework.write.client import WriteClient
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("p", pa.string())])

@@ -5,14 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hudi_framework.errors import TableVersionError
-from hudi_framework.table.table_config import (
-    EVENT_TIME_STRATEGY,
-    MergeMode,
-    TableConfig,
-    TableType,
-    keygen_type_from_class,
-    new_table_config,
-)
+from hudi_framework.table.table_config import TableConfig, new_table_config
+from hudi_framework.vocabulary import EVENT_TIME_STRATEGY_ID, RecordMergeMode, TableType, key_generator_type_of_class
 
 
 def test_v9_keys() -> None:
@@ -34,7 +28,7 @@ def test_v9_keys() -> None:
 def test_v8_keys() -> None:
     p = new_table_config("t", version=8, record_key_fields=["id"], ordering_fields=["ts"]).to_properties()
     assert p["hoodie.table.precombine.field"] == "ts"
-    assert p["hoodie.record.merge.strategy.id"] == EVENT_TIME_STRATEGY
+    assert p["hoodie.record.merge.strategy.id"] == EVENT_TIME_STRATEGY_ID
     assert p["hoodie.compaction.payload.class"].endswith("DefaultHoodieRecordPayload")
     assert p["hoodie.table.keygenerator.type"] == "NON_PARTITION"
 
@@ -66,13 +60,13 @@ def test_round_trip_preserves_unknown_keys() -> None:
     ],
 )
 def test_keygen_class_mapping(cls: str, expected: str) -> None:
-    assert keygen_type_from_class(cls) == expected
+    assert key_generator_type_of_class(cls) == expected
 
 
 def test_inferred_merge_mode() -> None:
-    assert new_table_config("t", record_key_fields=["id"]).merge_mode is MergeMode.COMMIT_TIME_ORDERING
+    assert new_table_config("t", record_key_fields=["id"]).merge_mode is RecordMergeMode.COMMIT_TIME_ORDERING
     v6 = TableConfig.from_properties({"hoodie.table.name": "t", "hoodie.table.version": "6"})
-    assert v6.effective_merge_mode is MergeMode.COMMIT_TIME_ORDERING
+    assert v6.effective_merge_mode is RecordMergeMode.COMMIT_TIME_ORDERING
     assert v6.table_type is TableType.COPY_ON_WRITE
 
 

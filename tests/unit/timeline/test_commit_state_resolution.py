@@ -12,8 +12,8 @@ from hudi_framework.table.table_config import new_table_config
 from hudi_framework.testing import MemoryStorageBackend
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient
-from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.transaction import WriteTransaction
 
 

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from hudi_framework.timeline.instant_time import (
     InstantTimeGenerator,
-    TimelineTimezone,
     datetime_to_instant_time,
     epoch_ms_to_instant_time,
     format_instant_time,
@@ -18,6 +17,7 @@ from hudi_framework.timeline.instant_time import (
     parse_instant_time,
     successor,
 )
+from hudi_framework.vocabulary import TimelineTimezone
 
 moments = st.datetimes(min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(9998, 12, 31)).map(
     lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)

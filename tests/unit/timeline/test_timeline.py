@@ -9,7 +9,6 @@ import pytest
 from hudi_framework.errors import InstantMetadataError, InstantNotFoundError
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import Action, Instant, State
-from hudi_framework.timeline.instant_time import TimelineTimezone
 from hudi_framework.timeline.metadata import (
     CommitMetadata,
     ReplaceCommitMetadata,
@@ -18,6 +17,7 @@ from hudi_framework.timeline.metadata import (
     commit_metadata_to_json,
 )
 from hudi_framework.timeline.timeline import Timeline, timeline_dir
+from hudi_framework.vocabulary import TimelineTimezone
 from hudi_storage_local.backend import LocalStorageBackend
 
 T1, T2, T3, T4, T5, T6 = (f"2024010100000{i}000" for i in range(1, 7))

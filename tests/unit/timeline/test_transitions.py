@@ -10,7 +10,7 @@ import pytest
 from hudi_framework.errors import IllegalTransitionError, InstantNotFoundError, TimelineError
 from hudi_framework.timeline.avro_container import read_container
 from hudi_framework.timeline.instant import Action, Instant, State
-from hudi_framework.timeline.instant_time import InstantTimeGenerator, TimelineTimezone
+from hudi_framework.timeline.instant_time import InstantTimeGenerator
 from hudi_framework.timeline.metadata import (
     CommitMetadata,
     ReplaceCommitMetadata,
@@ -18,6 +18,7 @@ from hudi_framework.timeline.metadata import (
     decode_commit_metadata,
 )
 from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.vocabulary import TimelineTimezone
 from hudi_storage_local.backend import LocalStorageBackend
 
 LAYOUTS = [1, 2]

@@ -168,7 +168,7 @@ def test_default_settings_write_zstd_base_files_every_reader_reads(tmp_path: Pat
     import glob
 
     from hudi_framework.config import HudiSettings
-    from hudi_framework.config.enums import ParquetCodec
+    from hudi_framework.vocabulary import ParquetCodec
 
     assert HudiSettings().write.parquet_compression_codec is ParquetCodec.ZSTD
     config = new_table_config("t", record_key_fields=["id"], ordering_fields=["ts"])

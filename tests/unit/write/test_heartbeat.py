@@ -12,7 +12,8 @@ import pytest
 from hudi_framework.config import HudiSettings
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.timeline.instant_time import InstantTimeGenerator, TimelineTimezone, instant_time_to_epoch_ms
+from hudi_framework.timeline.instant_time import InstantTimeGenerator, instant_time_to_epoch_ms
+from hudi_framework.vocabulary import TimelineTimezone
 from hudi_framework.write import client as client_module
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.heartbeat import (

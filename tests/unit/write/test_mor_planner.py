@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from hudi_framework.layout.file_group import BaseFile, FileGroupId, FileSlice, LogFile
 from hudi_framework.layout.naming import BaseFileName, LogFileName
-from hudi_framework.write.operation import WriteOperation
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.planner import SUMMARY_SCHEMA, plan_targets
 from hudi_framework.write.sizing import SizingOptions
 

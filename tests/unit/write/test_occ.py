@@ -13,7 +13,6 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.config.enums import ConcurrencyMode, FailedWritesPolicy
 from hudi_framework.contracts.lock import LockProvider
 from hudi_framework.errors import LockLostError, UnsafeLockConfigError, WriteConflictError
 from hudi_framework.lock import WriterTopology
@@ -22,10 +21,10 @@ from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import Action
+from hudi_framework.vocabulary import ConcurrencyMode, FailedWritesPolicy, WriteOperation
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline, find_write_conflict
-from hudi_framework.write.operation import WriteOperation
 from hudi_framework.write.pipeline import WriteResult
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.transaction import WriteTransaction, timeline_writer

@@ -14,17 +14,17 @@ from typer.testing import CliRunner
 from hudi_framework.cli.app import app
 from hudi_framework.errors import SavepointError
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.savepoint import (
+from hudi_framework.table.table import HudiTable
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.timeline.instant import Action, State
+from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import (
     create_savepoint,
     delete_savepoint,
     list_savepoints,
     restore_to_savepoint,
     rollback_latest_commit,
 )
-from hudi_framework.table.table import HudiTable
-from hudi_framework.table.table_config import new_table_config
-from hudi_framework.timeline.instant import Action, State
-from hudi_framework.write.client import WriteClient
 
 LAYOUTS = [("COPY_ON_WRITE", 6), ("COPY_ON_WRITE", 8), ("MERGE_ON_READ", 6), ("MERGE_ON_READ", 9)]
 runner = CliRunner()

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Final
 from hudi_framework.errors import LogRepairError
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.read.corrupt_blocks import CorruptBlockStatus
+from hudi_framework.read.log_inspection import inspect_log_blocks
 from hudi_framework.storage.paths import join_key
-from hudi_framework.table.log_inspection import inspect_log_blocks
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend

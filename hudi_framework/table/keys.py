@@ -16,17 +16,16 @@ from typing import TYPE_CHECKING, Final
 
 from pydantic import ValidationError
 
-from hudi_framework.config.enums import TimestampType
-from hudi_framework.config.hoodie_values import KEY_GENERATORS, HoodieValueError
 from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, KeyGenOptions, TimestampKeyGenOptions
 from hudi_framework.errors import InvalidConfigValueError, PluginError
 from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.vocabulary import TimestampType, key_generator_component
 
 if TYPE_CHECKING:
     from hudi_framework.plugin.registry import ComponentRegistry
     from hudi_framework.table.table_config import TableConfig
 
-__all__ = ["build_key_generator", "key_generator_component", "key_generator_options", "typed_partition_fields"]
+__all__ = ["build_key_generator", "key_generator_options", "typed_partition_fields"]
 
 _TIMEBASED: Final = "hoodie.keygen.timebased."
 # Java still reads the 0.x DeltaStreamer spelling of every timestamp option.
@@ -49,31 +48,6 @@ _TIMESTAMP_KEYS: Final = MappingProxyType(
         "output_date_format": "output.dateformat",
     }
 )
-# Class names the shared vocabulary (config.hoodie_values.KEY_GENERATORS) does not know.
-_EXTRA_CLASSES: Final = MappingProxyType(
-    {"GlobalAvroDeleteKeyGenerator": "global-delete", "SqlKeyGenerator": "complex"}
-)
-
-
-def key_generator_component(name: str) -> str:
-    """The registered component for an Apache Hudi key generator type or class name.
-
-    ``SIMPLE``, ``SIMPLE_AVRO`` and ``org.apache.hudi.keygen.SimpleKeyGenerator`` give ``simple``;
-    Spark SQL's ``SqlKeyGenerator`` gives ``complex`` (what it computes without an original class).
-    A name with no built-in meaning is returned unchanged, for a plugin's alias to match.
-    """
-    text = name.strip()
-    simple = text.rsplit(".", 1)[-1]
-    if simple in _EXTRA_CLASSES:
-        return _EXTRA_CLASSES[simple]
-    if text.upper() == "SPARK_SQL":
-        return "complex"
-    try:
-        return KEY_GENERATORS.parse(text)
-    except HoodieValueError:
-        return text
-
-
 def typed_partition_fields(config: TableConfig, write_fields: Sequence[str]) -> tuple[str, ...] | None:
     """The writer's typed partition fields where the table persisted untyped ones, else None.
 

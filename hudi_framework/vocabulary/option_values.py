@@ -1,0 +1,110 @@
+"""Closed sets of Apache Hudi option values, spelled as Apache Hudi spells them.
+
+Each enum parses like Apache Hudi does (case-insensitively, ``-`` for ``_``; see
+:class:`~hudi_framework.vocabulary.hudi_enum.HudiEnum`) and its values are what Hudi writes. The
+vocabularies with more to them than a closed set (table types, merge modes, time zones, key
+generators, payload classes) have modules of their own.
+"""
+
+from __future__ import annotations
+
+from hudi_framework.vocabulary.hudi_enum import HudiEnum
+
+__all__ = [
+    "BaseFileFormat",
+    "CleanerPolicy",
+    "CompactionTriggerStrategy",
+    "ConcurrencyMode",
+    "FailedWritesPolicy",
+    "InsertDupPolicy",
+    "LogBlockFormat",
+    "ParquetCodec",
+    "QueryType",
+    "TimestampType",
+]
+
+
+class BaseFileFormat(HudiEnum):
+    """Base file formats (``hoodie.table.base.file.format``); this project writes Parquet only."""
+
+    PARQUET = "PARQUET"
+
+
+class TimestampType(HudiEnum):
+    """Input kinds of the timestamp key generator (``hoodie.keygen.timebased.timestamp.type``)."""
+
+    UNIX_TIMESTAMP = "UNIX_TIMESTAMP"
+    DATE_STRING = "DATE_STRING"
+    MIXED = "MIXED"
+    EPOCHMILLISECONDS = "EPOCHMILLISECONDS"
+    EPOCHMICROSECONDS = "EPOCHMICROSECONDS"
+    SCALAR = "SCALAR"
+
+
+class ConcurrencyMode(HudiEnum):
+    """Writer concurrency (``hoodie.write.concurrency.mode``)."""
+
+    SINGLE_WRITER = "single_writer"
+    OPTIMISTIC_CONCURRENCY_CONTROL = "optimistic_concurrency_control"
+
+
+ConcurrencyMode._aliases_ = {"OCC": "OPTIMISTIC_CONCURRENCY_CONTROL"}
+
+
+class FailedWritesPolicy(HudiEnum):
+    """When failed writes are rolled back (``hoodie.clean.failed.writes.policy``)."""
+
+    EAGER = "EAGER"
+    LAZY = "LAZY"
+
+
+class InsertDupPolicy(HudiEnum):
+    """What an insert does with incoming keys the table already holds (``hoodie.datasource.insert.dup.policy``)."""
+
+    NONE = "none"
+    DROP = "drop"
+    FAIL = "fail"
+
+
+class ParquetCodec(HudiEnum):
+    """Parquet compression codecs (``hoodie.parquet.compression.codec``)."""
+
+    GZIP = "gzip"
+    SNAPPY = "snappy"
+    ZSTD = "zstd"
+    LZ4 = "lz4"
+    BROTLI = "brotli"
+    UNCOMPRESSED = "uncompressed"
+
+
+class LogBlockFormat(HudiEnum):
+    """Format of merge-on-read log data blocks (``hoodie.logfile.data.block.format``)."""
+
+    AVRO = "avro"
+    PARQUET = "parquet"
+
+
+class QueryType(HudiEnum):
+    """Read query types (``hoodie.datasource.query.type``)."""
+
+    SNAPSHOT = "snapshot"
+    READ_OPTIMIZED = "read_optimized"
+    INCREMENTAL = "incremental"
+
+
+class CleanerPolicy(HudiEnum):
+    """What the cleaner keeps (``hoodie.clean.policy``)."""
+
+    KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
+    KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
+    KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
+
+
+class CompactionTriggerStrategy(HudiEnum):
+    """When inline compaction is scheduled (``hoodie.compact.inline.trigger.strategy``)."""
+
+    NUM_COMMITS = "NUM_COMMITS"
+    NUM_COMMITS_AFTER_LAST_REQUEST = "NUM_COMMITS_AFTER_LAST_REQUEST"
+    TIME_ELAPSED = "TIME_ELAPSED"
+    NUM_AND_TIME = "NUM_AND_TIME"
+    NUM_OR_TIME = "NUM_OR_TIME"
