@@ -1,8 +1,10 @@
 """Hook specifications: the contract between the kernel and every plugin.
 
 Provider hooks (``hudi_<kind>``) are called once per plugin manager and return the components a
-plugin offers; the kernel selects among them by name from configuration. Hooks are always called
-with keyword arguments, and arguments are only ever added, so an implementation may accept a subset.
+plugin offers; the kernel selects among them by name from configuration. Commit hooks
+(``hudi_pre_commit``, ``hudi_commit_completed``) are called around each instant a writer completes
+on a table opened with the manager. Hooks are always called with keyword arguments, and arguments
+are only ever added, so an implementation may accept a subset.
 """
 
 from __future__ import annotations
