@@ -11,10 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Annotated
+from typing import Annotated, ClassVar, Self
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_settings import NoDecode
+
+from hudi_framework.config.not_yet import NotYet, NotYetError
 
 __all__ = [
     "CrossFieldError",
@@ -37,6 +39,19 @@ class Section(BaseModel):
         use_attribute_docstrings=True,
         validate_default=False,
     )
+
+    #: Fields whose feature does not exist yet (see :mod:`hudi_framework.config.not_yet`).
+    not_yet: ClassVar[tuple[NotYet, ...]] = ()
+
+    @model_validator(mode="after")
+    def _refuse_not_yet(self) -> Self:
+        for rule in self.not_yet:
+            value = getattr(self, rule.field)
+            if isinstance(value, BaseModel):  # a component reference: compared by name
+                value = getattr(value, "name", value)
+            if rule.rejects(value):
+                raise NotYetError(rule)
+        return self
 
 
 class CrossFieldError(ValueError):

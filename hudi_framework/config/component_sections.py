@@ -17,6 +17,7 @@ from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
 from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
+from hudi_framework.config.not_yet import METADATA_TABLE, NotYet
 from hudi_framework.config.s3 import S3Settings
 from hudi_framework.vocabulary import CUSTOM_STRATEGY_ID, RecordMergeMode, mode_of_strategy, payload_merge_mode
 
@@ -52,10 +53,25 @@ class IndexSettings(Section):
     """The record index that tags incoming keys with their file group."""
 
     type: ComponentName = "simple"
-    """Index by registered name (``simple``, ``bloom``, ``record-level``...); ``simple`` is Apache
-    Hudi's Spark default."""
+    """Index by registered name (``simple``, ``bloom``, ``global-simple``, ``global-bloom``, or a
+    plugin's); ``simple`` is Apache Hudi's Spark default."""
     options: ComponentOptions = Field(default_factory=dict)
     """Options for the index's own options model (bloom: ``num_entries``, ``fpp``, ``filter_type``...)."""
+
+    # Apache Hudi's names (RECORD_INDEX, INMEMORY) map here; no index of that name exists yet.
+    not_yet = (
+        NotYet(
+            "type",
+            "Apache Hudi's record-level index lives in the metadata table; use simple or bloom",
+            METADATA_TABLE,
+            refused=("record-level",),
+        ),
+        NotYet(
+            "type",
+            "Apache Hudi's in-memory index (its Flink and Java engines) has no counterpart; use simple or bloom",
+            refused=("in-memory",),
+        ),
+    )
 
     @property
     def component(self) -> ComponentRef:

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from hudi_framework.config.hoodie_values import parse_csv, parse_scalar, render_csv, render_scalar
+from hudi_framework.config.not_yet import METADATA_TABLE
 from hudi_framework.config.paths import Path, close_matches
 from hudi_framework.config.s3 import (
     parse_credentials_providers,
@@ -30,6 +31,7 @@ __all__ = [
     "IGNORED_KEYS",
     "HoodieKey",
     "get_path",
+    "ignored_value_reason",
     "is_ignored",
     "lookup",
     "sets_storage",
@@ -313,10 +315,24 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
     }
 )
 
+#: Ignored keys that are honest only with the values listed (lower case): the behaviour we have.
+#: Any other value asks for a feature that does not exist here; it is refused, naming the roadmap
+#: item that brings it (if any).
+IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = MappingProxyType(
+    {
+        "hoodie.metadata.enable": (("false",), METADATA_TABLE),
+        "hoodie.metadata.index.column.stats.enable": (("false",), METADATA_TABLE),
+        "hoodie.clean.trigger.strategy": (("num_commits",), None),
+        # Apache Hudi's TIMELINE_SERVER_BASED needs its timeline server (hoodie.embed.timeline.server).
+        "hoodie.write.markers.type": (("direct",), None),
+    }
+)
+
 _BY_KEY: Final[Mapping[str, HoodieKey]] = MappingProxyType(
     {key.lower(): entry for entry in HOODIE_KEYS for key in entry.keys}
 )
 _IGNORED_LOWER: Final = frozenset(k.lower() for k in IGNORED_KEYS)
+_UNLESS_LOWER: Final = {k.lower(): (k, *v) for k, v in IGNORED_UNLESS.items()}
 _ALL_KEYS: Final = tuple(sorted({*(k for e in HOODIE_KEYS for k in e.keys), *IGNORED_KEYS}))
 
 
@@ -335,6 +351,17 @@ def sets_storage(key: str) -> bool:
 def is_ignored(key: str) -> bool:
     """Whether ``key`` is recognised but has no effect here (see :data:`IGNORED_KEYS`)."""
     return key.strip().lower() in _IGNORED_LOWER
+
+
+def ignored_value_reason(key: str, value: object) -> tuple[str, str | None] | None:
+    """Why an ignored key's ``value`` cannot be accepted (reason, roadmap item), or None when it can."""
+    rule = _UNLESS_LOWER.get(key.strip().lower())
+    if rule is None:
+        return None
+    canonical, accepted, roadmap = rule
+    if str(value).strip().lower() in accepted:
+        return None
+    return f"{IGNORED_KEYS[canonical]} (only {', '.join(accepted)} is accepted)", roadmap
 
 
 def suggest(key: str) -> list[str]:

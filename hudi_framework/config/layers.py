@@ -19,7 +19,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_settings import BaseSettings, EnvSettingsSource
 from pydantic_settings.exceptions import SettingsError
 
-from hudi_framework.config.hoodie_keys import is_ignored, lookup, suggest
+from hudi_framework.config.hoodie_keys import ignored_value_reason, is_ignored, lookup, suggest
 from hudi_framework.config.paths import (
     ENV_DELIMITER,
     ENV_PREFIX,
@@ -32,7 +32,7 @@ from hudi_framework.config.paths import (
     field_adapter,
 )
 from hudi_framework.config.validation import user_reason
-from hudi_framework.errors import InvalidConfigValueError, UnknownConfigKeyError
+from hudi_framework.errors import InvalidConfigValueError, UnknownConfigKeyError, UnsupportedOptionError
 from hudi_framework.vocabulary import HoodieValueError
 
 __all__ = ["Layer", "from_env", "from_hoodie_options", "from_mapping", "merge"]
@@ -103,6 +103,7 @@ def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], so
 
     Raises:
         UnknownConfigKeyError: A key is neither mapped nor on the ignore list; carries suggestions.
+        UnsupportedOptionError: An ignored key has a value asking for a feature we lack.
         InvalidConfigValueError: A value can not be converted, or two aliases of one field disagree.
     """
     layer = Layer()
@@ -122,6 +123,8 @@ def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], so
         else:
             if not is_ignored(key):
                 unknown.append(key)
+            elif refused := ignored_value_reason(key, value):
+                raise UnsupportedOptionError(key, *refused).located(source)
             continue
         previous = layer.origins.get(path)
         if previous is not None:

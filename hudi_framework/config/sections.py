@@ -20,6 +20,7 @@ from hudi_framework.config.base import (
 )
 from hudi_framework.config.components import ComponentRef
 from hudi_framework.config.enums import WriteEngine
+from hudi_framework.config.not_yet import NotYet
 from hudi_framework.vocabulary import (
     BaseFileFormat,
     ConcurrencyMode,
@@ -96,13 +97,22 @@ class TableSettings(Section):
     url_encode_partitions: bool = False
     """Percent-encode special characters in partition values."""
     drop_partition_columns: bool = False
-    """Drop partition columns from data files. Only ``false`` is readable by hudi-rs."""
+    """Only ``false``: written data files keep their partition columns (tables Apache Hudi wrote
+    without them are read)."""
     populate_meta_fields: bool = True
     """Write the ``_hoodie_*`` meta columns; incremental reads need them."""
     base_file_format: BaseFileFormat = BaseFileFormat.PARQUET
     """Base file format."""
     timeline_timezone: TimelineTimezone = TimelineTimezone.LOCAL
     """Time zone of new instant times (``LOCAL`` or ``UTC``)."""
+
+    not_yet = (
+        NotYet(
+            "drop_partition_columns",
+            "written data files keep their partition columns (tables written without them are read)",
+            accepted=(False,),
+        ),
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -130,10 +140,11 @@ class WriteSettings(Section):
     """Target size of base files."""
     record_size_estimate: PositiveInt = 1024
     """Average record size in bytes used to size files before the first commit gives real statistics."""
-    insert_split_size: PositiveInt = 500_000
-    """Records per new base file before statistics exist."""
-    log_file_max_size_bytes: PositiveInt = 1_073_741_824
-    """Size at which a merge-on-read log file rolls over to a new version."""
+    insert_split_size: PositiveInt | None = None
+    """Not supported: new base files are sized from ``max_file_size_bytes`` and the record size,
+    as Apache Hudi's default ``hoodie.copyonwrite.insert.auto.split=true`` does."""
+    log_file_max_size_bytes: PositiveInt | None = None
+    """Not supported: merge-on-read log files do not roll over by size (each delta commit writes its own)."""
     log_data_block_format: LogBlockFormat = LogBlockFormat.PARQUET
     """Merge-on-read log data blocks: ``parquet`` (PARQUET_DATA) or ``avro`` (AVRO_DATA, Apache Hudi's default)."""
     small_file_group_candidates_limit: PositiveInt = 1
@@ -154,8 +165,9 @@ class WriteSettings(Section):
     ``bulk_insert`` and ``insert_overwrite``; off, these keep every incoming row."""
     combine_before_upsert: bool = True
     """De-duplicate incoming records by key on upsert."""
-    combine_before_delete: bool = True
-    """De-duplicate incoming deletes by key."""
+    combine_before_delete: bool = False
+    """Only ``false``: incoming deletes are not pre-combined (duplicate deletes of one key each
+    write a delete; reads are the same). Apache Hudi's default is ``true``."""
     insert_drop_duplicates: bool = False
     """On ``insert``, drop incoming records whose key already exists in the table (and pre-combine the
     batch unless ``combine_before_insert`` is set); ``bulk_insert`` rejects it."""
@@ -168,6 +180,19 @@ class WriteSettings(Section):
     set_null_for_missing_columns: bool = False
     """An upsert batch lacking some table columns writes them as null instead of as a partial update
     that keeps their stored values (``hoodie.write.set.null.for.missing.columns``; docs/mergers.md)."""
+
+    not_yet = (
+        NotYet(
+            "insert_split_size",
+            "new base files are sized from max_file_size_bytes and the record size "
+            "(Apache Hudi's default hoodie.copyonwrite.insert.auto.split=true ignores it too)",
+        ),
+        NotYet(
+            "log_file_max_size_bytes",
+            "merge-on-read log files do not roll over by size; each delta commit writes its own log file",
+        ),
+        NotYet("combine_before_delete", "incoming deletes are not pre-combined", accepted=(False,)),
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Self:

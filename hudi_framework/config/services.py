@@ -12,6 +12,7 @@ from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
 from hudi_framework.config.components import ComponentRef
+from hudi_framework.config.not_yet import ARCHIVAL, CLUSTERING, NotYet
 from hudi_framework.vocabulary import CleanerPolicy, CompactionTriggerStrategy
 
 __all__ = ["ArchiveSettings", "CleanSettings", "ClusteringSettings", "CompactionSettings", "ServicesSettings"]
@@ -44,6 +45,14 @@ class CompactionSettings(Section):
     """Compact file slices whose corrupt log blocks may hold committed rows, dropping those rows for
     good; by default such a compaction is refused (``CompactionCorruptLogError``)."""
 
+    not_yet = (
+        NotYet(
+            "strategy",
+            "there is no partition-aware compaction strategy; day-based picks the latest date partitions",
+            refused=("bounded-partition-aware", "unbounded-partition-aware"),
+        ),
+    )
+
     @model_validator(mode="after")
     def _check(self) -> Self:
         if self.inline and self.schedule_inline:
@@ -75,36 +84,58 @@ class CleanSettings(Section):
     """Plan from the partitions written since the last clean's retained commit instead of listing every partition."""
 
 
-class ArchiveSettings(Section):
-    """Timeline archival: moving old instants out of the active timeline."""
+_NO_ARCHIVAL = "the timeline is not archived; every instant stays on the active timeline"
+_NO_CLUSTERING = "tables are not clustered"
 
-    automatic: bool = True
-    """Archive after each commit."""
+
+class ArchiveSettings(Section):
+    """Timeline archival (not supported yet): only the values that mean "no archival" are accepted."""
+
+    automatic: bool = False
+    """Only ``false``: the timeline is not archived (Apache Hudi's default is ``true``)."""
     async_enabled: bool = False
-    """Archive concurrently with the write."""
-    min_commits: PositiveInt = 20
-    """Instants always kept on the active timeline."""
-    max_commits: PositiveInt = 30
-    """Archive when the active timeline holds more instants than this."""
+    """Only ``false``."""
+    min_commits: PositiveInt | None = None
+    """Not supported yet (Apache Hudi's default is 20): instants always kept on the active timeline."""
+    max_commits: PositiveInt | None = None
+    """Not supported yet (Apache Hudi's default is 30): archive when the active timeline holds more
+    instants than this."""
+
+    not_yet = (
+        NotYet("automatic", _NO_ARCHIVAL, ARCHIVAL, accepted=(False,)),
+        NotYet("async_enabled", _NO_ARCHIVAL, ARCHIVAL, accepted=(False,)),
+        NotYet("min_commits", _NO_ARCHIVAL, ARCHIVAL),
+        NotYet("max_commits", _NO_ARCHIVAL, ARCHIVAL),
+    )
 
 
 class ClusteringSettings(Section):
-    """Clustering: rewriting small or unsorted files into fewer, sorted ones (replacecommit)."""
+    """Clustering (not supported yet): only the values that mean "no clustering" are accepted."""
 
     inline: bool = False
-    """Run clustering after each write that meets the trigger."""
+    """Only ``false`` (Apache Hudi's default)."""
     schedule_inline: bool = False
-    """Only schedule clustering after each write."""
+    """Only ``false`` (Apache Hudi's default)."""
     async_enabled: bool = False
-    """Run clustering concurrently with writes."""
-    max_commits: PositiveInt = 4
-    """Commits since the last clustering that trigger the next one."""
-    small_file_limit_bytes: NonNegativeInt = 314_572_800
-    """Files below this size are clustering candidates."""
-    target_file_max_bytes: PositiveInt = 1_073_741_824
-    """Target size of clustered files."""
+    """Only ``false`` (Apache Hudi's default)."""
+    max_commits: PositiveInt | None = None
+    """Not supported yet: commits since the last clustering that trigger the next one."""
+    small_file_limit_bytes: NonNegativeInt | None = None
+    """Not supported yet: files below this size are clustering candidates."""
+    target_file_max_bytes: PositiveInt | None = None
+    """Not supported yet: target size of clustered files."""
     sort_columns: CsvTuple = ()
-    """Columns to sort clustered files by."""
+    """Not supported yet: columns to sort clustered files by."""
+
+    not_yet = (
+        NotYet("inline", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
+        NotYet("schedule_inline", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
+        NotYet("async_enabled", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
+        NotYet("max_commits", _NO_CLUSTERING, CLUSTERING),
+        NotYet("small_file_limit_bytes", _NO_CLUSTERING, CLUSTERING),
+        NotYet("target_file_max_bytes", _NO_CLUSTERING, CLUSTERING),
+        NotYet("sort_columns", _NO_CLUSTERING, CLUSTERING, accepted=((),)),
+    )
 
 
 class ServicesSettings(Section):
@@ -115,23 +146,6 @@ class ServicesSettings(Section):
     clean: CleanSettings = Field(default_factory=CleanSettings)
     """Cleaning."""
     archive: ArchiveSettings = Field(default_factory=ArchiveSettings)
-    """Archival."""
+    """Archival (not supported yet)."""
     clustering: ClusteringSettings = Field(default_factory=ClusteringSettings)
-    """Clustering."""
-
-    @model_validator(mode="after")
-    def _check(self) -> Self:
-        if self.archive.max_commits <= self.archive.min_commits:
-            raise CrossFieldError(
-                "archive.max_commits must be greater than archive.min_commits",
-                ("services", "archive", "max_commits"),
-            )
-        # Same rule as Apache Hudi: archiving instants the cleaner still needs would lose history.
-        if self.clean.policy is CleanerPolicy.KEEP_LATEST_COMMITS and (
-            self.archive.min_commits <= self.clean.commits_retained
-        ):
-            raise CrossFieldError(
-                "archive.min_commits must be greater than clean.commits_retained",
-                ("services", "archive", "min_commits"),
-            )
-        return self
+    """Clustering (not supported yet)."""

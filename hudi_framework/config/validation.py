@@ -14,8 +14,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from hudi_framework.config.base import CrossFieldError
+from hudi_framework.config.not_yet import NotYetError
 from hudi_framework.config.paths import Origin, Path, Style, close_matches, dotted, model_at, spell
-from hudi_framework.errors import ConfigError, InvalidConfigValueError, UnknownConfigKeyError
+from hudi_framework.errors import ConfigError, InvalidConfigValueError, UnknownConfigKeyError, UnsupportedOptionError
 
 __all__ = ["to_config_error", "user_reason"]
 
@@ -71,7 +72,8 @@ def to_config_error(error: ValidationError, origins: Mapping[Path, Origin], root
 
     Returns:
         :class:`UnknownConfigKeyError` (with "did you mean" suggestions) when any key is unknown,
-        else :class:`InvalidConfigValueError` listing every bad value by the key the user wrote.
+        else :class:`UnsupportedOptionError` when an option's feature does not exist yet, else
+        :class:`InvalidConfigValueError` listing every bad value by the key the user wrote.
     """
     details = error.errors(include_url=False, include_input=False)
     for detail in details:
@@ -83,6 +85,13 @@ def to_config_error(error: ValidationError, origins: Mapping[Path, Origin], root
         names = list(parent.model_fields) if parent is not None else []
         hints = [_spelled((*loc[:-1], name), origin) for name in close_matches(str(loc[-1]), names)]
         return UnknownConfigKeyError(_spelled(loc, origin), hints).located(origin.source if origin else None)
+    for detail in details:
+        cause = (detail.get("ctx") or {}).get("error")
+        if isinstance(cause, NotYetError):
+            loc = (*detail["loc"], cause.rule.field)
+            origin = _origin_for(loc, origins)
+            refused = UnsupportedOptionError(_spelled(loc, origin), cause.rule.reason, cause.rule.roadmap)
+            return refused.located(origin.source if origin else None)
     issues: list[tuple[str, str]] = []
     sources: list[str] = []
     for detail in details:

@@ -26,6 +26,7 @@ from hudi_framework.errors.config import (
     InvalidConfigValueError,
     PluginConfigError,
     UnknownConfigKeyError,
+    UnsupportedOptionError,
 )
 from hudi_framework.errors.data import (
     DataError,
@@ -198,6 +199,7 @@ __all__ = [
     "UnsafePartitionPathError",
     "UnsupportedFormatError",
     "UnsupportedLogBlockError",
+    "UnsupportedOptionError",
     "UnsupportedQueryError",
     "WriteConflictError",
 ]

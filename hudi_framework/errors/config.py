@@ -7,7 +7,14 @@ from typing import Self
 
 from hudi_framework.errors.base import HudiError
 
-__all__ = ["ConfigError", "ConfigFileError", "InvalidConfigValueError", "PluginConfigError", "UnknownConfigKeyError"]
+__all__ = [
+    "ConfigError",
+    "ConfigFileError",
+    "InvalidConfigValueError",
+    "PluginConfigError",
+    "UnknownConfigKeyError",
+    "UnsupportedOptionError",
+]
 
 
 class ConfigError(HudiError):
@@ -62,6 +69,23 @@ class InvalidConfigValueError(ConfigError, ValueError):
         if others:
             text += "; also " + "; ".join(others)
         super().__init__(text)
+
+
+class UnsupportedOptionError(InvalidConfigValueError):
+    """An option Apache Hudi has, set to a value whose feature does not exist here yet.
+
+    Accepting it would do nothing; it is refused instead.
+
+    Attributes:
+        key: The option as the user spelled it.
+        reason: ``not supported yet: `` and what is missing (and what to set instead).
+        roadmap: The roadmap item that brings the feature, if any.
+    """
+
+    def __init__(self, key: str, reason: str, roadmap: str | None = None) -> None:
+        self.roadmap = roadmap
+        planned = f" (roadmap: {roadmap})" if roadmap else ""
+        super().__init__(key, f"not supported yet: {reason}{planned}")
 
 
 class ConfigFileError(ConfigError):

@@ -1,8 +1,10 @@
 """Hook specifications: the contract between the kernel and every plugin.
 
 Provider hooks (``hudi_<kind>``) are called once per plugin manager and return the components a
-plugin offers; the kernel selects among them by name from configuration. Hooks are always called
-with keyword arguments, and arguments are only ever added, so an implementation may accept a subset.
+plugin offers; the kernel selects among them by name from configuration. Commit hooks
+(``hudi_pre_commit``, ``hudi_commit_completed``) are called around each instant a writer completes
+on a table opened with the manager. Hooks are always called with keyword arguments, and arguments
+are only ever added, so an implementation may accept a subset.
 """
 
 from __future__ import annotations
@@ -101,27 +103,56 @@ def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
 
 @hookspec
 def hudi_pre_commit(base_path: str, instant: str, action: str, metadata: Mapping[str, object]) -> None:
-    """Inspect a commit just before it becomes visible; raise ``CommitVetoedError`` to stop it.
+    """Inspect an instant just before it completes; raise ``CommitVetoedError`` to stop it.
+
+    Called inside the commit, after its conflict check and while holding the table lock (under
+    optimistic concurrency control), before the completed instant file is written, for every
+    instant that writes data files: ``commit``, ``deltacommit``, ``replacecommit`` (data writes,
+    insert_overwrite, delete_partition), ``compaction``, ``logcompaction`` and ``clustering``.
+    Cleans, rollbacks, restores and savepoints are not offered (a veto could not undo a clean's
+    deletions, and a vetoed commit is itself rolled back).
+
+    A veto (``raise CommitVetoedError("my-plugin", "why")``) fails the write exactly as any failed
+    write: its files and instant are rolled back and the table reads as before; a vetoed compaction
+    goes back to requested. Any other exception vetoes too, naming the plugin (a check that cannot
+    run does not pass). Keep it fast: other writers wait for the lock meanwhile.
 
     Args:
         base_path: The table's base URI.
         instant: The requested time of the instant being completed.
-        action: The timeline action (``commit``, ``deltacommit``...).
-        metadata: The commit metadata about to be written (read-only).
+        action: The instant's action as its inflight file names it (``commit``, ``deltacommit``,
+            ``replacecommit``, ``compaction``...).
+        metadata: The commit metadata about to be written, as Apache Hudi's Avro record
+            (``partitionToWriteStats``, ``extraMetadata``, ``operationType``...); read-only.
+
+    Raises:
+        CommitVetoedError: To stop the commit.
 
     Since: 0.1.0
     """
 
 
 @hookspec
-def hudi_commit_completed(base_path: str, instant: str, action: str, completion_time: str) -> None:
-    """Observe a completed commit (called after the completed instant file exists).
+def hudi_commit_completed(
+    base_path: str, instant: str, action: str, completion_time: str, metadata: Mapping[str, object]
+) -> None:
+    """Observe a completed instant: the place for catalog sync, metrics and notifications.
+
+    Called after the completed instant file exists and the table lock is released, for the
+    instants :func:`hudi_pre_commit` sees and for cleans. The instant is committed whatever this
+    hook does: an exception is a post-commit failure (logged, issued as a ``PostCommitWarning``
+    and, for a write, listed in ``WriteResult.post_commit_failures``), never a failed write, and
+    the other plugins' implementations still run.
 
     Args:
         base_path: The table's base URI.
         instant: The requested time of the completed instant.
-        action: The timeline action.
-        completion_time: The completion time written to the timeline.
+        action: The instant's action as its inflight file named it (``compaction`` completes as a
+            ``commit`` file).
+        completion_time: The completion time written to the timeline (empty on timeline layout 1
+            when storage did not report the file's modification time).
+        metadata: The metadata it completed with (Apache Hudi's Avro record; a clean's
+            ``HoodieCleanMetadata``); read-only.
 
     Since: 0.1.0
     """

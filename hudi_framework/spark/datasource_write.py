@@ -211,7 +211,9 @@ class DirectWriter(DataSourceArrowWriter):
         return _Written(stats, summary)
 
     def _transaction(self, table: HudiTable) -> WriteTransaction:
-        return WriteTransaction(table.storage, table.config, self._operation, instant=self._instant)
+        return WriteTransaction(
+            table.storage, table.config, self._operation, instant=self._instant, hooks=table.commit_hooks
+        )
 
     @reported_write
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:

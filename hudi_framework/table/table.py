@@ -22,6 +22,7 @@ from hudi_framework.errors import (
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
+from hudi_framework.plugin.commit_hooks import PluginCommitHooks
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 from hudi_framework.plugin.registry import ComponentRegistry
 from hudi_framework.storage.data_files import open_parquet
@@ -29,6 +30,7 @@ from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.retained import check_slice_files
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.commit_hooks import CommitHooks
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
 from hudi_framework.timeline.instant_time import resolve_instant_time
 from hudi_framework.timeline.timeline import Timeline
@@ -167,9 +169,7 @@ class HudiTable:
         pm, registry = cls._components(plugin_manager, settings)
         backend, spec = cls._open_storage(registry, base_uri, settings, storage_backend, storage_options, storage)
         if schema is not None:
-            missing = [
-                f for f in (*config.record_key_fields, *config.partition_fields) if f not in schema.names
-            ]
+            missing = [f for f in (*config.record_key_fields, *config.partition_fields) if f not in schema.names]
             if missing:
                 raise IncompatibleTableConfigError(f"key or partition fields {missing} are not in the schema")
             config = config.with_updates(create_schema=avro_json(arrow_to_avro(schema, config.name)))
@@ -243,6 +243,12 @@ class HudiTable:
     def plugin_manager(self) -> HudiPluginManager:
         """The plugin manager of this table session."""
         return self._pm
+
+    @property
+    def commit_hooks(self) -> CommitHooks:
+        """The plugins' commit hooks for this table: every writer that completes an instant on it
+        passes them to its :class:`~hudi_framework.timeline.transitions.TimelineWriter`."""
+        return PluginCommitHooks(self._pm, self.base_uri)
 
     @property
     def timeline(self) -> Timeline:

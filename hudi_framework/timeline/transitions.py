@@ -23,20 +23,25 @@ roll the write back: it may be committed).
 
 from __future__ import annotations
 
+import logging
 import random
 import time
+import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from hudi_framework.errors import (
     CommitStateUnknownError,
     IllegalTransitionError,
     InstantNotFoundError,
+    PostCommitWarning,
     PreconditionFailedError,
     StorageError,
     StorageNotFoundError,
     TimelineError,
 )
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
+from hudi_framework.timeline.commit_hooks import OBSERVED_ACTIONS, VETOABLE_ACTIONS, CommitHooks, metadata_view
 from hudi_framework.timeline.instant import NO_REQUESTED_STATE, Action, Instant, State
 from hudi_framework.timeline.instant_time import InstantTimeGenerator, datetime_to_instant_time, is_valid_instant_time
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, encode_commit_metadata
@@ -46,6 +51,8 @@ from hudi_framework.vocabulary import TimelineTimezone
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
+
+_log = logging.getLogger(__name__)
 
 _ABSENT: Final = "absent"
 _DEFAULT_ATTEMPTS: Final = 32
@@ -81,6 +88,7 @@ class TimelineWriter:
         timezone: TimelineTimezone = TimelineTimezone.LOCAL,
         generator: InstantTimeGenerator | None = None,
         max_attempts: int = _DEFAULT_ATTEMPTS,
+        hooks: CommitHooks | None = None,
     ) -> None:
         """Create a writer.
 
@@ -91,6 +99,8 @@ class TimelineWriter:
             timezone: ``hoodie.table.timeline.timezone``.
             generator: Instant-time source; a new one in ``timezone`` by default.
             max_attempts: How often a generated instant time is retried after losing a race.
+            hooks: The commit observers (the plugins' ``hudi_pre_commit`` and
+                ``hudi_commit_completed``); none when None.
         """
         self._storage = storage
         self._layout = check_layout(layout_version)
@@ -99,6 +109,7 @@ class TimelineWriter:
         self._dir = timeline_dir(layout_version, timeline_path)
         self._generator = generator if generator is not None else InstantTimeGenerator(timezone)
         self._max_attempts = max_attempts
+        self._hooks = hooks
 
     @property
     def layout_version(self) -> int:
@@ -283,6 +294,8 @@ class TimelineWriter:
             InstantNotFoundError: The instant is not on the timeline.
             IllegalTransitionError: The instant is not inflight (requested, or already completed),
                 the completion time precedes ``T``, or a concurrent completion won.
+            CommitVetoedError: A ``hudi_pre_commit`` hook vetoed the instant; it stays inflight
+                (the caller rolls it back as any failed write).
             ValueError: An explicit completion time on layout 1, or a malformed one.
         """
         timeline, current = self._current(instant)
@@ -290,6 +303,10 @@ class TimelineWriter:
         if current.state is not State.INFLIGHT:
             raise IllegalTransitionError(t, current.state, State.COMPLETED)
         data = self._encode(instant, metadata)
+        hooks = self._active_hooks(instant, VETOABLE_ACTIONS)
+        if hooks is not None:
+            # Last step before the completed file: a veto leaves nothing a reader would see.
+            hooks.pre_commit(t, instant.action.value, metadata_view(metadata))
         if self._layout == LAYOUT_V1:
             if completion_time is not None:
                 raise ValueError("layout 1 takes completion times from the completed file's modification time")
@@ -321,6 +338,48 @@ class TimelineWriter:
             self._storage.delete(key)
             raise IllegalTransitionError(t, State.COMPLETED, State.COMPLETED, f"completed concurrently as {rival}")
         return done
+
+    def _active_hooks(self, instant: Instant, actions: frozenset[Action]) -> CommitHooks | None:
+        hooks = self._hooks
+        if hooks is None or instant.action not in actions or not hooks.active:
+            return None
+        return hooks
+
+    def notify_completed(
+        self,
+        inflight: Instant,
+        done: Instant,
+        metadata: CommitMetadata | bytes | None = None,
+        *,
+        on_failure: Callable[[str, Exception], None] | None = None,
+    ) -> None:
+        """Run the ``hudi_commit_completed`` hooks for ``done``, once it completed (never raises).
+
+        Call it after :meth:`complete` returned and any table lock is released: observers sync
+        catalogs or send notifications, which must not hold other writers up.
+
+        Args:
+            inflight: The instant as it was inflight (its action names it: ``compaction``, not ``commit``).
+            done: The completed instant :meth:`complete` returned.
+            metadata: The metadata it was completed with.
+            on_failure: Called with ``(step, error)`` per failing hook (a post-commit failure);
+                by default each is logged and issued as a :class:`~hudi_framework.errors.PostCommitWarning`.
+        """
+        hooks = self._active_hooks(inflight, OBSERVED_ACTIONS)
+        if hooks is None:
+            return
+        t = done.requested_time
+        try:
+            view = metadata_view(metadata)
+            failures = hooks.commit_completed(t, inflight.action.value, done.completion_time or "", view)
+        except Exception as e:  # the instant is completed: nothing here may turn it into a failure
+            failures = [("hudi_commit_completed", e)]
+        for step, error in failures:
+            if on_failure is not None:
+                on_failure(step, error)
+            else:
+                _log.warning("instant %s completed; %s failed: %s", t, step, error)
+                warnings.warn(PostCommitWarning(t, step, error), stacklevel=2)
 
     def _rival_completion(self, done: Instant, *, own_key: str) -> str | None:
         for info in self._storage.list(self._dir):

@@ -197,7 +197,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         cfg = table.config
         check_inline_services(table, session.settings, table.registry)  # fail before writing, not after the commit
         concurrency = WriteConcurrency.from_settings(session.settings, table)
-        txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency)
+        txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency, hooks=table.commit_hooks)
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
             table = table.reload()
         if concurrency.optimistic:

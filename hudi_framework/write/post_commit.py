@@ -32,7 +32,8 @@ class PostCommitFailure:
 
     Attributes:
         step: What failed (``reload``, ``compaction``, ``clean``, ``markers``, ``heartbeat``,
-            ``lock release``, ``release``, ``staging cleanup``).
+            ``lock release``, ``release``, ``staging cleanup``, or ``hudi_commit_completed of
+            plugin '<name>'``: an observer of the commit).
         error: What it raised.
     """
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
     CommitStateUnknownError,
+    CommitVetoedError,
     IllegalTransitionError,
     InstantNotFoundError,
     StorageError,
@@ -36,6 +37,7 @@ from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.lock import table_lock
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.commit_hooks import CommitHooks
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
 from hudi_framework.timeline.transitions import TimelineWriter
@@ -51,13 +53,17 @@ from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
 
 
-def timeline_writer(storage: StorageBackend, config: TableConfig) -> TimelineWriter:
-    """A timeline writer for the table's layout and time zone."""
+def timeline_writer(
+    storage: StorageBackend, config: TableConfig, *, hooks: CommitHooks | None = None
+) -> TimelineWriter:
+    """A timeline writer for the table's layout and time zone, calling ``hooks`` (the table's
+    :attr:`~hudi_framework.table.table.HudiTable.commit_hooks`) around completions."""
     return TimelineWriter(
         storage,
         layout_version=config.timeline_layout_version,
         timeline_path=config.timeline_path,
         timezone=TimelineTimezone(config.timeline_timezone),
+        hooks=hooks,
     )
 
 
@@ -74,6 +80,9 @@ class WriteTransaction:
             heartbeat, no rollback of other instants), as a write resumed from another process.
         baseline: The timeline the write planned against (conflict checks); by default the
             instants completed before :meth:`start`.
+        hooks: The plugins' commit hooks (``HudiTable.commit_hooks``): ``hudi_pre_commit`` may
+            veto the commit (it is then rolled back as any failed write), ``hudi_commit_completed``
+            runs after it (a failure there is a post-commit failure). None: no hooks.
     """
 
     storage: StorageBackend
@@ -82,6 +91,7 @@ class WriteTransaction:
     instant: Instant | None = None
     concurrency: WriteConcurrency | None = None
     baseline: WriteBaseline | None = None
+    hooks: CommitHooks | None = None
     _writer: TimelineWriter | None = field(default=None, repr=False)
     _heartbeat: Heartbeat | None = field(default=None, repr=False)
     _failed_writes_done: bool = field(default=False, repr=False)
@@ -97,7 +107,7 @@ class WriteTransaction:
     def writer(self) -> TimelineWriter:
         """The timeline writer (created on first use)."""
         if self._writer is None:
-            self._writer = timeline_writer(self.storage, self.config)
+            self._writer = timeline_writer(self.storage, self.config, hooks=self.hooks)
         return self._writer
 
     @property
@@ -174,6 +184,10 @@ class WriteTransaction:
             schema_json: The writer's Avro schema without meta fields (``extraMetadata.schema``).
             replaced: Partition -> file ids replaced (replacecommits).
             extra_metadata: More ``extraMetadata`` entries.
+
+        Raises:
+            CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed the commit; the instant is not
+                completed (:meth:`abort` rolls it back).
         """
         instant = self.instant
         if instant is None or instant.state is not State.INFLIGHT:
@@ -215,9 +229,11 @@ class WriteTransaction:
             self._commit_state_unknown = True  # maybe committed: abort() must not undo it
             raise
         self.instant = done  # before the cleanup: a failure there must not make abort() undo a commit
-        # Committed: the write succeeded even if a cleanup fails; the next writer drops leftovers.
+        # Committed: the write succeeded even if a cleanup or an observer fails; the next writer drops leftovers.
         steps.run("markers", lambda: delete_markers(self.storage, instant.requested_time))
         steps.run("heartbeat", lambda: self._stop_heartbeat(instant.requested_time))
+        # Observers last, the lock released: a slow catalog sync holds no other writer up.
+        self.writer.notify_completed(instant, done, metadata, on_failure=steps.record)
         return done
 
     def _complete_under_lock(
@@ -240,7 +256,11 @@ class WriteTransaction:
                     self.abort()  # the loser's files go before the lock is released
                     raise
                 held.ensure_held()
-                done = self.writer.complete(instant, metadata)
+                try:
+                    done = self.writer.complete(instant, metadata)
+                except CommitVetoedError:
+                    self.abort()  # as a conflict's loser: its files go before the lock is released
+                    raise
         except Exception as e:
             if done is None:
                 raise

@@ -107,7 +107,7 @@ def execute_clean(table: HudiTable, instant: str, concurrency: WriteConcurrency 
     table.reload()
     found = pending_clean(table, instant)
     plan = read_clean_plan(table, found)
-    writer = timeline_writer(table.storage, table.config)
+    writer = timeline_writer(table.storage, table.config, hooks=table.commit_hooks)
     started = time.monotonic()
     inflight = found
     if found.state is State.REQUESTED:
@@ -130,5 +130,6 @@ def execute_clean(table: HudiTable, instant: str, concurrency: WriteConcurrency 
             done = writer.complete(inflight, data)
     else:
         done = writer.complete(inflight, data)
+    writer.notify_completed(inflight, done, data)
     table.reload()
     return CleanResult(done, plan, metadata)

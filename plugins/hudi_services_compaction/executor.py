@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 from hudi_framework.arrow.numpy_arrow import repeated_dictionary
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import (
+    CommitVetoedError,
     CompactionCorruptLogError,
     CompactionExecutionError,
     CompactionPlanError,
@@ -325,6 +326,7 @@ def execute_compaction(
         CompactionExecutionError: An operation failed; its files were deleted and the plan is requested again.
         CompactionCorruptLogError: A slice has a corrupt log block that may hold committed rows (and
             ``services.compaction.skip_corrupt_log_blocks`` is not set); same cleanup.
+        CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed the compaction; same cleanup.
     """
     settings = settings or HudiSettings()
     table.reload()
@@ -367,7 +369,7 @@ def execute_compaction(
             operation_type=WriteOperationType.COMPACT.value,
         )
         done = writer.complete(inflight, metadata)
-    except CompactionCorruptLogError:
+    except (CompactionCorruptLogError, CommitVetoedError):
         rollback_inflight(table, instant)
         raise
     except Exception as e:
@@ -377,5 +379,6 @@ def execute_compaction(
         rollback_inflight(table, instant)
         raise
     delete_markers(table.storage, instant)
+    writer.notify_completed(inflight, done, metadata)
     table.reload()
     return CompactionResult(done, plan, tuple(stats))

@@ -35,13 +35,14 @@ DEFAULT_MAX_FILE_SIZE = 125_829_120
 
 
 def timeline_writer(table: HudiTable) -> TimelineWriter:
-    """A timeline writer for the table's layout and time zone."""
+    """A timeline writer for the table's layout and time zone, calling the table's commit hooks."""
     cfg = table.config
     return TimelineWriter(
         table.storage,
         layout_version=cfg.timeline_layout_version,
         timeline_path=cfg.timeline_path,
         timezone=TimelineTimezone(cfg.timeline_timezone),
+        hooks=table.commit_hooks,
     )
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from uuid import UUID
 
 import pytest
 
 from hudi_framework.config import HudiSettings, InvalidConfigValueError
-from hudi_framework.config.hoodie_keys import HOODIE_KEYS, IGNORED_KEYS, lookup, suggest
+from hudi_framework.config.hoodie_keys import HOODIE_KEYS, IGNORED_KEYS, IGNORED_UNLESS, lookup, suggest
 from hudi_framework.config.paths import field_at
-from hudi_framework.errors import UnknownConfigKeyError
+from hudi_framework.errors import UnknownConfigKeyError, UnsupportedOptionError
 from hudi_framework.vocabulary import (
     ConcurrencyMode,
     QueryType,
@@ -152,7 +153,7 @@ def test_upper_cased_keys_map_the_same() -> None:
             ("services", "clean", "policy"),
             "KEEP_LATEST_FILE_VERSIONS",
         ),
-        ("hoodie.keep.max.commits", "40", ("services", "archive", "max_commits"), 40),
+        ("hoodie.clean.max.commits", "3", ("services", "clean", "max_commits"), 3),
         ("hoodie.write.lock.wait_time_ms_between_retry", "500", ("lock", "retry_wait_time_ms"), 500),
         ("hoodie.datasource.write.partitionpath.urlencode", "true", ("table", "url_encode_partitions"), True),
         ("hoodie.populate.meta.fields", "false", ("table", "populate_meta_fields"), False),
@@ -172,7 +173,6 @@ def test_single_key_maps_to_field(key: str, value: str, attr: tuple[str, ...], e
         ("BLOOM", "bloom"),
         ("bloom", "bloom"),
         ("SIMPLE", "simple"),
-        ("RECORD_INDEX", "record-level"),
         ("GLOBAL_BLOOM", "global-bloom"),
         ("GLOBAL_SIMPLE", "global-simple"),
         ("BUCKET", "bucket"),
@@ -279,8 +279,16 @@ def test_unknown_keys_are_all_reported() -> None:
 
 
 def test_ignored_keys_are_accepted_but_unused() -> None:
-    options = {key: "true" for key in IGNORED_KEYS}
+    # Keys honest only with one value (the behaviour we have) get that value; the others any value.
+    options = {key: IGNORED_UNLESS[key][0][0] if key in IGNORED_UNLESS else "true" for key in IGNORED_KEYS}
     assert HudiSettings.from_hoodie_options(options, env=False) == HudiSettings()
+
+
+def test_ignored_keys_with_one_honest_value_refuse_the_others() -> None:
+    for key in IGNORED_UNLESS:
+        assert key in IGNORED_KEYS
+        with pytest.raises(UnsupportedOptionError, match=re.escape(repr(key))):
+            HudiSettings.from_hoodie_options({key: "something-else"}, env=False)
 
 
 def test_keys_not_on_any_list_are_rejected() -> None:

@@ -234,8 +234,6 @@ def test_every_bad_value_is_listed() -> None:
         ),
         ({"read.query_type": "incremental"}, "read.begin_instant"),
         ({"read": {"begin_instant": "20240102", "end_instant": "20240101"}}, "read.end_instant"),
-        ({"services.archive": {"min_commits": 5}}, "services.archive.min_commits"),
-        ({"services.archive": {"min_commits": 40, "max_commits": 40}}, "services.archive.max_commits"),
         ({"table": {"version": 6, "ordering_fields": ["a", "b"]}}, "table.ordering_fields"),
         ({"merger": {"mode": "CUSTOM"}}, "merger.mode"),
         (

@@ -1,0 +1,179 @@
+"""No silent settings: an Apache Hudi option whose feature does not exist here yet is refused.
+
+Each option is given the way users give it (a ``hoodie.*`` key, a settings field path in a config
+file, ``format("hudi")`` options, ``hudi-fw --config``) and must fail validation with an
+:class:`UnsupportedOptionError` that names the option as written, says it is not supported yet
+and, where the roadmap has it, names the roadmap item. The one value whose behaviour we already
+have (Apache Hudi's default, or what it falls back to) is accepted.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hudi_framework.config import HudiSettings
+from hudi_framework.config.not_yet import ARCHIVAL, CLUSTERING, METADATA_TABLE
+from hudi_framework.errors import ConfigError, UnsupportedOptionError
+from hudi_framework.spark.options import SourceOptions
+
+#: (Apache Hudi key, value, roadmap item or None).
+HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
+    ("hoodie.clustering.inline", "true", CLUSTERING),
+    ("hoodie.clustering.schedule.inline", "true", CLUSTERING),
+    ("hoodie.clustering.async.enabled", "true", CLUSTERING),
+    ("hoodie.clustering.inline.max.commits", "4", CLUSTERING),
+    ("hoodie.clustering.plan.strategy.small.file.limit", "1000", CLUSTERING),
+    ("hoodie.clustering.plan.strategy.target.file.max.bytes", "1000000", CLUSTERING),
+    ("hoodie.clustering.plan.strategy.sort.columns", "ts", CLUSTERING),
+    ("hoodie.archive.automatic", "true", ARCHIVAL),
+    ("hoodie.archive.async", "true", ARCHIVAL),
+    ("hoodie.keep.min.commits", "20", ARCHIVAL),
+    ("hoodie.keep.max.commits", "30", ARCHIVAL),
+    ("hoodie.index.type", "RECORD_INDEX", METADATA_TABLE),
+    ("hoodie.index.type", "INMEMORY", None),
+    (
+        "hoodie.compaction.strategy",
+        "org.apache.hudi.table.action.compact.strategy.BoundedPartitionAwareCompactionStrategy",
+        None,
+    ),
+    ("hoodie.compaction.strategy", "UnBoundedPartitionAwareCompactionStrategy", None),
+    ("hoodie.write.markers.type", "TIMELINE_SERVER_BASED", None),
+    ("hoodie.logfile.max.size", "1073741824", None),
+    ("hoodie.copyonwrite.insert.split.size", "500000", None),
+    ("hoodie.combine.before.delete", "true", None),
+    ("hoodie.datasource.write.drop.partition.columns", "true", None),
+    ("hoodie.metadata.enable", "true", METADATA_TABLE),
+    ("hoodie.metadata.index.column.stats.enable", "true", METADATA_TABLE),
+    ("hoodie.clean.trigger.strategy", "NUM_HOURS", None),
+]
+
+#: The values whose behaviour we have: accepted.
+HONEST: list[tuple[str, str]] = [
+    ("hoodie.clustering.inline", "false"),
+    ("hoodie.clustering.schedule.inline", "false"),
+    ("hoodie.clustering.async.enabled", "false"),
+    ("hoodie.archive.automatic", "false"),
+    ("hoodie.archive.async", "false"),
+    ("hoodie.write.markers.type", "DIRECT"),
+    ("hoodie.combine.before.delete", "false"),
+    ("hoodie.datasource.write.drop.partition.columns", "false"),
+    ("hoodie.metadata.enable", "false"),
+    ("hoodie.metadata.index.column.stats.enable", "false"),
+    ("hoodie.clean.trigger.strategy", "NUM_COMMITS"),
+]
+
+#: (settings field path, value) as a config file or ``HudiSettings(...)`` gives them.
+FIELDS: list[tuple[str, Any, str | None]] = [
+    ("services.clustering.inline", True, CLUSTERING),
+    ("services.clustering.max_commits", 2, CLUSTERING),
+    ("services.clustering.sort_columns", ["ts"], CLUSTERING),
+    ("services.archive.automatic", True, ARCHIVAL),
+    ("services.archive.min_commits", 12, ARCHIVAL),
+    ("index.type", "record-level", METADATA_TABLE),
+    ("index.type", "in-memory", None),
+    ("services.compaction.strategy", "bounded-partition-aware", None),
+    ("services.compaction.strategy", {"name": "unbounded-partition-aware"}, None),
+    ("write.log_file_max_size_bytes", 1024, None),
+    ("write.insert_split_size", 100, None),
+    ("write.combine_before_delete", True, None),
+    ("table.drop_partition_columns", True, None),
+]
+
+
+def _check(error: UnsupportedOptionError, key: str, roadmap: str | None) -> None:
+    assert isinstance(error, ConfigError)
+    assert error.key == key
+    assert f"invalid value for {key!r}: not supported yet: " in str(error)
+    assert error.roadmap == roadmap
+    if roadmap is not None:
+        assert f"(roadmap: {roadmap})" in str(error)
+
+
+@pytest.mark.parametrize(("key", "value", "roadmap"), HOODIE_OPTIONS, ids=[f"{k}={v}" for k, v, _ in HOODIE_OPTIONS])
+def test_a_hoodie_option_without_its_feature_is_refused(key: str, value: str, roadmap: str | None) -> None:
+    with pytest.raises(UnsupportedOptionError) as caught:
+        HudiSettings.from_hoodie_options({key: value}, env=False)
+    _check(caught.value, key, roadmap)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "roadmap"), HOODIE_OPTIONS[:3] + HOODIE_OPTIONS[11:12] + HOODIE_OPTIONS[15:16]
+)
+def test_spark_options_are_refused_alike(key: str, value: str, roadmap: str | None) -> None:
+    options = {"path": "/tmp/t", "hoodie.table.name": "t", key: value}
+    with pytest.raises(UnsupportedOptionError) as caught:
+        SourceOptions.parse(options)
+    _check(caught.value, key, roadmap)
+
+
+@pytest.mark.parametrize(("key", "value"), HONEST, ids=[f"{k}={v}" for k, v in HONEST])
+def test_the_value_whose_behaviour_we_have_is_accepted(key: str, value: str) -> None:
+    HudiSettings.from_hoodie_options({key: value}, env=False)
+
+
+@pytest.mark.parametrize(("path", "value", "roadmap"), FIELDS, ids=[f"{p}={v}" for p, v, _ in FIELDS])
+def test_a_settings_field_without_its_feature_is_refused(path: str, value: Any, roadmap: str | None) -> None:
+    with pytest.raises(UnsupportedOptionError) as caught:
+        HudiSettings.load(overrides={path: value}, env=False)
+    _check(caught.value, path, roadmap)
+    section, _, rest = path.partition(".")
+    nested: dict[str, Any] = {}
+    cursor = nested
+    parts = rest.split(".")
+    for part in parts[:-1]:
+        cursor = cursor.setdefault(part, {})
+    cursor[parts[-1]] = value
+    with pytest.raises(UnsupportedOptionError) as direct:
+        HudiSettings(**{section: nested})
+    _check(direct.value, path, roadmap)
+
+
+def test_a_config_file_names_the_option_and_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "job.toml"
+    config.write_text("[services.clustering]\ninline = true\n")
+    with pytest.raises(UnsupportedOptionError) as caught:
+        HudiSettings.load(config, env=False)
+    _check(caught.value, "services.clustering.inline", CLUSTERING)
+    assert caught.value.source == str(config)
+
+
+def test_the_environment_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HUDI_SERVICES__ARCHIVE__AUTOMATIC", "true")
+    with pytest.raises(UnsupportedOptionError) as caught:
+        HudiSettings.load()
+    _check(caught.value, "HUDI_SERVICES__ARCHIVE__AUTOMATIC", ARCHIVAL)
+
+
+def test_defaults_and_their_json_round_trip_validate() -> None:
+    """Spark executors get the settings as JSON: every field explicit, the unsupported ones too."""
+    settings = HudiSettings.load(env=False)
+    assert HudiSettings.model_validate_json(settings.model_dump_json()) == settings
+    assert not settings.services.archive.automatic
+    assert not settings.services.clustering.inline
+    assert settings.services.archive.min_commits is None
+    assert settings.write.log_file_max_size_bytes is None
+
+
+def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
+    config = tmp_path / "job.toml"
+    config.write_text(
+        f'"hoodie.table.name" = "t"\n"path" = "{tmp_path / "t"}"\n'
+        '"hoodie.datasource.write.recordkey.field" = "id"\n"hoodie.clustering.inline" = "true"\n'
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", "from hudi_framework.cli.app import main; main()",
+         "init", "--config", str(config), "--path", str(tmp_path / "t"), "--schema", "id:string,ts:long"],
+        capture_output=True, text=True, check=False, env={**os.environ, "COLUMNS": "40"},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(
+        "error: UnsupportedOptionError: invalid value for 'hoodie.clustering.inline': not supported yet: "
+    ), proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert not (tmp_path / "t").exists()
