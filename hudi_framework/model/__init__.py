@@ -1,1 +1,4 @@
-"""Data model: schemas (Arrow <-> Avro), records and keys."""
+"""Data model: schemas (Arrow <-> Avro), records and keys.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
+"""
