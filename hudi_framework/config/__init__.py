@@ -1,4 +1,7 @@
-"""Typed configuration: ``HudiSettings`` with sections, loaded from files, env and Apache Hudi options."""
+"""Typed configuration: ``HudiSettings`` with sections, loaded from files, env and Apache Hudi options.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
+"""
 
 from hudi_framework.config.component_sections import (
     IndexSettings,

@@ -35,6 +35,19 @@ if TYPE_CHECKING:
     from hudi_framework.index.bloom_filter import BloomFilterConfig
     from hudi_framework.layout.file_group import FileSlice
 
+__all__ = [
+    "LOCATION_COLUMNS",
+    "LOCATION_FILE_ID",
+    "LOCATION_INSTANT",
+    "LOCATION_PARTITION",
+    "LOOKUP_SCHEMA",
+    "PARTITION_PATH",
+    "RECORD_KEY",
+    "IndexedFile",
+    "LookupTask",
+    "RecordIndex",
+]
+
 #: Incoming and stored record key column (Hudi meta column).
 RECORD_KEY: Final = "_hoodie_record_key"
 #: Incoming partition path column (Hudi meta column); ``""`` for a non-partitioned table.

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
 
+__all__ = ["LockContext", "LockProvider", "LockProviderFactory"]
+
 
 @dataclass(frozen=True, slots=True)
 class LockContext:

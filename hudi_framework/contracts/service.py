@@ -5,6 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+__all__ = ["TableService"]
+
 
 class TableService(ABC):
     """A service that plans work as a requested instant and executes it later."""

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
     import pyarrow as pa
 
+__all__ = ["FileInfo", "IncompleteWrite", "StorageBackend", "StorageProvider", "Versioned"]
+
 
 @dataclass(frozen=True, slots=True)
 class FileInfo:

@@ -3,6 +3,8 @@
 Every error the project raises on purpose derives from :class:`HudiError`, so callers can catch one
 root. Errors carry the structured facts they name (a key, a path, an instant) as attributes. Builtin
 bases are mixed in where callers already catch them (``LookupError``, ``FileNotFoundError``).
+
+Public: import every error from this package (docs/api.md); its submodules are internal.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Index *plugins* (``hudi_index_simple``, ``hudi_index_bloom``) implement
 :class:`~hudi_framework.contracts.index.RecordIndex` with these building blocks; writers call
 :func:`bloom_footer_metadata` for every new base file; engines call :func:`tag_locations` (local)
 or run the same plan/lookup steps distributed.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
 from hudi_framework.index.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType, bloom_size

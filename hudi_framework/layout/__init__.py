@@ -1,4 +1,7 @@
-"""Data file layout: file names, partitions, file groups, file slices and the file-system view."""
+"""Data file layout: file names, partitions, file groups, file slices and the file-system view.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
+"""
 
 from hudi_framework.layout.discovery import METAFOLDER_NAME, TableListing, discover_partitions, list_table
 from hudi_framework.layout.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile

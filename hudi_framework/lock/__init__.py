@@ -1,5 +1,8 @@
 """The table lock as the write path uses it: opening the configured provider, holding it with
-retries and fencing, lease keeping for lease-based plugins, and fail-fast safety checks."""
+retries and fencing, lease keeping for lease-based plugins, and fail-fast safety checks.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
+"""
 
 from hudi_framework.lock.guard import HeldLock, LockPolicy, acquire, table_lock
 from hudi_framework.lock.lease import LeaseKeeper

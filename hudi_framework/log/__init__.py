@@ -1,6 +1,8 @@
 """Hudi log files: typed blocks, their binary codec, and a corruption-tolerant reader.
 
 The format is hudi-format.md section 4; ``docs/log-format.md`` describes this package.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
 from hudi_framework.log.avro_records import AVRO_CONTENT_VERSION, decode_avro_records, encode_avro_records

@@ -1,6 +1,8 @@
 """Kernel helpers that run record mergers: flags, ordering, pre-combine, base-file merge, choice.
 
 Engine-neutral (pyarrow and numpy only); the Spark adapter calls the same functions inside tasks.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
 from hudi_framework.merge.align import MergedRows, merge_with_base, project_to_schema

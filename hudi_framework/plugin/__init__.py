@@ -1,4 +1,7 @@
-"""Everything a plugin author imports: markers, ``ComponentSpec`` and the manager builder."""
+"""Everything a plugin author imports: markers, ``ComponentSpec`` and the manager builder.
+
+Public: the names of this package are the stable API (docs/api.md); its submodules are internal.
+"""
 
 from hudi_framework.plugin.lazy import lazy_exports
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager

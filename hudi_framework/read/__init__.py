@@ -3,6 +3,8 @@
 Engine-neutral: a query is planned into picklable :class:`ReadTask`\\ s (one per base file) and, for
 merge-on-read slices with log files, :class:`MergedReadTask`\\ s (one per file slice), that run
 in-process (:func:`read_table`, :func:`read_batches`) or on an engine's workers (:func:`run_task`).
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, read_task

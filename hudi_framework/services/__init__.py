@@ -4,6 +4,8 @@ The services themselves are plugins (``hudi_table_services``); compaction ships 
 ``hudi_services_compaction``. What lives here is what the format and the writer need without a
 plugin: the ``HoodieCompactionPlan`` codec, the inline-compaction trigger and
 :func:`run_inline_services`, which a writer calls after each commit.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
 from hudi_framework.services.compaction_plan import (

@@ -10,6 +10,7 @@
 * :func:`moto_server`: a moto S3 server on 127.0.0.1 for tests where another process talks to S3.
 
 Importing this package needs ``pytest`` and ``hypothesis``; the moto helpers import ``moto`` only when called.
+Public: this package and its submodules are the stable API (docs/api.md).
 """
 
 from hudi_framework.testing.lock_contract import LockProviderContract

@@ -28,6 +28,8 @@ from hudi_framework.contracts.lock import LockProvider
 from hudi_framework.errors import LockAcquireTimeoutError, LockLostError
 from hudi_framework.lock.guard import HeldLock, LockPolicy, table_lock
 
+__all__ = ["LockProviderContract", "OpenLock"]
+
 #: Opens one writer's provider on the suite's table, given the writer's owner id.
 OpenLock = Callable[[str], LockProvider]
 

@@ -26,6 +26,8 @@ from hudi_framework.storage.paths import safe_join, uri_scheme, validate_key
 if TYPE_CHECKING:
     from typing_extensions import Buffer
 
+__all__ = ["MemoryStorageBackend", "MemoryStorageProvider", "MemoryStore"]
+
 SCHEME: Final = "memory"
 
 

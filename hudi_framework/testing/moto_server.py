@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from typing import Any, Final
 from unittest import mock
 
+__all__ = ["DUMMY_AWS_ENV", "moto_server", "serialized_moto_s3"]
+
 #: Environment for tests that build boto3 clients: fake credentials, a fixed region, no config
 #: files, no instance metadata lookups and no proxy for the loopback moto server.
 DUMMY_AWS_ENV: Final[Mapping[str, str]] = {

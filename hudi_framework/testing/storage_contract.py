@@ -28,6 +28,8 @@ import pytest
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageNotFoundError
 
+__all__ = ["UNSAFE_KEYS", "StorageBackendContract"]
+
 #: Keys every backend must reject before any I/O: empty, ``.``/``..`` and empty segments, absolute
 #: paths, trailing slashes, NUL and other control characters, backslashes.
 UNSAFE_KEYS: Final = (

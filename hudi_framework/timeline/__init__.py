@@ -1,6 +1,8 @@
 """The timeline: instants, their states and files, and commit metadata.
 
 Read a table's timeline with :meth:`Timeline.load`; write instants with :class:`TimelineWriter`.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
 from hudi_framework.timeline.avro_container import AvroRecord, AvroSchemaName, read_container, write_container

@@ -15,4 +15,6 @@ Provenance:
   schemas above exactly), but not seen in any Java-written file: ``HoodieCleanerPlan``,
   ``HoodieCleanMetadata``, ``HoodieSavepointMetadata``, ``HoodieRestorePlan``,
   ``HoodieRestoreMetadata``. The source revision of these may trail the newest Hudi release.
+
+Internal package: not a stable API; import from the public modules (docs/api.md).
 """
