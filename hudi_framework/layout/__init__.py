@@ -1,5 +1,12 @@
 """Data file layout: file names, partitions, file groups, file slices and the file-system view."""
 
+from hudi_framework.contracts.partition_path import (
+    DEFAULT_PARTITION_PATH,
+    PartitionPathError,
+    PartitionPathFormat,
+    escape_path_name,
+    unescape_path_name,
+)
 from hudi_framework.layout.discovery import METAFOLDER_NAME, TableListing, discover_partitions, list_table
 from hudi_framework.layout.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
 from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
@@ -12,13 +19,6 @@ from hudi_framework.layout.naming import (
     new_file_id_prefix,
     next_log_version,
     parse_data_file_name,
-)
-from hudi_framework.layout.partition import (
-    DEFAULT_PARTITION_PATH,
-    PartitionPathError,
-    PartitionPathFormat,
-    escape_path_name,
-    unescape_path_name,
 )
 from hudi_framework.layout.partition_metadata import (
     PARTITION_METADATA_FILE,

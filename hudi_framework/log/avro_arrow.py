@@ -19,8 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import LogBlockEncodeError
-from hudi_framework.merge.numpy_arrow import contiguous
 from hudi_framework.model.schema import AVRO_PRIMITIVES, AvroSchema, avro_to_arrow
 
 _DECIMAL_BYTES = 16  # decimal128

@@ -17,9 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import LogBlockEncodeError
 from hudi_framework.log.avro_flat_schema import FlatField
-from hudi_framework.merge.numpy_arrow import contiguous
 
 #: Rows encoded per pass: bounds the numpy temporaries (8 bytes of index per output byte).
 _CHUNK_ROWS = 1 << 16

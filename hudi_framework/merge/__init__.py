@@ -3,9 +3,7 @@
 Engine-neutral (pyarrow and numpy only); the Spark adapter calls the same functions inside tasks.
 """
 
-from hudi_framework.merge.align import MergedRows, merge_with_base, project_to_schema
-from hudi_framework.merge.choose import build_merger, find_strategy, merger_for_table, merger_for_write
-from hudi_framework.merge.flags import (
+from hudi_framework.contracts.merging.flags import (
     commit_time_deletes,
     delete_mask,
     drop_flags,
@@ -14,10 +12,12 @@ from hudi_framework.merge.flags import (
     supersedes_mask,
     with_flags,
 )
-from hudi_framework.merge.ordering import BoolMask, as_mask, compare_ordering_values, newer_wins
-from hudi_framework.merge.pair import AlignedPair, unify_tables
-from hudi_framework.merge.per_record import merge_per_record
-from hudi_framework.merge.precombine import has_duplicate_keys, key_codes, reduce_by_key
+from hudi_framework.contracts.merging.ordering import BoolMask, as_mask, compare_ordering_values, newer_wins
+from hudi_framework.contracts.merging.pair import AlignedPair, unify_tables
+from hudi_framework.contracts.merging.per_record import merge_per_record
+from hudi_framework.contracts.merging.precombine import has_duplicate_keys, key_codes, reduce_by_key
+from hudi_framework.merge.align import MergedRows, merge_with_base, project_to_schema
+from hudi_framework.merge.choose import build_merger, find_strategy, merger_for_table, merger_for_write
 
 __all__ = [
     "AlignedPair",

@@ -18,8 +18,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import ReadError
-from hudi_framework.merge.numpy_arrow import contiguous
 
 _CAST_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from hudi_framework.contracts.arrays import to_numpy
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.merge.numpy_arrow import to_numpy
 from hudi_framework.model.parquet_format import PARQUET_TYPE_OPTIONS, as_file_types, pyarrow_codec
 
 #: Meta columns unique per row of a base file: a dictionary never pays off for them.

@@ -7,8 +7,8 @@ from typing import TypeAlias
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import KeyFieldError
-from hudi_framework.merge.numpy_arrow import contiguous
 
 #: What key generators accept: a record batch or a table of the data columns.
 Batch: TypeAlias = pa.RecordBatch | pa.Table

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, ClassVar, Final, final
 import numpy as np
 
 from hudi_framework.contracts.merger import RecordMerger
-from hudi_framework.merge.pair import AlignedPair
+from hudi_framework.contracts.merging.pair import AlignedPair
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from hudi_framework.contracts.merger import MergeContext
-    from hudi_framework.merge.ordering import BoolMask
+    from hudi_framework.contracts.merging.ordering import BoolMask
     from hudi_framework.plugin import NoOptions
 
 __all__ = ["COMMIT_TIME_STRATEGY_ID", "EVENT_TIME_STRATEGY_ID", "CommitTimeOrderingMerger", "EventTimeOrderingMerger"]

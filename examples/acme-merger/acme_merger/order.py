@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from hudi_framework.contracts.merger import MergeContext, PerRecordMerger, RecordRow
-from hudi_framework.merge import compare_ordering_values
+from hudi_framework.contracts.merging import compare_ordering_values
 
 __all__ = ["ACME_ORDER_STRATEGY_ID", "ColumnGroup", "OrderMerger", "OrderMergerOptions"]
 

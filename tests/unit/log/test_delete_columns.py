@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hudi_framework.contracts.arrays import string_array
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, PRESENT_COLUMNS_FIELD
 from hudi_framework.errors import LogBlockDecodeError
 from hudi_framework.log.blocks import BlockType, DeleteBlock, HeaderKey
@@ -32,7 +33,6 @@ from hudi_framework.log.delete_records import (
     encode_delete_content,
 )
 from hudi_framework.log.framing import BlockFrame
-from hudi_framework.merge.numpy_arrow import string_array
 from hudi_framework.read import log_records
 from hudi_framework.read.log_records import BLOCK_SEQ_FIELD, conform_table, log_schema
 from tests.unit.log.strategies import _SCALAR_VALUES, ordering_values, texts

@@ -27,8 +27,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.arrays import to_numpy
 from hudi_framework.errors import OrderingTypeError
-from hudi_framework.merge.numpy_arrow import to_numpy
 
 __all__ = ["BoolMask", "as_mask", "compare_ordering_values", "newer_wins"]
 
