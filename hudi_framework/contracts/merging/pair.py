@@ -126,7 +126,7 @@ class AlignedPair:
         return older, newer
 
     def newer_wins(self, ctx: MergeContext) -> BoolMask:
-        """Rows whose newer ordering value is >= the older one (see :func:`~hudi_framework.merge.newer_wins`).
+        """Rows whose newer ordering value is >= the older one (see :func:`~.ordering.newer_wins`).
 
         Args:
             ctx: The merge context naming the ordering fields.
