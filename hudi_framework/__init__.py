@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     # What mypy sees; at run time ``__getattr__`` imports the same names from ``_EXPORTS``.
     from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.contracts.merging.ordering import compare_ordering_values
     from hudi_framework.errors import HudiError
     from hudi_framework.jobs.result import JobReport
     from hudi_framework.jobs.runner import run_job
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.log.blocks import CorruptBlock
-    from hudi_framework.merge.ordering import compare_ordering_values
     from hudi_framework.plugin import ComponentKind, ComponentRegistry, ComponentSpec, build_plugin_manager, hookimpl
     from hudi_framework.read.log_inspection import LogBlockInfo, inspect_log_blocks
     from hudi_framework.read.log_records import CorruptLogBlockWarning
@@ -136,7 +136,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "WriteStat": "hudi_framework.timeline.metadata",
     "build_key_generator": "hudi_framework.table.keys",
     "build_plugin_manager": "hudi_framework.plugin",
-    "compare_ordering_values": "hudi_framework.merge.ordering",
+    "compare_ordering_values": "hudi_framework.contracts.merging.ordering",
     "create_savepoint": "hudi_framework.write.savepoint",
     "delete_savepoint": "hudi_framework.write.savepoint",
     "hookimpl": "hudi_framework.plugin",

@@ -5,7 +5,7 @@ where each key already lives. The work is split so that one plugin serves every 
 
 1. **Plan, on the driver, cheaply.** :meth:`RecordIndex.relevant_files` prunes the latest base
    files by partition; if :attr:`RecordIndex.wants_key_ranges`, the engine fills in each file's
-   min/max record key from its footer (``hudi_framework.index.file_lookup.read_key_range``, one
+   min/max record key from its footer (``hudi_framework.contracts.indexing.file_lookup.read_key_range``, one
    footer read per file, parallel on Spark); :meth:`RecordIndex.candidate_files` then pairs keys
    with the files that may hold them and returns small, picklable :class:`LookupTask` objects. It
    is a pure function of its arguments, so an engine may also call it per batch of incoming keys and
@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Final
 
 import pyarrow as pa
 
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig
+
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
-    from hudi_framework.index.bloom_filter import BloomFilterConfig
-    from hudi_framework.layout.file_group import FileSlice
 
 __all__ = [
     "LOCATION_COLUMNS",
@@ -100,19 +100,6 @@ class IndexedFile:
         """A copy with the given range bounds."""
         return replace(self, min_key=min_key, max_key=max_key)
 
-    @classmethod
-    def from_file_slice(cls, file_slice: FileSlice) -> IndexedFile | None:
-        """The slice's base file, or None for a slice without one (log-only file groups).
-
-        Bloom and simple indexes look only at base files, as Apache Hudi's do: inserts always
-        start a base file, so every key of a file group is in its latest base file or its logs.
-        """
-        base = file_slice.base_file
-        key = file_slice.base_file_key
-        if base is None or key is None:
-            return None
-        return cls(file_slice.partition_path, file_slice.file_id, base.instant_time, key)
-
 
 @dataclass(frozen=True, slots=True)
 class LookupTask:
@@ -173,9 +160,6 @@ class RecordIndex(ABC):
 
         Apache Hudi writes one whatever the index type; the default is Apache Hudi's defaults.
         """
-        # Imported here: the index package imports this module, so a top-level import would cycle.
-        from hudi_framework.index.bloom_filter import BloomFilterConfig
-
         return BloomFilterConfig()
 
     def relevant_files(self, partitions: Collection[str], files: Sequence[IndexedFile]) -> list[IndexedFile]:

@@ -5,9 +5,10 @@ over pyarrow (a batch may hold millions of rows). What it computes must equal, r
 Apache Hudi's key generator of the same type computes from the same record (hudi-format.md section
 8), because readers, indexes and later Java writers find records by these strings.
 
-The kernel builds a key generator from the table's persisted settings: it maps ``TableConfig`` to a
-:class:`KeyGenOptions` (``hudi_framework.table.keys``) and asks the registry for the component named
-after the table's key generator type, whose options model is :class:`KeyGenOptions`.
+The kernel builds a key generator from the table's persisted settings: it maps ``TableConfig`` to
+:class:`TableKeySettings` and asks the registry for the component named after the table's key
+generator type, whose own options model validates them (the built-in key generators' model is
+``hudi_keygen_builtin.KeyGenOptions``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import enum
 import re
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -26,8 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ComplexKeyEncoding",
-    "KeyGenOptions",
     "KeyGenerator",
+    "TableKeySettings",
     "TimeUnit",
     "TimestampKeyGenOptions",
 ]
@@ -72,15 +74,6 @@ class TimeUnit(enum.StrEnum):
         return None
 
 
-def _csv(value: object) -> object:
-    """Accept ``"a, b"`` as well as a sequence; drop blanks as Java's ``split(",")`` + trim + filter do."""
-    if isinstance(value, str):
-        return tuple(v.strip() for v in value.split(",") if v.strip())
-    if isinstance(value, list | tuple):
-        return tuple(str(v).strip() for v in value if str(v).strip())
-    return value
-
-
 def _blank_to_none(value: object) -> object:
     # Java treats a blank time zone like an absent one (``!tz.trim().isEmpty() ? zone : null``).
     if isinstance(value, str) and not value.strip():
@@ -88,7 +81,6 @@ def _blank_to_none(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
 
 
-FieldList = Annotated[tuple[str, ...], BeforeValidator(_csv)]
 OptionalZone = Annotated[str | None, BeforeValidator(_blank_to_none)]
 
 
@@ -147,30 +139,45 @@ class TimestampKeyGenOptions(BaseModel):
         return self.timezone if self.timezone is not None else self.output_timezone
 
 
-class KeyGenOptions(BaseModel):
-    """What the kernel passes every built-in key generator (the component's options model).
+@dataclass(frozen=True, slots=True)
+class TableKeySettings:
+    """The table's key settings, as the kernel passes them to every key generator component.
 
-    Built from ``hoodie.properties`` by ``hudi_framework.table.keys.key_generator_options``.
+    The kernel builds them from ``hoodie.properties`` (and the writer's options where the table did not
+    persist a key) and hands :meth:`as_options` to the component's options model, which validates them:
+    a key generator plugin owns its options model, this is what that model receives.
+
+    Attributes:
+        record_key_fields: ``hoodie.table.recordkey.fields``, never empty; nested fields as ``a.b``.
+        partition_fields: ``hoodie.table.partition.fields`` as persisted; the custom key generator's
+            entries carry a ``:SIMPLE`` or ``:TIMESTAMP`` suffix.
+        hive_style_partitioning: ``hoodie.datasource.write.hive_style_partitioning``.
+        url_encode_partitions: ``hoodie.datasource.write.partitionpath.urlencode``.
+        complex_single_field_encoding: Spelling of a complex key with one field.
+        timestamp: Timestamp partition options; set when the key generator formats timestamps.
+        consistent_logical_timestamp:
+            ``hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    record_key_fields: FieldList = Field(min_length=1)
-    """``hoodie.table.recordkey.fields``; nested fields as ``a.b``. Auto-generated keys are not supported."""
-    partition_fields: FieldList = ()
-    """``hoodie.table.partition.fields`` as persisted; the custom key generator's entries carry a
-    ``:SIMPLE`` or ``:TIMESTAMP`` suffix."""
+    record_key_fields: tuple[str, ...]
+    partition_fields: tuple[str, ...] = ()
     hive_style_partitioning: bool = False
-    """``hoodie.datasource.write.hive_style_partitioning``: ``field=value`` path segments."""
     url_encode_partitions: bool = False
-    """``hoodie.datasource.write.partitionpath.urlencode``: Hive-style ``%XX`` escaping of values."""
     complex_single_field_encoding: ComplexKeyEncoding = ComplexKeyEncoding.FIELD_PREFIXED
-    """Spelling of a complex key with one field (``hoodie.table.complex.keygen.encoding``)."""
     timestamp: TimestampKeyGenOptions | None = None
-    """Timestamp partition options; required by ``timestamp`` and by ``custom`` with ``:TIMESTAMP`` fields."""
     consistent_logical_timestamp: bool = False
-    """``hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled``: render timestamp
-    columns as ``java.sql.Timestamp`` text (``2024-01-15 10:30:00.0``, UTC) instead of the raw long."""
+
+    def as_options(self) -> dict[str, Any]:
+        """The settings as a component's options (plain values; the timestamp options as a mapping)."""
+        return {
+            "record_key_fields": self.record_key_fields,
+            "partition_fields": self.partition_fields,
+            "hive_style_partitioning": self.hive_style_partitioning,
+            "url_encode_partitions": self.url_encode_partitions,
+            "complex_single_field_encoding": self.complex_single_field_encoding,
+            "timestamp": None if self.timestamp is None else self.timestamp.model_dump(),
+            "consistent_logical_timestamp": self.consistent_logical_timestamp,
+        }
 
 
 class KeyGenerator(ABC):

@@ -2,7 +2,7 @@
 
 A backend is bound to one root URI (normally a table's base path) and addresses objects by *keys*:
 ``/``-separated paths relative to that root, such as ``.hoodie/hoodie.properties``. Every key is
-validated by :func:`hudi_framework.storage.paths.validate_key` before any I/O, so a backend can never
+validated by :func:`hudi_framework.contracts.storage_paths.validate_key` before any I/O, so a backend can never
 be steered outside its root.
 
 Backends are provided by plugins through :class:`StorageProvider`, which knows the URI schemes it
@@ -17,8 +17,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from hudi_framework.contracts.storage_paths import validate_key
 from hudi_framework.errors import InvalidStorageKeyError
-from hudi_framework.storage.paths import validate_key
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -12,9 +12,10 @@ the new file's rows, and only when it was built with the sizing the writer asks 
 Readers probe every row of a ``DYNAMIC_V0`` filter, so which row a key went to does not matter:
 a carried filter answers membership exactly like a fresh one, bar the stale keys.
 
-The filter stays in its serialised form throughout (:class:`~hudi_framework.index.bloom_text.SerializedBloom`):
-the new keys are patched into the base64 text, which costs a fraction of decoding and re-encoding
-it and gives the same text byte for byte.
+The filter stays in its serialised form throughout
+(:class:`~hudi_framework.contracts.indexing.bloom_text.SerializedBloom`): the new keys are patched
+into the base64 text, which costs a fraction of decoding and re-encoding it and gives the same text
+byte for byte.
 """
 
 from __future__ import annotations
@@ -25,22 +26,22 @@ from typing import Final
 
 import pyarrow as pa
 
-from hudi_framework.errors import BloomFilterFormatError
-from hudi_framework.index.bloom_filter import MURMUR_HASH, BloomFilterConfig, BloomFilterType, bloom_size
-from hudi_framework.index.bloom_text import SerializedBloom
-from hudi_framework.index.footer import (
+from hudi_framework.contracts.indexing.bloom_filter import MURMUR_HASH, BloomFilterConfig, BloomFilterType, bloom_size
+from hudi_framework.contracts.indexing.bloom_text import SerializedBloom
+from hudi_framework.contracts.indexing.footer import (
     BLOOM_FILTER_KEY,
     BLOOM_FILTER_TYPE_CODE_KEY,
     LEGACY_BLOOM_FILTER_KEY,
     read_key_footer,
 )
+from hudi_framework.errors import BloomFilterFormatError
 
 #: Stale (deleted) keys a carried filter may hold, as a share of the new file's rows.
 STALE_RATIO: Final = 0.1
 
 
 def _previous_filter(footer: Mapping[bytes, bytes]) -> SerializedBloom | None:
-    """The footer's filter, checked as :func:`~hudi_framework.index.footer.read_key_footer` checks
+    """The footer's filter, checked as :func:`~hudi_framework.contracts.indexing.footer.read_key_footer` checks
     it but left encoded.
 
     Raises:

@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import to_numpy
+from hudi_framework.contracts.arrays import to_numpy
 from hudi_framework.contracts.index import (
     LOCATION_COLUMNS,
     LOCATION_FILE_ID,
@@ -45,9 +45,9 @@ from hudi_framework.contracts.index import (
     LookupTask,
     RecordIndex,
 )
-from hudi_framework.index.file_lookup import empty_locations, read_key_range, virtual_key_lookup
-from hudi_framework.index.key_arrays import as_key_array
-from hudi_framework.index.planning import distinct_partitions, incoming_columns
+from hudi_framework.contracts.indexing.file_lookup import empty_locations, read_key_range, virtual_key_lookup
+from hudi_framework.contracts.indexing.key_arrays import as_key_array
+from hudi_framework.contracts.indexing.planning import distinct_partitions, incoming_columns
 from hudi_framework.layout.file_group import FileSlice
 
 if TYPE_CHECKING:
@@ -58,11 +58,24 @@ if TYPE_CHECKING:
 _MATCH: Final = "__hudi_index_match"
 
 
+def indexed_file(file_slice: FileSlice) -> IndexedFile | None:
+    """The slice's base file as an index input, or None for a slice without one (log-only file groups).
+
+    Bloom and simple indexes look only at base files, as Apache Hudi's do: inserts always start a
+    base file, so every key of a file group is in its latest base file or its logs.
+    """
+    base = file_slice.base_file
+    key = file_slice.base_file_key
+    if base is None or key is None:
+        return None
+    return IndexedFile(file_slice.partition_path, file_slice.file_id, base.instant_time, key)
+
+
 def indexed_files(files: Iterable[IndexedFile | FileSlice]) -> list[IndexedFile]:
     """Index inputs from file slices (slices without a base file are skipped) or indexed files."""
     out = []
     for item in files:
-        indexed = IndexedFile.from_file_slice(item) if isinstance(item, FileSlice) else item
+        indexed = indexed_file(item) if isinstance(item, FileSlice) else item
         if indexed is not None:
             out.append(indexed)
     return out

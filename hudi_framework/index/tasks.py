@@ -14,9 +14,9 @@ from typing import Final
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.contracts.index import IndexedFile, LookupTask
-from hudi_framework.index.key_arrays import as_key_array
+from hudi_framework.contracts.indexing.key_arrays import as_key_array
 
 #: Columns of one :class:`IndexedFile`.
 FILE_SCHEMA: Final = pa.schema(

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import repeated_string
+from hudi_framework.contracts.arrays import repeated_string
 from hudi_framework.vocabulary import WriteOperation
 
 __all__ = ["ExpectedTable", "content_checksum", "joined_keys"]

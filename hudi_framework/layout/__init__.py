@@ -3,6 +3,13 @@
 Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
+from hudi_framework.contracts.partition_path import (
+    DEFAULT_PARTITION_PATH,
+    PartitionPathError,
+    PartitionPathFormat,
+    escape_path_name,
+    unescape_path_name,
+)
 from hudi_framework.layout.discovery import METAFOLDER_NAME, TableListing, discover_partitions, list_table
 from hudi_framework.layout.file_group import BaseFile, FileGroup, FileGroupId, FileSlice, LogFile
 from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
@@ -15,13 +22,6 @@ from hudi_framework.layout.naming import (
     new_file_id_prefix,
     next_log_version,
     parse_data_file_name,
-)
-from hudi_framework.layout.partition import (
-    DEFAULT_PARTITION_PATH,
-    PartitionPathError,
-    PartitionPathFormat,
-    escape_path_name,
-    unescape_path_name,
 )
 from hudi_framework.layout.partition_metadata import (
     PARTITION_METADATA_FILE,

@@ -15,11 +15,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from hudi_framework.contracts.partition_path import check_partition_path
+from hudi_framework.contracts.reserved_paths import METAFOLDER_NAME as METAFOLDER_NAME  # re-exported
 from hudi_framework.contracts.storage import FileInfo, StorageBackend
 from hudi_framework.errors import NestedPartitionError
-from hudi_framework.layout.partition import check_partition_path
 from hudi_framework.layout.partition_metadata import is_partition_metadata_file
-from hudi_framework.layout.reserved import METAFOLDER_NAME as METAFOLDER_NAME  # re-exported
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,10 @@ import datetime as dt
 import io
 from dataclasses import dataclass
 
+from hudi_framework.contracts.partition_path import PartitionPathError, check_partition_path
+from hudi_framework.contracts.reserved_paths import PARTITION_METADATA_FILE as PARTITION_METADATA_FILE  # re-exported
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import PreconditionFailedError, StorageNotFoundError, UnsupportedFormatError
-from hudi_framework.layout.partition import PartitionPathError, check_partition_path
-from hudi_framework.layout.reserved import PARTITION_METADATA_FILE as PARTITION_METADATA_FILE  # re-exported
 
 COMMIT_TIME_KEY = "commitTime"
 PARTITION_DEPTH_KEY = "partitionDepth"

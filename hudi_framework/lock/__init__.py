@@ -4,8 +4,8 @@ retries and fencing, lease keeping for lease-based plugins, and fail-fast safety
 Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
+from hudi_framework.contracts.lease import LeaseKeeper
 from hudi_framework.lock.guard import HeldLock, LockPolicy, acquire, table_lock
-from hudi_framework.lock.lease import LeaseKeeper
 from hudi_framework.lock.owner import new_owner_id
 from hudi_framework.lock.resolve import open_table_lock
 from hudi_framework.lock.safety import WriterTopology, check_lock_safety, topology_of_spark_master

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import LogBlockEncodeError
 from hudi_framework.model.schema import AVRO_PRIMITIVES, AvroSchema, avro_to_arrow
 

@@ -1,49 +1,21 @@
-"""Kernel helpers that run record mergers: flags, ordering, pre-combine, base-file merge, choice.
+"""Kernel helpers that run record mergers: merging incoming rows with a base file, and choosing the merger.
 
-Engine-neutral (pyarrow and numpy only); the Spark adapter calls the same functions inside tasks.
+Engine-neutral (pyarrow and numpy only); the Spark adapter calls the same functions inside tasks. The
+merge toolkit mergers and the kernel share (flags, ordering, aligned pairs, pre-combining) is
+:mod:`hudi_framework.contracts.merging`.
 
 Internal package: not a stable API; import from the public modules (docs/api.md).
 """
 
 from hudi_framework.merge.align import MergedRows, merge_with_base, project_to_schema
 from hudi_framework.merge.choose import build_merger, find_strategy, merger_for_table, merger_for_write
-from hudi_framework.merge.flags import (
-    commit_time_deletes,
-    delete_mask,
-    drop_flags,
-    no_ordering_mask,
-    set_bool_column,
-    supersedes_mask,
-    with_flags,
-)
-from hudi_framework.merge.ordering import BoolMask, as_mask, compare_ordering_values, newer_wins
-from hudi_framework.merge.pair import AlignedPair, unify_tables
-from hudi_framework.merge.per_record import merge_per_record
-from hudi_framework.merge.precombine import has_duplicate_keys, key_codes, reduce_by_key
 
 __all__ = [
-    "AlignedPair",
-    "BoolMask",
     "MergedRows",
-    "as_mask",
     "build_merger",
-    "commit_time_deletes",
-    "compare_ordering_values",
-    "delete_mask",
-    "drop_flags",
     "find_strategy",
-    "has_duplicate_keys",
-    "key_codes",
-    "merge_per_record",
     "merge_with_base",
     "merger_for_table",
     "merger_for_write",
-    "newer_wins",
-    "no_ordering_mask",
     "project_to_schema",
-    "reduce_by_key",
-    "set_bool_column",
-    "supersedes_mask",
-    "unify_tables",
-    "with_flags",
 ]

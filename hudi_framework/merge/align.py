@@ -16,14 +16,14 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous, to_numpy
-from hudi_framework.arrow.numpy_arrow import indices as positions
+from hudi_framework.contracts.arrays import contiguous, to_numpy
+from hudi_framework.contracts.arrays import indices as positions
+from hudi_framework.contracts.merging.flags import delete_mask, drop_flags
+from hudi_framework.contracts.merging.ordering import BoolMask
+from hudi_framework.contracts.merging.pair import decode_dictionaries, unify_tables
+from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
+from hudi_framework.contracts.merging.precombine import key_codes
 from hudi_framework.errors import MergeError
-from hudi_framework.merge.flags import delete_mask, drop_flags
-from hudi_framework.merge.ordering import BoolMask
-from hudi_framework.merge.pair import decode_dictionaries, unify_tables
-from hudi_framework.merge.partial import mark_partial, merge_pairs
-from hudi_framework.merge.precombine import key_codes
 from hudi_framework.merge.selection import select_pairs
 
 if TYPE_CHECKING:
@@ -192,7 +192,7 @@ def merge_with_base(base: pa.Table, incoming: pa.Table, merger: RecordMerger, ct
         incoming: Later records in arrival order (an upsert batch, or a file slice's log records in
             commit order). Duplicate keys are pre-combined with ``merger.combine`` first. Partial
             rows (``ctx.partial_columns``, or the bookkeeping column) merge column-wise
-            (:mod:`hudi_framework.merge.partial`); inserted partial rows keep nulls where they lack columns.
+            (:mod:`hudi_framework.contracts.merging.partial`); inserted partial rows keep nulls where they lack columns.
         merger: The table's merger.
         ctx: The merge context; with ``ctx.schema`` the output has exactly that schema.
 

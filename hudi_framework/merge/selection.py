@@ -20,12 +20,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from hudi_framework.arrow.numpy_arrow import indices as positions
+from hudi_framework.contracts.arrays import indices as positions
+from hudi_framework.contracts.merging.flags import delete_mask
+from hudi_framework.contracts.merging.ordering import BoolMask
+from hudi_framework.contracts.merging.pair import decode_dictionaries
+from hudi_framework.contracts.merging.partial import has_partial_rows
 from hudi_framework.errors import MergeError
-from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.ordering import BoolMask
-from hudi_framework.merge.pair import decode_dictionaries
-from hudi_framework.merge.partial import has_partial_rows
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext, RecordMerger

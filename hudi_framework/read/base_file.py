@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hudi_framework.contracts.data_files import checked_batches, data_file_errors
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.filters import filter_columns, to_expression
 from hudi_framework.read.plan import COMMIT_TIME_COLUMN
-from hudi_framework.storage.data_files import checked_batches, data_file_errors
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend

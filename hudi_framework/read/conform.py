@@ -18,7 +18,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import ReadError
 
 _CAST_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)

@@ -14,7 +14,7 @@ to the column's type, so ``("day", ">=", "2024-01-01")`` works on a date column.
 SQL: a null value matches no comparison (use ``is null``).
 
 Predicates on partition columns prune partitions before any file is opened: the partition path is
-decoded (:class:`~hudi_framework.layout.partition.PartitionPathFormat`) and each value cast to the
+decoded (:class:`~hudi_framework.contracts.partition_path.PartitionPathFormat`) and each value cast to the
 column's type. Every predicate is also applied to the rows read, so pruning never has to be exact.
 """
 
@@ -27,12 +27,12 @@ from typing import Any, Final, TypeAlias
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.errors import InvalidFilterError, PartitionPathError
-from hudi_framework.layout.partition import (
+from hudi_framework.contracts.partition_path import (
     DEFAULT_PARTITION_PATH,
     DEPRECATED_DEFAULT_PARTITION_PATH,
     PartitionPathFormat,
 )
+from hudi_framework.errors import InvalidFilterError, PartitionPathError
 
 Predicate: TypeAlias = tuple[str, str, Any]
 Conjunction: TypeAlias = tuple[Predicate, ...]

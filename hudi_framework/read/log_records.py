@@ -11,7 +11,7 @@ Java's log record scanner rules (hudi-format.md section 4, "Reader rules"):
 
 Every block becomes rows of one *log schema*: the merge schema, plus ``_hoodie_is_deleted`` when the
 table has no such column, plus the columns a partial row carries (data blocks with the IS_PARTIAL
-header, :mod:`hudi_framework.merge.partial`; null for full rows), plus a block sequence number (so a
+header, :mod:`hudi_framework.contracts.merging.partial`; null for full rows), plus a block sequence number (so a
 later rollback can drop rows already buffered or spilled). DELETE blocks become delete rows: the key,
 the partition path, is-deleted true and the ordering value, null for Apache Hudi's default
 ``IntWrapper(0)`` (a commit-time delete, which removes every older version; any other value competes
@@ -29,14 +29,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import from_numpy, python_array, repeated_string
+from hudi_framework.contracts.arrays import from_numpy, python_array, repeated_string
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, PRESENT_COLUMNS_FIELD
+from hudi_framework.contracts.merging.partial import presence_value
 from hudi_framework.errors import ReadError
 from hudi_framework.log.blocks import CommandBlock, CommandType, CorruptBlock, DataBlock, DeleteBlock, HFileBlock
 from hudi_framework.log.delete_columns import DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
-from hudi_framework.merge.partial import presence_value
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.spill import DEFAULT_SPILL_PARTITIONS, SpillPartitions, key_partitions
 

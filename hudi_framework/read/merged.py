@@ -27,11 +27,11 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import bitmap_bools, contiguous, from_numpy
+from hudi_framework.contracts.arrays import bitmap_bools, contiguous, from_numpy
+from hudi_framework.contracts.merging.flags import delete_mask
+from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.align import first_matches, gather, merge_with_base, project_to_schema
-from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.partial import mark_partial, merge_pairs
 from hudi_framework.merge.selection import select_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
 from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema

@@ -24,8 +24,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous
-from hudi_framework.arrow.numpy_arrow import indices as positions
+from hudi_framework.contracts.arrays import contiguous
+from hudi_framework.contracts.arrays import indices as positions
 
 #: Partitions a spilled file group is split into.
 DEFAULT_SPILL_PARTITIONS: Final = 8

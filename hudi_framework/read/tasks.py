@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from hudi_framework.contracts.partition_path import PartitionPathFormat
 from hudi_framework.errors import PartitionPathError, ReadError
-from hudi_framework.layout.partition import PartitionPathFormat
 from hudi_framework.read.filters import filter_columns, prune_partitions
 from hudi_framework.read.plan import CommitTimeFilter, ReadTask
 

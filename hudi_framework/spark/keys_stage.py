@@ -31,8 +31,8 @@ import pyarrow.compute as pc
 from pyspark.sql import functions as F  # noqa: N812 - the conventional alias
 
 from hudi_framework.contracts.merger import SUPERSEDES_OLDER_FIELD, MergeContext
+from hudi_framework.contracts.merging.precombine import key_codes
 from hudi_framework.errors import MergeError
-from hudi_framework.merge.precombine import key_codes
 from hudi_framework.spark.arrow_types import SparkSchema, to_spark_batches
 from hudi_framework.spark.task_errors import carrying_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from hudi_framework.config.hoodie_keys import lookup
+from hudi_framework.contracts.storage_paths import uri_scheme
 from hudi_framework.errors import ConfigError
-from hudi_framework.storage.paths import uri_scheme
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -56,9 +56,9 @@ from hudi_framework.contracts.index import (
     LOOKUP_SCHEMA,
     IndexedFile,
 )
+from hudi_framework.contracts.indexing.file_lookup import read_footer_facts, read_key_range, virtual_key_lookup
+from hudi_framework.contracts.indexing.planning import distinct_partitions
 from hudi_framework.contracts.merger import MergeContext
-from hudi_framework.index.file_lookup import read_footer_facts, read_key_range, virtual_key_lookup
-from hudi_framework.index.planning import distinct_partitions
 from hudi_framework.index.tagging import indexed_files
 from hudi_framework.index.tasks import (
     FILE_SCHEMA,

@@ -8,9 +8,9 @@ from typing import Any
 
 from hudi_framework.config.component_sections import StorageSettings
 from hudi_framework.contracts.storage import StorageBackend, StorageProvider
+from hudi_framework.contracts.storage_paths import uri_scheme
 from hudi_framework.errors import UnknownComponentError
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
-from hudi_framework.storage.paths import uri_scheme
 
 
 def open_storage(

@@ -3,7 +3,7 @@
 ``hoodie.properties`` names the key generator by type (``hoodie.table.keygenerator.type``, v8+) or by
 Java class (``hoodie.table.keygenerator.class``, v6); ``TableConfig`` holds it as a type name. This
 module maps that name to a registered component (``simple``, ``complex``...), gathers what the
-component needs from ``TableConfig`` into a :class:`~hudi_framework.contracts.keygen.KeyGenOptions`
+component needs from ``TableConfig`` into :class:`~hudi_framework.contracts.keygen.TableKeySettings`
 (including the persisted ``hoodie.keygen.timebased.*`` keys) and builds it through the registry, so a
 plugin can replace any built-in by registering the same alias.
 """
@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Final
 
 from pydantic import ValidationError
 
-from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, KeyGenOptions, TimestampKeyGenOptions
+from hudi_framework.contracts.keygen import (
+    ComplexKeyEncoding,
+    KeyGenerator,
+    TableKeySettings,
+    TimestampKeyGenOptions,
+)
 from hudi_framework.errors import InvalidConfigValueError, PluginError
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.vocabulary import TimestampType, key_generator_component
@@ -76,7 +81,7 @@ def key_generator_options(
     complex_single_field_encoding: ComplexKeyEncoding | str | None = None,
     consistent_logical_timestamp: bool | None = None,
     partition_fields: Sequence[str] | None = None,
-) -> KeyGenOptions:
+) -> TableKeySettings:
     """What the table's key generator needs, from ``hoodie.properties``.
 
     Args:
@@ -110,7 +115,7 @@ def key_generator_options(
     )
     if consistent_logical_timestamp is None:
         consistent_logical_timestamp = extra.get(_CONSISTENT_TS, "false").strip().lower() == "true"
-    return KeyGenOptions(
+    return TableKeySettings(
         record_key_fields=config.record_key_fields,
         partition_fields=fields,
         hive_style_partitioning=config.hive_style_partitioning,
@@ -185,7 +190,7 @@ def build_key_generator(
         partition_fields=partition_fields,
     )
     name = key_generator_component(config.key_generator_type)
-    generator = registry.build(ComponentKind.KEYGEN, name, options.model_dump(), field_path="table.key_generator")
+    generator = registry.build(ComponentKind.KEYGEN, name, options.as_options(), field_path="table.key_generator")
     if not isinstance(generator, KeyGenerator):
         raise PluginError(f"key generator component {name!r} built a {type(generator).__name__}, not a KeyGenerator")
     return generator

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from hudi_framework.contracts.data_files import open_parquet
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
     ConfigError,
@@ -25,7 +26,6 @@ from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, a
 from hudi_framework.plugin.commit_hooks import PluginCommitHooks
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 from hudi_framework.plugin.registry import ComponentRegistry
-from hudi_framework.storage.data_files import open_parquet
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.retained import check_slice_files

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Final
 import pyarrow as pa
 
 from hudi_framework.contracts.storage import FileInfo, StorageBackend, StorageProvider, Versioned
+from hudi_framework.contracts.storage_output import PublishingOutput
+from hudi_framework.contracts.storage_paths import safe_join, uri_scheme, validate_key
 from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageNotFoundError
-from hudi_framework.storage.output import PublishingOutput
-from hudi_framework.storage.paths import safe_join, uri_scheme, validate_key
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer

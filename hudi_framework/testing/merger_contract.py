@@ -40,13 +40,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, RECORD_KEY_FIELD, MergeContext, RecordMerger
-from hudi_framework.merge import (
-    commit_time_deletes,
-    compare_ordering_values,
-    delete_mask,
-    merge_with_base,
-    with_flags,
-)
+from hudi_framework.contracts.merging import commit_time_deletes, compare_ordering_values, delete_mask, with_flags
+from hudi_framework.merge import merge_with_base
 from hudi_framework.merge.selection import select_pairs
 
 __all__ = [

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_framework.arrow.numpy_arrow import to_numpy
+from hudi_framework.contracts.arrays import to_numpy
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.model.parquet_format import PARQUET_TYPE_OPTIONS, as_file_types, pyarrow_codec
 

@@ -17,19 +17,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_framework.arrow.numpy_arrow import contiguous, from_numpy, repeated_dictionary, repeated_string
+from hudi_framework.contracts.arrays import contiguous, from_numpy, repeated_dictionary, repeated_string
+from hudi_framework.contracts.data_files import data_file_errors
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig
+from hudi_framework.contracts.indexing.footer import bloom_footer_metadata
 from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.index.bloom_carry import carried_bloom
-from hudi_framework.index.bloom_filter import BloomFilterConfig
-from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
 from hudi_framework.model.schema import META_FIELDS
-from hudi_framework.storage.data_files import data_file_errors
-from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.base_file_writer import ParquetOptions, write_base_file
 from hudi_framework.write.markers import IOType, create_marker

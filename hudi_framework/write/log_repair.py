@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.errors import LogRepairError
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.read.corrupt_blocks import CorruptBlockStatus
 from hudi_framework.read.log_inspection import inspect_log_blocks
-from hudi_framework.storage.paths import join_key
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend

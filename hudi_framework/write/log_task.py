@@ -26,17 +26,17 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from hudi_framework.arrow.numpy_arrow import contiguous, from_numpy, repeated_string
+from hudi_framework.contracts.arrays import contiguous, from_numpy, repeated_string
 from hudi_framework.contracts.merger import MergeContext, RecordMerger
+from hudi_framework.contracts.merging.flags import delete_mask
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey, LogBlock
 from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.writer import create_next_log_file
-from hudi_framework.merge.flags import delete_mask
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
-from hudi_framework.storage.paths import join_key
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.file_group_task import FILE_NAME, RECORD_KEY, FileGroupWrite, WriteTaskContext, stamp_incoming
 from hudi_framework.write.markers import IOType, create_marker

@@ -11,8 +11,8 @@ import contextlib
 import enum
 
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.errors import PreconditionFailedError
-from hudi_framework.storage.paths import join_key
 
 MARKER_ROOT = ".hoodie/.temp"
 MARKER_EXT = ".marker"

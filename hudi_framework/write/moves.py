@@ -19,14 +19,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.data_files import open_parquet
 from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 from hudi_framework.contracts.merger import MergeContext
+from hudi_framework.contracts.merging.flags import delete_mask
+from hudi_framework.contracts.merging.ordering import as_mask
+from hudi_framework.contracts.merging.pair import unify_tables
+from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
 from hudi_framework.index.tagging import tag_locations
-from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.ordering import as_mask
-from hudi_framework.merge.pair import unify_tables
-from hudi_framework.merge.partial import mark_partial, merge_pairs
-from hudi_framework.storage.data_files import open_parquet
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import RecordIndex

@@ -31,8 +31,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.contracts.index import LOCATION_COLUMNS, LOCATION_FILE_ID, LOCATION_PARTITION
+from hudi_framework.contracts.merging.flags import set_bool_column
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.merge.flags import set_bool_column
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.file_group_task import FileGroupWrite
 from hudi_framework.write.operation import is_replace

@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.contracts.merger import MergeContext
-from hudi_framework.merge.flags import set_bool_column
-from hudi_framework.merge.precombine import has_duplicate_keys
+from hudi_framework.contracts.merging.flags import set_bool_column
+from hudi_framework.contracts.merging.precombine import has_duplicate_keys
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.batch import IS_DELETED, conform_batch, require_key_fields

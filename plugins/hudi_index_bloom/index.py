@@ -21,17 +21,17 @@ from pydantic import Field
 from typing_extensions import override
 
 from hudi_framework.contracts.index import IndexedFile, LookupTask
-from hudi_framework.index.file_lookup import (
+from hudi_framework.contracts.indexing.file_lookup import (
     empty_locations,
     locations_table,
     open_base_file,
     present_keys,
     read_record_keys,
 )
-from hudi_framework.index.footer import read_key_footer
-from hudi_framework.index.key_arrays import in_java_range
-from hudi_framework.index.options import IndexOptions, OptionsBackedIndex
-from hudi_framework.index.planning import plan_lookups
+from hudi_framework.contracts.indexing.footer import read_key_footer
+from hudi_framework.contracts.indexing.key_arrays import in_java_range
+from hudi_framework.contracts.indexing.options import IndexOptions, OptionsBackedIndex
+from hudi_framework.contracts.indexing.planning import plan_lookups
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend

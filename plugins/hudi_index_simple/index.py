@@ -14,9 +14,14 @@ from typing import TYPE_CHECKING
 from typing_extensions import override
 
 from hudi_framework.contracts.index import IndexedFile, LookupTask
-from hudi_framework.index.file_lookup import locations_table, open_base_file, present_keys, read_record_keys
-from hudi_framework.index.options import IndexOptions, OptionsBackedIndex
-from hudi_framework.index.planning import plan_lookups
+from hudi_framework.contracts.indexing.file_lookup import (
+    locations_table,
+    open_base_file,
+    present_keys,
+    read_record_keys,
+)
+from hudi_framework.contracts.indexing.options import IndexOptions, OptionsBackedIndex
+from hudi_framework.contracts.indexing.planning import plan_lookups
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -3,16 +3,18 @@
 Components (kind ``KEYGEN``), each also reachable by Apache Hudi's type names (``SIMPLE``,
 ``SIMPLE_AVRO``) and class names (``org.apache.hudi.keygen.SimpleKeyGenerator``):
 ``simple``, ``complex``, ``non-partition``, ``timestamp``, ``custom`` and ``global-delete``. Their
-options model is the kernel's :class:`~hudi_framework.contracts.keygen.KeyGenOptions`.
+options model is :class:`KeyGenOptions`: the table's key settings
+(:class:`~hudi_framework.contracts.keygen.TableKeySettings`) as the kernel passes them, validated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hudi_framework.contracts.keygen import KeyGenerator, KeyGenOptions
+from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.plugin import ComponentSpec, hookimpl, lazy_exports
 from hudi_framework.vocabulary import BUILTIN_KEY_GENERATORS, KEY_GENERATOR_PACKAGE
+from hudi_keygen_builtin.options import KeyGenOptions
 
 #: Re-exported implementation names, imported on first access (plugin/lazy.py): loading the
 #: entry point stays cheap for every process that builds a plugin manager.
@@ -24,7 +26,7 @@ _EXPORTS = {
     "SimpleKeyGenerator": "hudi_keygen_builtin.generators",
     "TimestampBasedKeyGenerator": "hudi_keygen_builtin.generators",
 }
-__all__ = [*_EXPORTS, "hudi_key_generators"]
+__all__ = [*_EXPORTS, "KeyGenOptions", "hudi_key_generators"]
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
 

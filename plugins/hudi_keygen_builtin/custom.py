@@ -15,9 +15,9 @@ import enum
 
 from typing_extensions import override
 
-from hudi_framework.contracts.keygen import KeyGenOptions
 from hudi_framework.errors import InvalidConfigValueError
 from hudi_keygen_builtin.generators import PARTITION_OPTION, BuiltinKeyGenerator, timestamp_formatter
+from hudi_keygen_builtin.options import KeyGenOptions
 from hudi_keygen_builtin.partition import PartitionField
 
 

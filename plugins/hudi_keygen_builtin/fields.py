@@ -7,7 +7,7 @@ from typing import TypeAlias
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous
+from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import KeyFieldError
 
 #: What key generators accept: a record batch or a table of the data columns.

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from typing_extensions import override
 
-from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, KeyGenOptions
+from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator
 from hudi_framework.errors import InvalidConfigValueError
 from hudi_keygen_builtin.fields import empty_batch
+from hudi_keygen_builtin.options import KeyGenOptions
 from hudi_keygen_builtin.partition import PartitionField, PartitionPaths
 from hudi_keygen_builtin.record_key import RecordKeyBuilder
 

@@ -3,7 +3,7 @@
 Java (``KeyGenUtils.getRecordPartitionPath`` and the timestamp key generator) renders each field,
 turns a null or empty value into ``__HIVE_DEFAULT_PARTITION__``, escapes it when url-encoding, adds
 ``field=`` when hive-style and joins the fields with ``/``. Everything after rendering is the
-kernel's vectorised :meth:`~hudi_framework.layout.partition.PartitionPathFormat.encode_arrays`.
+kernel's vectorised :meth:`~hudi_framework.contracts.partition_path.PartitionPathFormat.encode_arrays`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.layout.partition import PartitionPathFormat
+from hudi_framework.contracts.partition_path import PartitionPathFormat
 from hudi_keygen_builtin.fields import Batch, field_column
 from hudi_keygen_builtin.render import render_column
 

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Final
 from botocore.exceptions import ClientError
 from typing_extensions import override
 
+from hudi_framework.contracts.lease import LeaseKeeper
+from hudi_framework.contracts.leased_lock import LeasedLockProvider
 from hudi_framework.contracts.lock import LockContext, LockProvider, LockProviderFactory
-from hudi_framework.lock.lease import LeaseKeeper
-from hudi_framework.lock.leased_provider import LeasedLockProvider
 from hudi_lock_dynamodb.client import KEY_ATTRIBUTE, build_dynamodb_client, ensure_lock_table
 from hudi_lock_dynamodb.options import DynamoDBLockOptions
 

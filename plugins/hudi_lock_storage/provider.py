@@ -5,7 +5,7 @@
   ``compare_and_swap`` against the version just read (S3 ``If-Match``). Exactly one contender wins.
   The winner reads it back and checks its own id is there, which also catches the narrow
   cross-process race of the local file system's best-effort compare-and-swap.
-* **Renew.** A heartbeat thread (:class:`~hudi_framework.lock.lease.LeaseKeeper`) moves the expiry
+* **Renew.** A heartbeat thread (:class:`~hudi_framework.contracts.lease.LeaseKeeper`) moves the expiry
   forward with ``compare_and_swap``; a failed swap means the lease was taken over, and the provider
   stops reporting it as held.
 * **Release.** ``compare_and_swap`` to ``expired: true``; if the swap fails the lease was already
@@ -21,11 +21,11 @@ import time
 
 from typing_extensions import override
 
+from hudi_framework.contracts.lease import LeaseKeeper
+from hudi_framework.contracts.leased_lock import LeasedLockProvider
 from hudi_framework.contracts.lock import LockContext, LockProvider, LockProviderFactory
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import PreconditionFailedError, StorageNotFoundError
-from hudi_framework.lock.lease import LeaseKeeper
-from hudi_framework.lock.leased_provider import LeasedLockProvider
 from hudi_lock_storage.lease_record import LEASE_KEY, LeaseRecord
 from hudi_lock_storage.options import StorageLockOptions
 

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, ClassVar, final
 import numpy as np
 
 from hudi_framework.contracts.merger import RecordMerger
-from hudi_framework.merge.pair import AlignedPair
+from hudi_framework.contracts.merging.pair import AlignedPair
 from hudi_framework.vocabulary import COMMIT_TIME_STRATEGY_ID, EVENT_TIME_STRATEGY_ID
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from hudi_framework.contracts.merger import MergeContext
-    from hudi_framework.merge.ordering import BoolMask
+    from hudi_framework.contracts.merging.ordering import BoolMask
     from hudi_framework.plugin import NoOptions
 
 __all__ = ["CommitTimeOrderingMerger", "EventTimeOrderingMerger"]

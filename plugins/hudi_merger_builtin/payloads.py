@@ -25,14 +25,14 @@ import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
 from hudi_framework.contracts.merger import RecordMerger
-from hudi_framework.merge.flags import delete_mask, set_bool_column
-from hudi_framework.merge.ordering import as_mask
-from hudi_framework.merge.pair import AlignedPair
+from hudi_framework.contracts.merging.flags import delete_mask, set_bool_column
+from hudi_framework.contracts.merging.ordering import as_mask
+from hudi_framework.contracts.merging.pair import AlignedPair
 from hudi_framework.vocabulary import PAYLOAD_BASED_STRATEGY_ID
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.merger import MergeContext
-    from hudi_framework.merge.ordering import BoolMask
+    from hudi_framework.contracts.merging.ordering import BoolMask
     from hudi_framework.plugin import NoOptions
 
 __all__ = [

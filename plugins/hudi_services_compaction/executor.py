@@ -29,8 +29,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_framework.arrow.numpy_arrow import repeated_dictionary
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.arrays import repeated_dictionary
+from hudi_framework.contracts.indexing.footer import bloom_footer_metadata
+from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.errors import (
     CommitVetoedError,
     CompactionCorruptLogError,
@@ -39,7 +41,6 @@ from hudi_framework.errors import (
     InstantNotFoundError,
 )
 from hudi_framework.index.bloom_carry import carried_bloom
-from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.layout.naming import WRITER_IN_LOG_NAME_VERSION, BaseFileName
 from hudi_framework.model.schema import META_FIELDS
@@ -53,7 +54,6 @@ from hudi_framework.services.compaction_plan import (
     CompactionPlan,
     decode_compaction_plan,
 )
-from hudi_framework.storage.paths import join_key
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, WriteStat

@@ -35,9 +35,9 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
 from hudi_framework.contracts.storage import FileInfo, IncompleteWrite, StorageBackend, StorageProvider, Versioned
+from hudi_framework.contracts.storage_output import PublishingOutput
+from hudi_framework.contracts.storage_paths import safe_join, uri_scheme, validate_key
 from hudi_framework.errors import InvalidStorageKeyError, PreconditionFailedError, StorageError, StorageNotFoundError
-from hudi_framework.storage.output import PublishingOutput
-from hudi_framework.storage.paths import safe_join, uri_scheme, validate_key
 
 #: Names of the temporary files this backend writes before publishing (see ``_tmp_name``).
 _TMP_NAME: Final = re.compile(r"^\.(.+)\.[0-9a-f]{32}\.tmp$")

@@ -28,14 +28,14 @@ import pyarrow as pa
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hudi_framework.contracts.storage import FileInfo, IncompleteWrite, StorageBackend, Versioned
+from hudi_framework.contracts.storage_output import PublishingOutput
+from hudi_framework.contracts.storage_paths import safe_join, validate_key
 from hudi_framework.errors import (
     InvalidStorageKeyError,
     PreconditionFailedError,
     StorageError,
     StorageNotFoundError,
 )
-from hudi_framework.storage.output import PublishingOutput
-from hudi_framework.storage.paths import safe_join, validate_key
 from hudi_storage_s3.bucket import parse_s3_uri
 from hudi_storage_s3.client import build_s3_client
 from hudi_storage_s3.options import S3StorageOptions

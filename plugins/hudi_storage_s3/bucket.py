@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from hudi_framework.contracts.storage_paths import uri_scheme, validate_key
 from hudi_framework.errors import InvalidBucketNameError, InvalidStorageKeyError
-from hudi_framework.storage.paths import uri_scheme, validate_key
 
 _ALLOWED: Final = re.compile(r"^[a-z0-9.-]+$")
 

@@ -24,10 +24,10 @@ from hudi_framework.contracts.index import (
     RECORD_KEY,
     RecordIndex,
 )
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
+from hudi_framework.contracts.indexing.footer import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY, read_key_footer
+from hudi_framework.contracts.indexing.key_arrays import java_min_max
 from hudi_framework.errors import RecordIndexError
-from hudi_framework.index.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
-from hudi_framework.index.footer import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_CODE_KEY, read_key_footer
-from hudi_framework.index.key_arrays import java_min_max
 from hudi_framework.index.tagging import tag_locations
 from hudi_framework.plugin import ComponentKind, ComponentRegistry
 from hudi_framework.table.table import HudiTable

@@ -30,15 +30,15 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 CONTRACTS_WORK_IN_PROGRESS: frozenset[tuple[str, str]] = frozenset(
     {
         ("hudi_framework.contracts.index", "hudi_framework.index"),
-        ("hudi_framework.contracts.index", "hudi_framework.index.bloom_filter"),
+        ("hudi_framework.contracts.index", "hudi_framework.contracts.indexing.bloom_filter"),
         ("hudi_framework.contracts.index", "hudi_framework.layout"),
         ("hudi_framework.contracts.index", "hudi_framework.layout.file_group"),
         ("hudi_framework.contracts.merger", "hudi_framework.merge"),
-        ("hudi_framework.contracts.merger", "hudi_framework.merge.partial"),
-        ("hudi_framework.contracts.merger", "hudi_framework.merge.per_record"),
-        ("hudi_framework.contracts.merger", "hudi_framework.merge.precombine"),
+        ("hudi_framework.contracts.merger", "hudi_framework.contracts.merging.partial"),
+        ("hudi_framework.contracts.merger", "hudi_framework.contracts.merging.per_record"),
+        ("hudi_framework.contracts.merger", "hudi_framework.contracts.merging.precombine"),
         ("hudi_framework.contracts.storage", "hudi_framework.storage"),
-        ("hudi_framework.contracts.storage", "hudi_framework.storage.paths"),
+        ("hudi_framework.contracts.storage", "hudi_framework.contracts.storage_paths"),
     }
 )
 

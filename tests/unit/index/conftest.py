@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_framework.contracts.index import PARTITION_PATH, RECORD_KEY, IndexedFile
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig
+from hudi_framework.contracts.indexing.footer import bloom_footer_metadata
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.index.bloom_filter import BloomFilterConfig
-from hudi_framework.index.footer import bloom_footer_metadata
 from hudi_framework.testing.memory_storage import MemoryStorageBackend
 
 WriteBaseFile = Callable[..., IndexedFile]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from hudi_framework.index.murmur import hash_positions_scalar
+from hudi_framework.contracts.indexing.murmur import hash_positions_scalar
 
 
 class JavaDynamicBloomFilter:

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType, bloom_size
 from hudi_framework.errors import BloomFilterFormatError
-from hudi_framework.index.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType, bloom_size
 from tests.unit.index.java_reference import JavaDynamicBloomFilter
 
 KEY = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=30)

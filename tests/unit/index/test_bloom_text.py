@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
+from hudi_framework.contracts.indexing.bloom_text import SerializedBloom
+from hudi_framework.contracts.indexing.footer import BLOOM_FILTER_KEY, bloom_footer_metadata, read_key_footer
 from hudi_framework.errors import BloomFilterFormatError
 from hudi_framework.index.bloom_carry import carried_bloom
-from hudi_framework.index.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
-from hudi_framework.index.bloom_text import SerializedBloom
-from hudi_framework.index.footer import BLOOM_FILTER_KEY, bloom_footer_metadata, read_key_footer
 
 KEY = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=24)
 KEYS = st.lists(KEY, max_size=120, unique=True)

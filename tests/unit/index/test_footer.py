@@ -8,9 +8,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_framework.errors import BloomFilterFormatError
-from hudi_framework.index.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
-from hudi_framework.index.footer import (
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
+from hudi_framework.contracts.indexing.footer import (
     BLOOM_FILTER_KEY,
     BLOOM_FILTER_TYPE_CODE_KEY,
     LEGACY_BLOOM_FILTER_KEY,
@@ -19,6 +18,7 @@ from hudi_framework.index.footer import (
     bloom_footer_metadata,
     read_key_footer,
 )
+from hudi_framework.errors import BloomFilterFormatError
 
 
 def test_dynamic_footer_entries() -> None:

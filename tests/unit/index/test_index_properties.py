@@ -13,7 +13,7 @@ from hudi_framework.contracts.index import (
     RECORD_KEY,
     RecordIndex,
 )
-from hudi_framework.index.bloom_filter import BloomFilterConfig
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig
 from hudi_framework.index.tagging import tag_locations
 from hudi_framework.testing.memory_storage import MemoryStorageBackend
 from hudi_index_bloom import BloomIndex, BloomIndexOptions, GlobalBloomIndex

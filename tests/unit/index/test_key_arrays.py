@@ -6,7 +6,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hudi_framework.index.key_arrays import (
+from hudi_framework.contracts.indexing.key_arrays import (
     as_key_array,
     from_java_order_bytes,
     in_java_range,

@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hudi_framework.index.murmur import (
+from hudi_framework.contracts.indexing.murmur import (
     PreparedKeys,
     bit_positions,
     hash_positions_scalar,

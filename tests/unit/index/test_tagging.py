@@ -17,8 +17,8 @@ from hudi_framework.contracts.index import (
     LookupTask,
     RecordIndex,
 )
+from hudi_framework.contracts.indexing.file_lookup import read_key_range, read_record_keys
 from hudi_framework.errors import RecordIndexError
-from hudi_framework.index.file_lookup import read_key_range, read_record_keys
 from hudi_framework.index.tagging import apply_locations, indexed_files, tag_locations
 from hudi_framework.layout.file_group import BaseFile, FileGroupId, FileSlice
 from hudi_framework.layout.naming import BaseFileName
@@ -189,7 +189,7 @@ def test_a_partitions_only_file_is_pruned_without_sorting(
     base_file: WriteBaseFile,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import hudi_framework.index.planning as planning
+    import hudi_framework.contracts.indexing.planning as planning
 
     def no_sorting(keys: pa.LargeStringArray) -> None:
         raise AssertionError("one file per partition needs no sorted keys")

@@ -8,8 +8,8 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.contracts.index import IndexedFile, LookupTask, RecordIndex
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig, BloomFilterType
 from hudi_framework.errors import PluginConfigError
-from hudi_framework.index.bloom_filter import BloomFilterConfig, BloomFilterType
 from hudi_framework.index.tasks import (
     files_from_arrow,
     files_to_arrow,

@@ -1,16 +1,17 @@
-"""The kernel helper: TableConfig -> KeyGenOptions -> a key generator from the registry."""
+"""The kernel helper: TableConfig -> TableKeySettings -> a key generator from the registry."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 import pytest
 
-from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, KeyGenOptions, TimeUnit
+from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, TimeUnit
 from hudi_framework.errors import InvalidConfigValueError, PluginConfigError, PluginError, UnknownComponentError
 from hudi_framework.plugin import ComponentRegistry, ComponentSpec, build_plugin_manager, hookimpl
 from hudi_framework.table.keys import build_key_generator, key_generator_options, typed_partition_fields
 from hudi_framework.table.table_config import TableConfig, new_table_config
 from hudi_framework.vocabulary import TimestampType, key_generator_component
+from hudi_keygen_builtin import KeyGenOptions
 
 
 @pytest.mark.parametrize(

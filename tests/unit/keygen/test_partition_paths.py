@@ -10,10 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hudi_framework.contracts.keygen import KeyGenOptions
+from hudi_framework.contracts.partition_path import DEFAULT_PARTITION_PATH, PartitionPathFormat
 from hudi_framework.errors import PartitionPathError
-from hudi_framework.layout.partition import DEFAULT_PARTITION_PATH, PartitionPathFormat
-from hudi_keygen_builtin import SimpleKeyGenerator
+from hudi_keygen_builtin import KeyGenOptions, SimpleKeyGenerator
 from tests.unit.keygen.conftest import MakeKeyGen
 
 TS = {"timestamp_type": "EPOCHMILLISECONDS", "output_date_format": "yyyy/MM/dd"}

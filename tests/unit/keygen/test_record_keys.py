@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hudi_framework.contracts.keygen import KeyGenOptions
 from hudi_framework.errors import DataError, InvalidRecordKeyError, KeyFieldError
-from hudi_keygen_builtin import ComplexKeyGenerator
+from hudi_keygen_builtin import ComplexKeyGenerator, KeyGenOptions
 from tests.unit.keygen.conftest import MakeKeyGen
 
 

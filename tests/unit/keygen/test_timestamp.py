@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hudi_framework.contracts.keygen import KeyGenOptions, TimestampKeyGenOptions
+from hudi_framework.contracts.keygen import TimestampKeyGenOptions
 from hudi_framework.errors import InvalidConfigValueError, InvalidPartitionValueError, KeyFieldError
-from hudi_keygen_builtin import TimestampBasedKeyGenerator
+from hudi_keygen_builtin import KeyGenOptions, TimestampBasedKeyGenerator
 from hudi_keygen_builtin.timestamp import TimestampFormatter
 
 UTC = dt.UTC

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hudi_framework.errors import UnsafePartitionPathError
-from hudi_framework.layout.partition import (
+from hudi_framework.contracts.partition_path import (
     DEFAULT_PARTITION_PATH,
     PartitionPathError,
     PartitionPathFormat,
@@ -19,7 +18,8 @@ from hudi_framework.layout.partition import (
     render_partition_value,
     unescape_path_name,
 )
-from hudi_framework.layout.reserved import segment_problem
+from hudi_framework.contracts.reserved_paths import segment_problem
+from hudi_framework.errors import UnsafePartitionPathError
 
 ESCAPED = "\x00\x01\x1f\"#%'*/:=?\\\x7f{[]^"
 

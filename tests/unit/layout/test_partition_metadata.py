@@ -10,8 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from hudi_framework.contracts.partition_path import PartitionPathError
 from hudi_framework.errors import StorageNotFoundError, UnsupportedFormatError
-from hudi_framework.layout.partition import PartitionPathError
 from hudi_framework.layout.partition_metadata import (
     PARTITION_METADATA_FILE,
     PartitionMetadata,

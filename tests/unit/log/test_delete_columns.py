@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hudi_framework.arrow.numpy_arrow import string_array
+from hudi_framework.contracts.arrays import string_array
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, PRESENT_COLUMNS_FIELD
 from hudi_framework.errors import LogBlockDecodeError
 from hudi_framework.log.blocks import BlockType, DeleteBlock, HeaderKey

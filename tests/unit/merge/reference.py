@@ -7,7 +7,7 @@ tests both the built-ins and the adapter.
 from __future__ import annotations
 
 from hudi_framework.contracts.merger import MergeContext, PerRecordMerger, RecordRow
-from hudi_framework.merge import compare_ordering_values
+from hudi_framework.contracts.merging import compare_ordering_values
 from hudi_framework.vocabulary import COMMIT_TIME_STRATEGY_ID, EVENT_TIME_STRATEGY_ID
 
 

@@ -9,8 +9,9 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, RECORD_KEY_FIELD, MergeContext, RecordMerger
+from hudi_framework.contracts.merging import commit_time_deletes
 from hudi_framework.errors import MergeError
-from hudi_framework.merge import commit_time_deletes, merge_with_base, project_to_schema
+from hudi_framework.merge import merge_with_base, project_to_schema
 from hudi_framework.merge.align import append_rows
 from tests.unit.merge.helpers import picked, table
 

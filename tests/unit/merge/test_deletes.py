@@ -8,7 +8,8 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, SUPERSEDES_OLDER_FIELD, MergeContext, RecordMerger
-from hudi_framework.merge import commit_time_deletes, delete_mask, merge_with_base, supersedes_mask, with_flags
+from hudi_framework.contracts.merging import commit_time_deletes, delete_mask, supersedes_mask, with_flags
+from hudi_framework.merge import merge_with_base
 from tests.unit.merge.helpers import picked, table
 
 STORED = table([{"key": "k", "ts": 5, "name": "stored"}])

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hudi_framework.contracts.merging import compare_ordering_values, newer_wins
 from hudi_framework.errors import MergeError, OrderingTypeError
-from hudi_framework.merge import compare_ordering_values, newer_wins
 from hudi_framework.testing.merger_contract import ORDERING_TYPES
 
 UTC = dt.UTC

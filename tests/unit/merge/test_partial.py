@@ -1,4 +1,4 @@
-"""Column-wise merging of partial rows (hudi_framework.merge.partial), against a per-record model."""
+"""Column-wise merging of partial rows (hudi_framework.contracts.merging.partial), against a per-record model."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hudi_framework.contracts.merger import PRESENT_COLUMNS_FIELD, MergeContext, RecordMerger
+from hudi_framework.contracts.merging.flags import drop_flags
+from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs, presence_value, present_mask
+from hudi_framework.contracts.merging.precombine import reduce_by_key
 from hudi_framework.merge import merge_with_base
-from hudi_framework.merge.flags import drop_flags
-from hudi_framework.merge.partial import mark_partial, merge_pairs, presence_value, present_mask
-from hudi_framework.merge.precombine import reduce_by_key
 from hudi_merger_builtin import CommitTimeOrderingMerger, EventTimeOrderingMerger
 
 KEY = "_hoodie_record_key"

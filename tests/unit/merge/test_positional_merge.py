@@ -11,10 +11,10 @@ import pyarrow.compute as pc
 import pytest
 
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, RECORD_KEY_FIELD, MergeContext, RecordMerger
+from hudi_framework.contracts.merging.ordering import as_mask
 from hudi_framework.errors import MergeError
 from hudi_framework.merge import merge_with_base
 from hudi_framework.merge.align import gather
-from hudi_framework.merge.ordering import as_mask
 from hudi_framework.read.log_records import log_schema
 from hudi_framework.read.merged import _merge_part
 from hudi_framework.read.merged_task import InstantValidity, MergedReadTask

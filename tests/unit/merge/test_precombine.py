@@ -15,8 +15,8 @@ from hudi_framework.contracts.merger import (
     RecordMerger,
     RecordRow,
 )
+from hudi_framework.contracts.merging.precombine import has_duplicate_keys, key_codes, reduce_by_key
 from hudi_framework.errors import MergeError
-from hudi_framework.merge import has_duplicate_keys, key_codes, reduce_by_key
 from tests.unit.merge.helpers import picked, table
 from tests.unit.merge.reference import DeleteOnTieMerger, RecordEventTimeMerger
 

@@ -9,9 +9,9 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, RECORD_KEY_FIELD, MergeContext, RecordMerger
+from hudi_framework.contracts.merging.ordering import BoolMask
 from hudi_framework.errors import MergeError
 from hudi_framework.merge import merge_with_base
-from hudi_framework.merge.ordering import BoolMask
 from hudi_framework.read.merged import _merge_part
 from tests.unit.merge.test_positional_merge import SCHEMA, _base, _logs, _task
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hudi_framework.contracts.partition_path import PartitionPathFormat
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.layout.partition import PartitionPathFormat
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.model.schema import arrow_to_avro, avro_json
 from hudi_framework.table.table import HudiTable

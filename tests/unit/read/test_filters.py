@@ -9,8 +9,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from hudi_framework.contracts.partition_path import PartitionPathFormat
 from hudi_framework.errors import InvalidFilterError
-from hudi_framework.layout.partition import PartitionPathFormat
 from hudi_framework.read.filters import normalize_filters, prune_partitions, restrict, to_expression
 
 ROWS = pa.table(

@@ -167,7 +167,7 @@ def test_only_pending_compactions_run(copy_table: CopyTable) -> None:
 
 
 def test_compaction_carries_the_base_bloom_filter(tmp_path: Path) -> None:
-    from hudi_framework.index.footer import read_key_footer
+    from hudi_framework.contracts.indexing.footer import read_key_footer
     from hudi_framework.table.table_config import new_table_config
     from hudi_framework.write.client import WriteClient
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pytest
 
+from hudi_framework.contracts.data_files import checked_batches, data_file_errors, is_content_error
 from hudi_framework.errors import BloomFilterFormatError, CorruptDataFileError, StorageNotFoundError
-from hudi_framework.storage.data_files import checked_batches, data_file_errors, is_content_error
 from hudi_framework.testing import MemoryStorageBackend
 
 

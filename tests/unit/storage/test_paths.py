@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from hudi_framework.contracts.storage_paths import join_key, relative_key, safe_join, uri_scheme, validate_key
 from hudi_framework.errors import InvalidStorageKeyError
-from hudi_framework.storage.paths import join_key, relative_key, safe_join, uri_scheme, validate_key
 from hudi_framework.testing import UNSAFE_KEYS
 
 ROOTS = ["/data/table", "s3://bucket/warehouse/table", "s3a://bucket", "memory://t/x"]

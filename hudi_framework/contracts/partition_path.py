@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.reserved_paths import RESERVED_SEGMENT_RE2, path_problem
 from hudi_framework.errors import PartitionPathError as PartitionPathError  # re-exported
 from hudi_framework.errors import UnsafePartitionPathError
-from hudi_framework.layout.reserved import RESERVED_SEGMENT_RE2, path_problem
 
 #: What Java writes for a null or empty partition value (``PartitionPathEncodeUtils``).
 DEFAULT_PARTITION_PATH = "__HIVE_DEFAULT_PARTITION__"

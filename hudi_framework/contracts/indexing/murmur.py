@@ -25,7 +25,7 @@ from typing import Final, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from hudi_framework.index.key_arrays import KeysLike, as_key_array, utf8_buffers
+from hudi_framework.contracts.indexing.key_arrays import KeysLike, as_key_array, utf8_buffers
 
 _M: Final = 0x5BD1E995
 _M32: Final = np.uint32(_M)

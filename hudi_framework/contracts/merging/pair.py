@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from hudi_framework.arrow.numpy_arrow import indices as positions
+from hudi_framework.contracts.arrays import indices as positions
+from hudi_framework.contracts.merging.flags import delete_mask, set_bool_column, supersedes_mask
+from hudi_framework.contracts.merging.ordering import BoolMask, newer_wins
 from hudi_framework.errors import MergeError
-from hudi_framework.merge.flags import delete_mask, set_bool_column, supersedes_mask
-from hudi_framework.merge.ordering import BoolMask, newer_wins
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.merger import MergeContext
+    from hudi_framework.contracts.merge_context import MergeContext
 
 __all__ = ["AlignedPair", "decode_dictionaries", "unify_tables"]
 
@@ -126,7 +126,7 @@ class AlignedPair:
         return older, newer
 
     def newer_wins(self, ctx: MergeContext) -> BoolMask:
-        """Rows whose newer ordering value is >= the older one (see :func:`~hudi_framework.merge.newer_wins`).
+        """Rows whose newer ordering value is >= the older one (see :func:`~.ordering.newer_wins`).
 
         Args:
             ctx: The merge context naming the ordering fields.

@@ -26,13 +26,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import from_numpy, repeated_string
-from hudi_framework.merge.flags import delete_mask
-from hudi_framework.merge.ordering import BoolMask, as_mask
-from hudi_framework.merge.pair import AlignedPair
+from hudi_framework.contracts.arrays import from_numpy, repeated_string
+from hudi_framework.contracts.merging.flags import delete_mask
+from hudi_framework.contracts.merging.ordering import BoolMask, as_mask
+from hudi_framework.contracts.merging.pair import AlignedPair
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.merger import MergeContext, RecordMerger
+    from hudi_framework.contracts.merge_context import BatchMerger, MergeContext
 
 __all__ = ["fill_then_merge", "has_partial_rows", "mark_partial", "merge_pairs", "presence_value", "present_mask"]
 
@@ -110,7 +110,7 @@ def _fill(rows: pa.Table, column: str, fill: BoolMask, source: pa.ChunkedArray) 
     return rows.set_column(index, rows.field(index), pc.if_else(from_numpy(fill), source, current))
 
 
-def merge_pairs(merger: RecordMerger, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+def merge_pairs(merger: BatchMerger, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
     """``merger.merge(older, newer, ctx)``, or ``merger.partial_merge`` where either side holds partial rows.
 
     Args:
@@ -128,7 +128,7 @@ def merge_pairs(merger: RecordMerger, older: pa.Table, newer: pa.Table, ctx: Mer
     return merger.partial_merge(older, newer, ctx)
 
 
-def fill_then_merge(merger: RecordMerger, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+def fill_then_merge(merger: BatchMerger, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
     """Apache Hudi 1.1's ``partialMerge``: fill each live version's missing columns from the other, then merge.
 
     The default of :meth:`RecordMerger.partial_merge` (see the module docstring for the rules).

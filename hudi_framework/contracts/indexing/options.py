@@ -8,7 +8,7 @@ from pydantic import Field
 from typing_extensions import override
 
 from hudi_framework.contracts.index import RecordIndex
-from hudi_framework.index.bloom_filter import BloomFilterConfig
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig
 
 
 class IndexOptions(BloomFilterConfig):

@@ -2,7 +2,7 @@
 
 A subclass supplies one acquisition attempt (:meth:`LeasedLockProvider._attempt`), whether it holds a
 lease token (:meth:`LeasedLockProvider._has_token`) and :meth:`~LockProvider.unlock`; the
-:class:`~hudi_framework.lock.lease.LeaseKeeper` decides whether a held lease is still valid.
+:class:`~hudi_framework.contracts.lease.LeaseKeeper` decides whether a held lease is still valid.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from abc import abstractmethod
 
 from typing_extensions import override
 
+from hudi_framework.contracts.lease import LeaseKeeper
 from hudi_framework.contracts.lock import LockProvider
-from hudi_framework.lock.lease import LeaseKeeper
 
 __all__ = ["LeasedLockProvider"]
 

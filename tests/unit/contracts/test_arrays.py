@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from hudi_framework.arrow.numpy_arrow import (
+from hudi_framework.contracts.arrays import (
     from_numpy,
     indices,
     python_array,

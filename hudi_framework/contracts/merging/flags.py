@@ -14,11 +14,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import from_numpy
-from hudi_framework.merge.ordering import BoolMask, as_mask
+from hudi_framework.contracts.arrays import from_numpy
+from hudi_framework.contracts.merging.ordering import BoolMask, as_mask
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.merger import MergeContext
+    from hudi_framework.contracts.merge_context import MergeContext
 
 __all__ = [
     "commit_time_deletes",

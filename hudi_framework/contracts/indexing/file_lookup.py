@@ -14,12 +14,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_framework.arrow.numpy_arrow import repeated_string
+from hudi_framework.contracts.arrays import repeated_string
+from hudi_framework.contracts.data_files import open_parquet
 from hudi_framework.contracts.index import LOOKUP_SCHEMA, RECORD_KEY, IndexedFile
+from hudi_framework.contracts.indexing.footer import read_key_footer
+from hudi_framework.contracts.indexing.key_arrays import as_key_array
 from hudi_framework.errors import RecordIndexError
-from hudi_framework.index.footer import read_key_footer
-from hudi_framework.index.key_arrays import as_key_array
-from hudi_framework.storage.data_files import open_parquet
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import LookupTask

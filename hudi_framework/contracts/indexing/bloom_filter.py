@@ -1,7 +1,7 @@
 """Apache Hudi's bloom filters, ``SIMPLE`` and ``DYNAMIC_V0``, byte for byte (hudi-format.md 5.3).
 
 A filter is a matrix of bit rows (one row for ``SIMPLE``). Keys are added and probed in batches:
-every key's ``nbHash`` bit positions come from :class:`~hudi_framework.index.murmur.PreparedKeys`,
+every key's ``nbHash`` bit positions come from :class:`~hudi_framework.contracts.indexing.murmur.PreparedKeys`,
 and setting or testing bits is numpy fancy indexing on a boolean matrix, so no Python code runs
 per key. Serialisation packs each row LSB first, as Hadoop's ``BloomFilter.write`` does.
 
@@ -29,9 +29,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
+from hudi_framework.contracts.indexing.key_arrays import KeysLike, as_key_array
+from hudi_framework.contracts.indexing.murmur import U32, PreparedKeys, bit_positions
 from hudi_framework.errors import BloomFilterFormatError
-from hudi_framework.index.key_arrays import KeysLike, as_key_array
-from hudi_framework.index.murmur import U32, PreparedKeys, bit_positions
 
 #: ``InternalFilter.VERSION``: the first int of every serialised filter header.
 _VERSION: Final = -1

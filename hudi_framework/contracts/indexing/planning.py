@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.contracts.index import PARTITION_PATH, RECORD_KEY, IndexedFile, LookupTask
+from hudi_framework.contracts.indexing.key_arrays import as_key_array, in_java_range, java_order_bytes, java_sort_keys
 from hudi_framework.errors import RecordIndexError
-from hudi_framework.index.key_arrays import as_key_array, in_java_range, java_order_bytes, java_sort_keys
 
 
 def incoming_columns(incoming: pa.Table) -> tuple[pa.LargeStringArray, pa.LargeStringArray]:

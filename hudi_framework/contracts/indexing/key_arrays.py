@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous
+from hudi_framework.contracts.arrays import contiguous
 
 #: UTF-8 bytes -> bytes whose lexicographic order is Java's ``String.compareTo`` order.
 _TO_JAVA: Final = bytes(

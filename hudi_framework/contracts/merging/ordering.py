@@ -27,7 +27,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import to_numpy
+from hudi_framework.contracts.arrays import to_numpy
 from hudi_framework.errors import OrderingTypeError
 
 __all__ = ["BoolMask", "as_mask", "compare_ordering_values", "newer_wins"]

@@ -18,16 +18,16 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.arrow.numpy_arrow import contiguous, to_numpy
-from hudi_framework.arrow.numpy_arrow import indices as positions
+from hudi_framework.contracts.arrays import contiguous, to_numpy
+from hudi_framework.contracts.arrays import indices as positions
+from hudi_framework.contracts.merging.flags import with_flags
+from hudi_framework.contracts.merging.ordering import as_mask
+from hudi_framework.contracts.merging.pair import unify_tables
+from hudi_framework.contracts.merging.partial import merge_pairs
 from hudi_framework.errors import MergeError
-from hudi_framework.merge.flags import with_flags
-from hudi_framework.merge.ordering import as_mask
-from hudi_framework.merge.pair import unify_tables
-from hudi_framework.merge.partial import merge_pairs
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.merger import MergeContext, RecordMerger
+    from hudi_framework.contracts.merge_context import BatchMerger, MergeContext
 
 __all__ = ["has_duplicate_keys", "key_codes", "reduce_by_key"]
 
@@ -75,7 +75,7 @@ def _group_bounds(groups: IntVector) -> tuple[IntVector, IntVector]:
     return starts, sizes
 
 
-def _check_keys(merged: pa.Table, older: pa.Table, merger: RecordMerger, ctx: MergeContext) -> None:
+def _check_keys(merged: pa.Table, older: pa.Table, merger: BatchMerger, ctx: MergeContext) -> None:
     if merged.num_rows != older.num_rows:
         raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {older.num_rows} pairs")
     key = ctx.record_key_field
@@ -84,7 +84,7 @@ def _check_keys(merged: pa.Table, older: pa.Table, merger: RecordMerger, ctx: Me
         raise MergeError(f"{type(merger).__name__}.merge changed the record key of {int((~same).sum())} row(s)")
 
 
-def reduce_by_key(merger: RecordMerger, batch: pa.Table, ctx: MergeContext) -> pa.Table:
+def reduce_by_key(merger: BatchMerger, batch: pa.Table, ctx: MergeContext) -> pa.Table:
     """Combine ``batch`` to one row per key by reducing duplicates with ``merger.merge``.
 
     This is the default :meth:`~hudi_framework.contracts.merger.RecordMerger.combine`.

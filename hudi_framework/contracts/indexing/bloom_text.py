@@ -25,8 +25,7 @@ from typing import Any, Final, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from hudi_framework.errors import BloomFilterFormatError
-from hudi_framework.index.bloom_filter import (
+from hudi_framework.contracts.indexing.bloom_filter import (
     DYNAMIC_HEADER,
     FILTER_HEADER,
     MURMUR_HASH,
@@ -38,8 +37,9 @@ from hudi_framework.index.bloom_filter import (
     key_bit_positions,
     read_filter_header,
 )
-from hudi_framework.index.key_arrays import KeysLike
-from hudi_framework.index.murmur import U32
+from hudi_framework.contracts.indexing.key_arrays import KeysLike
+from hudi_framework.contracts.indexing.murmur import U32
+from hudi_framework.errors import BloomFilterFormatError
 
 _T = TypeVar("_T", bound=np.generic)
 _Index = npt.NDArray[np.signedinteger[Any]]
@@ -173,8 +173,9 @@ def _checked_base64(text: str | bytes) -> bytes:
 class SerializedBloom:
     """A ``SIMPLE`` or ``DYNAMIC_V0`` filter as its validated ``serializeToString()`` text.
 
-    Build one with :meth:`parse`. Attributes mirror :class:`~hudi_framework.index.bloom_filter.BloomFilter`'s
-    properties; ``text`` is the standard, padded base64 (ASCII bytes).
+    Build one with :meth:`parse`. Attributes mirror
+    :class:`~hudi_framework.contracts.indexing.bloom_filter.BloomFilter`'s properties; ``text`` is the
+    standard, padded base64 (ASCII bytes).
     """
 
     text: bytes

@@ -14,10 +14,10 @@ from typing import Final
 
 import pyarrow.parquet as pq
 
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
+from hudi_framework.contracts.indexing.bloom_text import SerializedBloom
+from hudi_framework.contracts.indexing.key_arrays import KeysLike, as_key_array, java_min_max
 from hudi_framework.errors import BloomFilterFormatError
-from hudi_framework.index.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
-from hudi_framework.index.bloom_text import SerializedBloom
-from hudi_framework.index.key_arrays import KeysLike, as_key_array, java_min_max
 
 #: The serialised (base64) bloom filter.
 BLOOM_FILTER_KEY: Final = b"org.apache.hudi.bloomfilter"

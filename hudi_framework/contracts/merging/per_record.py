@@ -6,17 +6,17 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from hudi_framework.contracts.merging.flags import delete_mask, set_bool_column
+from hudi_framework.contracts.merging.pair import AlignedPair
 from hudi_framework.errors import MergeError
-from hudi_framework.merge.flags import delete_mask, set_bool_column
-from hudi_framework.merge.pair import AlignedPair
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.merger import MergeContext, PerRecordMerger, RecordRow
+    from hudi_framework.contracts.merge_context import MergeContext, RecordRow, RecordWiseMerger
 
 __all__ = ["merge_per_record"]
 
 
-def merge_per_record(merger: PerRecordMerger, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
+def merge_per_record(merger: RecordWiseMerger, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
     """Merge aligned tables by calling ``merger.merge_record`` on each pair of rows.
 
     The kernel, not the merger, owns the flag columns: inputs get them computed before the call,
