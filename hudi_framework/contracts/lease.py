@@ -15,6 +15,8 @@ import threading
 import time
 from collections.abc import Callable
 
+__all__ = ["LeaseKeeper", "Renewal"]
+
 _log = logging.getLogger(__name__)
 
 #: A renewal: returns False when the lease is definitively gone (taken over, released by someone

@@ -26,6 +26,16 @@ from hudi_framework.contracts.reserved_paths import RESERVED_SEGMENT_RE2, path_p
 from hudi_framework.errors import PartitionPathError as PartitionPathError  # re-exported
 from hudi_framework.errors import UnsafePartitionPathError
 
+__all__ = [
+    "DEFAULT_PARTITION_PATH",
+    "DEPRECATED_DEFAULT_PARTITION_PATH",
+    "PartitionPathFormat",
+    "check_partition_path",
+    "escape_path_name",
+    "render_partition_value",
+    "unescape_path_name",
+]
+
 #: What Java writes for a null or empty partition value (``PartitionPathEncodeUtils``).
 DEFAULT_PARTITION_PATH = "__HIVE_DEFAULT_PARTITION__"
 #: What Hudi before 0.12 wrote instead; Java readers still recognise it, this module does not.

@@ -12,6 +12,8 @@ import re
 
 from hudi_framework.errors import InvalidStorageKeyError
 
+__all__ = ["join_key", "relative_key", "safe_join", "uri_scheme", "validate_key"]
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

@@ -27,20 +27,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 #: the way (the merge kernels contracts.merger calls, the bloom filter config and file slice
 #: contracts.index names, the key check contracts.storage runs). They are the only exceptions, as
 #: (importing module, imported module); delete the set when that work is merged.
-CONTRACTS_WORK_IN_PROGRESS: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("hudi_framework.contracts.index", "hudi_framework.index"),
-        ("hudi_framework.contracts.index", "hudi_framework.contracts.indexing.bloom_filter"),
-        ("hudi_framework.contracts.index", "hudi_framework.layout"),
-        ("hudi_framework.contracts.index", "hudi_framework.layout.file_group"),
-        ("hudi_framework.contracts.merger", "hudi_framework.merge"),
-        ("hudi_framework.contracts.merger", "hudi_framework.contracts.merging.partial"),
-        ("hudi_framework.contracts.merger", "hudi_framework.contracts.merging.per_record"),
-        ("hudi_framework.contracts.merger", "hudi_framework.contracts.merging.precombine"),
-        ("hudi_framework.contracts.storage", "hudi_framework.storage"),
-        ("hudi_framework.contracts.storage", "hudi_framework.contracts.storage_paths"),
-    }
-)
+CONTRACTS_WORK_IN_PROGRESS: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True)

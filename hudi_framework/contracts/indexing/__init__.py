@@ -8,3 +8,5 @@ the key footer Apache Hudi writes in every base file (:mod:`.footer`, with its b
 contract (:mod:`hudi_framework.contracts.index`) can use the bloom filter sizing without loading the
 parts that use the contract.
 """
+
+__all__ = []

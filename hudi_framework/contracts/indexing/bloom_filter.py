@@ -33,6 +33,21 @@ from hudi_framework.contracts.indexing.key_arrays import KeysLike, as_key_array
 from hudi_framework.contracts.indexing.murmur import U32, PreparedKeys, bit_positions
 from hudi_framework.errors import BloomFilterFormatError
 
+__all__ = [
+    "DYNAMIC_HEADER",
+    "FILTER_HEADER",
+    "MURMUR_HASH",
+    "BloomFilter",
+    "BloomFilterConfig",
+    "BloomFilterType",
+    "RowCursor",
+    "bloom_size",
+    "checked_keys",
+    "filter_header",
+    "key_bit_positions",
+    "read_filter_header",
+]
+
 #: ``InternalFilter.VERSION``: the first int of every serialised filter header.
 _VERSION: Final = -1
 #: Hadoop ``Hash.MURMUR_HASH``; the only hash type Apache Hudi writes.

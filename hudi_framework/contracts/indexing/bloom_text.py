@@ -41,6 +41,8 @@ from hudi_framework.contracts.indexing.key_arrays import KeysLike
 from hudi_framework.contracts.indexing.murmur import U32
 from hudi_framework.errors import BloomFilterFormatError
 
+__all__ = ["SerializedBloom"]
+
 _T = TypeVar("_T", bound=np.generic)
 _Index = npt.NDArray[np.signedinteger[Any]]
 

@@ -26,6 +26,17 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.storage import StorageBackend
 
+__all__ = [
+    "empty_locations",
+    "locations_table",
+    "open_base_file",
+    "present_keys",
+    "read_footer_facts",
+    "read_key_range",
+    "read_record_keys",
+    "virtual_key_lookup",
+]
+
 
 @contextmanager
 def open_base_file(storage: StorageBackend, file: IndexedFile) -> Iterator[pq.ParquetFile]:

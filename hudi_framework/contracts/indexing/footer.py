@@ -19,6 +19,17 @@ from hudi_framework.contracts.indexing.bloom_text import SerializedBloom
 from hudi_framework.contracts.indexing.key_arrays import KeysLike, as_key_array, java_min_max
 from hudi_framework.errors import BloomFilterFormatError
 
+__all__ = [
+    "BLOOM_FILTER_KEY",
+    "BLOOM_FILTER_TYPE_CODE_KEY",
+    "LEGACY_BLOOM_FILTER_KEY",
+    "MAX_RECORD_KEY_KEY",
+    "MIN_RECORD_KEY_KEY",
+    "KeyFooter",
+    "bloom_footer_metadata",
+    "read_key_footer",
+]
+
 #: The serialised (base64) bloom filter.
 BLOOM_FILTER_KEY: Final = b"org.apache.hudi.bloomfilter"
 #: The same, as written before the project moved to Apache; still read.

@@ -23,6 +23,17 @@ import pyarrow.compute as pc
 
 from hudi_framework.contracts.arrays import contiguous
 
+__all__ = [
+    "KeysLike",
+    "as_key_array",
+    "from_java_order_bytes",
+    "in_java_range",
+    "java_min_max",
+    "java_order_bytes",
+    "java_sort_keys",
+    "utf8_buffers",
+]
+
 #: UTF-8 bytes -> bytes whose lexicographic order is Java's ``String.compareTo`` order.
 _TO_JAVA: Final = bytes(
     {0xEE: 0xF3, 0xEF: 0xF4, 0xF0: 0xEE, 0xF1: 0xEF, 0xF2: 0xF0, 0xF3: 0xF1, 0xF4: 0xF2}.get(b, b) for b in range(256)

@@ -27,6 +27,8 @@ import numpy.typing as npt
 
 from hudi_framework.contracts.indexing.key_arrays import KeysLike, as_key_array, utf8_buffers
 
+__all__ = ["U32", "PreparedKeys", "bit_positions", "hash_positions_scalar", "murmur_hash", "murmur_hash_scalar"]
+
 _M: Final = 0x5BD1E995
 _M32: Final = np.uint32(_M)
 _MASK: Final = 0xFFFFFFFF

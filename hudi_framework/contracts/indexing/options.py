@@ -10,6 +10,8 @@ from typing_extensions import override
 from hudi_framework.contracts.index import RecordIndex
 from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig
 
+__all__ = ["IndexOptions", "OptionsBackedIndex", "OptionsT"]
+
 
 class IndexOptions(BloomFilterConfig):
     """Options every shipped index takes.

@@ -20,6 +20,8 @@ from hudi_framework.contracts.index import PARTITION_PATH, RECORD_KEY, IndexedFi
 from hudi_framework.contracts.indexing.key_arrays import as_key_array, in_java_range, java_order_bytes, java_sort_keys
 from hudi_framework.errors import RecordIndexError
 
+__all__ = ["SortedKeys", "distinct_partitions", "incoming_columns", "keys_by_partition", "plan_lookups"]
+
 
 def incoming_columns(incoming: pa.Table) -> tuple[pa.LargeStringArray, pa.LargeStringArray]:
     """The record keys and partition paths of incoming records, validated.
