@@ -1,4 +1,4 @@
-"""The table service contract (compaction, cleaning; clustering and archival to come).
+"""The table service contract (compaction, cleaning).
 
 A table service plans work as a requested instant (:meth:`TableService.schedule`) and executes it
 later (:meth:`TableService.execute`). The split of work:
@@ -9,7 +9,9 @@ later (:meth:`TableService.execute`). The split of work:
   ``services.clean``: the fields the kernel does not read itself);
 * the **kernel** owns the machinery and hands it over as a :class:`TableServiceHost`, bound to one
   table and the session's settings: timeline facts, file listings, plan files, slice merging,
-  base-file writing, completing instants, the table lock.
+  base-file writing, completing instants, the table lock. It also decides *when* a service runs
+  after a commit (the triggers: ``services.compaction.inline``, ``max_delta_commits``...,
+  ``services.clean.automatic``, ``max_commits``).
 
 The kernel looks services up by the name its settings give (``services.compaction.service``,
 ``services.clean.service``), so another plugin can replace a built-in one on the same contract.

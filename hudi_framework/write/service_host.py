@@ -239,13 +239,17 @@ class ServiceHost(TableServiceHost):
 def table_service_host(table: HudiTable | TableServiceHost, settings: HudiSettings | None = None) -> TableServiceHost:
     """The host a table service works on: ``table`` bound to ``settings`` (defaults otherwise).
 
-    A host is returned as it is, so a service can accept either (the kernel always passes a host;
-    users may call a service with a table).
+    A host is returned as it is (``settings`` must then be None: the host has its own), so a
+    service can accept either (the kernel always passes a host; users may call a service with a
+    table).
 
     Raises:
+        ConfigError: ``settings`` given with a host.
         TableError: ``table`` is neither a ``HudiTable`` nor a ``TableServiceHost``.
     """
     if isinstance(table, TableServiceHost):
+        if settings is not None:
+            raise ConfigError("a TableServiceHost is bound to its settings already; give settings with a HudiTable")
         return table
     if isinstance(table, HudiTable):
         return ServiceHost(table, settings)

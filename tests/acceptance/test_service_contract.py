@@ -16,11 +16,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from hudi_framework import open_table_service
+from hudi_framework import open_table_service, table_service_host
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.compaction import CandidateT
 from hudi_framework.contracts.service import TableService, TableServiceHost
-from hudi_framework.errors import PluginConfigError
+from hudi_framework.errors import ConfigError, PluginConfigError, TableError
 from hudi_framework.plugin import ComponentKind, ComponentRegistry, ComponentSpec, build_plugin_manager, hookimpl
 from hudi_framework.read.reader import read_table
 from hudi_framework.services.compaction_plan import decode_compaction_plan
@@ -155,3 +155,15 @@ def test_a_compaction_service_of_another_plugin_runs_inline_by_name(tmp_path: Pa
     service, host = open_table_service(table, inline, "compaction")
     assert isinstance(service, _OneGroupCompaction)
     assert service.schedule(host) is not None
+
+
+def test_a_host_is_bound_to_one_table_and_its_settings(tmp_path: Path) -> None:
+    config = new_table_config("t", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"])
+    table = HudiTable.create(str(tmp_path / "t"), config)
+    host = table_service_host(table, HudiSettings())
+    assert table_service_host(host) is host
+    assert host.base_uri == table.base_uri
+    with pytest.raises(ConfigError, match="bound to its settings"):
+        table_service_host(host, HudiSettings())
+    with pytest.raises(TableError, match="got str"):
+        table_service_host("not a table")  # type: ignore[arg-type]
