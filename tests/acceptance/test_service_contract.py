@@ -167,3 +167,12 @@ def test_a_host_is_bound_to_one_table_and_its_settings(tmp_path: Path) -> None:
         table_service_host(host, HudiSettings())
     with pytest.raises(TableError, match="got str"):
         table_service_host("not a table")  # type: ignore[arg-type]
+
+
+def test_an_option_the_service_does_not_take_is_refused(tmp_path: Path) -> None:
+    config = new_table_config("t", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"])
+    table = HudiTable.create(str(tmp_path / "t"), config)
+    odd = HudiSettings(services={"compaction": {"strategy": {"name": "unbounded", "options": {"budget": 1}}}})  # type: ignore[arg-type]
+    with pytest.raises(PluginConfigError, match=r"strategy\.options") as info:
+        open_table_service(table, odd, "compaction")
+    assert info.value.field_path == "services.compaction"
