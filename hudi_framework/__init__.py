@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from hudi_framework.read.log_records import CorruptLogBlockWarning
     from hudi_framework.read.options import ReadOptions
     from hudi_framework.read.reader import read_batches, read_table
-    from hudi_framework.services.inline import ServiceRun
     from hudi_framework.table.keys import build_key_generator
     from hudi_framework.table.table import HudiTable
     from hudi_framework.table.table_config import TableConfig, new_table_config
@@ -52,6 +51,8 @@ if TYPE_CHECKING:
         restore_to_savepoint,
         rollback_latest_commit,
     )
+    from hudi_framework.write.service_host import open_table_service, table_service_host
+    from hudi_framework.write.table_services import ServiceRun
 
 __all__ = [
     "Action",
@@ -93,11 +94,13 @@ __all__ = [
     "inspect_log_blocks",
     "list_savepoints",
     "new_table_config",
+    "open_table_service",
     "read_batches",
     "read_table",
     "restore_to_savepoint",
     "rollback_latest_commit",
     "run_job",
+    "table_service_host",
     "truncate_log_tail",
 ]
 
@@ -124,7 +127,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "RestoreResult": "hudi_framework.write.savepoint",
     "RollbackResult": "hudi_framework.write.rollback",
     "Savepoint": "hudi_framework.write.savepoint",
-    "ServiceRun": "hudi_framework.services.inline",
+    "ServiceRun": "hudi_framework.write.table_services",
     "State": "hudi_framework.timeline.instant",
     "TableConfig": "hudi_framework.table.table_config",
     "TableType": "hudi_framework.vocabulary",
@@ -143,11 +146,13 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "inspect_log_blocks": "hudi_framework.read.log_inspection",
     "list_savepoints": "hudi_framework.write.savepoint",
     "new_table_config": "hudi_framework.table.table_config",
+    "open_table_service": "hudi_framework.write.service_host",
     "read_batches": "hudi_framework.read.reader",
     "read_table": "hudi_framework.read.reader",
     "restore_to_savepoint": "hudi_framework.write.savepoint",
     "rollback_latest_commit": "hudi_framework.write.savepoint",
     "run_job": "hudi_framework.jobs.runner",
+    "table_service_host": "hudi_framework.write.service_host",
     "truncate_log_tail": "hudi_framework.write.log_repair",
 }
 

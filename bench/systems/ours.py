@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from bench.dataset import EVENT_TIME, KEY, PARTITION
 from bench.step import Step, StepContext
+from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.read.reader import read_table
@@ -134,10 +135,10 @@ def small_upsert(ctx: StepContext) -> dict[str, Any]:
 
 def compaction(ctx: StepContext) -> dict[str, Any]:
     table = HudiTable.open(_path(ctx))
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings(table)})
-    instant = service.schedule(table)
+    service, host = open_table_service(table, settings(table), "compaction")
+    instant = service.schedule(host)
     if instant is not None:
-        service.execute(table.reload(), instant)
+        service.execute(host, instant)
     return {"instant": instant}
 
 

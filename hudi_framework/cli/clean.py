@@ -1,9 +1,10 @@
 """``hudi-fw clean run|show``: cleaning from the shell.
 
-``run`` goes through the ``clean`` table service plugin found in the registry: it finishes pending
-cleans, then plans a clean with the configured policy and executes it (an explicit run does not wait
-for ``hoodie.clean.max.commits``). Settings come from an optional config file (``--config``) and
-``HUDI_*`` variables plus Apache Hudi options (``--option hoodie.cleaner.commits.retained=5``).
+``run`` goes through the cleaning service plugin found in the registry (``services.clean.service``):
+it finishes pending cleans, then plans a clean with the configured policy and executes it (an
+explicit run does not wait for ``hoodie.clean.max.commits``). Settings come from an optional config
+file (``--config``) and ``HUDI_*`` variables plus Apache Hudi options
+(``--option hoodie.cleaner.commits.retained=5``).
 ``show`` reads clean instants directly.
 """
 
@@ -19,7 +20,6 @@ from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.cli.service_cli import build_service
 from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.services.clean_plan import CleanerPlan, decode_cleaner_plan
-from hudi_framework.services.inline import CLEAN_SERVICE
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.clean_metadata import CleanMetadata, decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant, State
@@ -115,13 +115,13 @@ def run(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) -> No
     """Finish pending cleans, then plan and execute a clean with the configured policy."""
     settings = settings_from(config, option)
     table = open_table(path, settings)
-    service = build_service(table, settings, CLEAN_SERVICE)
+    service, host = build_service(table, settings, "clean")
     todo = [i.requested_time for i in table.timeline.pending({Action.CLEAN})]
     for inst in todo:
-        service.execute(table, inst)
-    scheduled = service.schedule(table)
+        service.execute(host, inst)
+    scheduled = service.schedule(host)
     if scheduled is not None:
-        service.execute(table, scheduled)
+        service.execute(host, scheduled)
         todo.append(scheduled)
     console = make_console()
     if not todo:

@@ -1,8 +1,9 @@
 """``hudi-fw compaction schedule|run|show``: merge-on-read compaction from the shell.
 
-The commands go through the ``compaction`` table service plugin found in the registry, so they work
-with whichever implementation is installed. Settings come from an optional config file (``--config``)
-and ``HUDI_*`` variables plus Apache Hudi options (``--option hoodie.compaction.strategy=...``).
+The commands go through the compaction service plugin found in the registry
+(``services.compaction.service``), so they work with whichever implementation is installed.
+Settings come from an optional config file (``--config``) and ``HUDI_*`` variables plus Apache Hudi
+options (``--option hoodie.compaction.strategy=...``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,8 @@ from rich.table import Table
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.cli.service_cli import build_service
 from hudi_framework.cli.service_cli import console as make_console
-from hudi_framework.services.compaction_plan import (
-    TOTAL_IO_MB,
-    TOTAL_LOG_FILES_SIZE,
-    CompactionPlan,
-    decode_compaction_plan,
-)
-from hudi_framework.services.inline import COMPACTION_SERVICE
+from hudi_framework.contracts.compaction import TOTAL_IO_MB, TOTAL_LOG_FILES_SIZE
+from hudi_framework.services.compaction_plan import CompactionPlan, decode_compaction_plan
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant, State
 
@@ -138,7 +134,8 @@ def schedule(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None) 
     """Write a compaction plan (T.compaction.requested) with the configured strategy."""
     settings = settings_from(config, option)
     table = open_table(path, settings)
-    instant = build_service(table, settings, COMPACTION_SERVICE).schedule(table)
+    service, host = build_service(table, settings, "compaction")
+    instant = service.schedule(host)
     console = make_console()
     if instant is None:
         console.print("nothing to compact")
@@ -176,12 +173,12 @@ def run(
     if not todo:
         console.print("no pending compaction")
         return
-    service = build_service(table, settings, COMPACTION_SERVICE)
+    service, host = build_service(table, settings, "compaction")
     out = Table(title="compactions run")
     for col in ("instant", "completed", "file groups", "rows written", "log records", "bytes written"):
         out.add_column(col)
     for inst in todo:
-        service.execute(table, inst)
+        service.execute(host, inst)
         done = table.reload().timeline.get(inst, Action.COMMIT)
         stats = table.timeline.read_commit_metadata(done).write_stats()
         out.add_row(

@@ -6,9 +6,8 @@ from rich.console import Console
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.service import TableService
-from hudi_framework.errors import PluginError
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
+from hudi_framework.write.service_host import ServiceHost, open_table_service
 
 __all__ = ["build_service", "console"]
 
@@ -19,13 +18,12 @@ def console() -> Console:
     return terminal if terminal.is_terminal else Console(width=160)
 
 
-def build_service(table: HudiTable, settings: HudiSettings, name: str) -> TableService:
-    """The table service plugin ``name`` from the table's registry.
+def build_service(table: HudiTable, settings: HudiSettings, slot: str) -> tuple[TableService, ServiceHost]:
+    """The table service of ``settings.services.<slot>`` from the table's registry, and the host it works on.
 
     Raises:
+        UnknownComponentError: No plugin provides the service.
+        PluginConfigError: The section's options fail the service's options model.
         PluginError: The component is not a table service.
     """
-    service = table.registry.build(ComponentKind.SERVICE, name, {"settings": settings})
-    if not isinstance(service, TableService):
-        raise PluginError(f"component {name!r} built a {type(service).__name__}, not a TableService")
-    return service
+    return open_table_service(table, settings, slot)

@@ -1,26 +1,59 @@
 """The ``services`` section: compaction, cleaning, archival and clustering.
 
-Defaults are Apache Hudi's. The services themselves are plugins; this section only says when they
-run and what they keep.
+Defaults are Apache Hudi's. The services themselves are plugins, found by the registered name in
+``service``; this section says when they run (read by the kernel) and what they keep: those fields
+are the service's options, handed to the plugin's own options model (:meth:`service_options`).
 """
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
-from hudi_framework.config.components import ComponentRef
+from hudi_framework.config.components import ComponentName, ComponentRef
 from hudi_framework.config.not_yet import ARCHIVAL, CLUSTERING, NotYet
 from hudi_framework.vocabulary import CleanerPolicy, CompactionTriggerStrategy
 
-__all__ = ["ArchiveSettings", "CleanSettings", "ClusteringSettings", "CompactionSettings", "ServicesSettings"]
+__all__ = [
+    "ArchiveSettings",
+    "CleanSettings",
+    "ClusteringSettings",
+    "CompactionSettings",
+    "ServiceSection",
+    "ServicesSettings",
+]
 
 
-class CompactionSettings(Section):
+class ServiceSection(Section):
+    """A table service's section: the service's registered name, when the kernel runs it, its options."""
+
+    #: Fields only the kernel reads (which service, when it runs); every other field is an option of the service.
+    kernel_fields: ClassVar[frozenset[str]] = frozenset({"service"})
+
+    service: ComponentName
+    """Registered name of the table service plugin that does the work."""
+
+    def service_options(self) -> dict[str, Any]:
+        """The service's options as plain values: the fields set here, but :attr:`kernel_fields`.
+
+        Unset fields are left out: the service's own options model has the defaults, and a service
+        that does not know a field the user set refuses it (``PluginConfigError``) instead of
+        ignoring it.
+        """
+        return self.model_dump(mode="json", exclude_unset=True, exclude=set(self.kernel_fields))
+
+
+class CompactionSettings(ServiceSection):
     """Merge-on-read compaction: folding log files into new base files."""
 
+    kernel_fields: ClassVar[frozenset[str]] = frozenset(
+        {"service", "inline", "schedule_inline", "trigger_strategy", "max_delta_commits", "max_delta_seconds"}
+    )
+
+    service: ComponentName = "compaction"
+    """Registered name of the table service plugin that compacts."""
     inline: bool = False
     """Schedule and run compaction after each write that meets the trigger."""
     schedule_inline: bool = False
@@ -63,9 +96,13 @@ class CompactionSettings(Section):
         return self
 
 
-class CleanSettings(Section):
+class CleanSettings(ServiceSection):
     """The cleaner: deleting file slices no longer needed by the retained history."""
 
+    kernel_fields: ClassVar[frozenset[str]] = frozenset({"service", "automatic", "async_enabled"})
+
+    service: ComponentName = "clean"
+    """Registered name of the table service plugin that cleans."""
     automatic: bool = True
     """Clean after each commit."""
     async_enabled: bool = False

@@ -1,9 +1,11 @@
-"""Kernel side of table services: plan formats, triggers and the post-commit entry point.
+"""Kernel side of table services: plan and metadata formats, and the triggers.
 
-The services themselves are plugins (``hudi_table_services``); compaction ships as
-``hudi_services_compaction``. What lives here is what the format and the writer need without a
-plugin: the ``HoodieCompactionPlan`` codec, the inline-compaction trigger and
-:func:`run_inline_services`, which a writer calls after each commit.
+The services themselves are plugins (``hudi_table_services``, contract
+:mod:`hudi_framework.contracts.service`); compaction ships as ``hudi_services_compaction``,
+cleaning as ``hudi_services_cleaning``. What lives here is what the format needs without a plugin:
+the ``HoodieCompactionPlan`` and cleaner codecs and the compaction and clean triggers. The
+machinery the services drive, and the post-commit entry point a writer calls, are in the write
+layer (:mod:`hudi_framework.write.service_host`, :mod:`hudi_framework.write.table_services`).
 
 Internal package: not a stable API; import from the public modules (docs/api.md).
 """
@@ -17,20 +19,15 @@ from hudi_framework.services.compaction_plan import (
     slice_metrics,
 )
 from hudi_framework.services.compaction_trigger import DeltaCommitsSince, compaction_due, delta_commits_since_compaction
-from hudi_framework.services.inline import COMPACTION_SERVICE, ServiceRun, check_inline_services, run_inline_services
 
 __all__ = [
     "COMPACTION_PLAN_VERSION",
-    "COMPACTION_SERVICE",
     "CompactionOperation",
     "CompactionPlan",
     "DeltaCommitsSince",
-    "ServiceRun",
-    "check_inline_services",
     "compaction_due",
     "decode_compaction_plan",
     "delta_commits_since_compaction",
     "encode_compaction_plan",
-    "run_inline_services",
     "slice_metrics",
 ]

@@ -14,6 +14,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
+from hudi_framework.contracts.compaction import (
+    TOTAL_IO_MB,
+    TOTAL_IO_READ_MB,
+    TOTAL_IO_WRITE_MB,
+    TOTAL_LOG_FILES,
+    TOTAL_LOG_FILES_SIZE,
+)
 from hudi_framework.errors import CompactionPlanError, InstantMetadataError
 from hudi_framework.layout.file_group import BaseFile, FileGroupId, FileSlice, LogFile
 from hudi_framework.layout.naming import BaseFileName, LogFileName, parse_data_file_name
@@ -21,13 +28,6 @@ from hudi_framework.timeline.avro_container import AvroSchemaName, read_containe
 
 #: ``CompactionUtils.LATEST_COMPACTION_METADATA_VERSION``.
 COMPACTION_PLAN_VERSION: Final = 2
-
-#: Metric names (``CompactionStrategy`` constants).
-TOTAL_LOG_FILES: Final = "TOTAL_LOG_FILES"
-TOTAL_IO_MB: Final = "TOTAL_IO_MB"
-TOTAL_IO_READ_MB: Final = "TOTAL_IO_READ_MB"
-TOTAL_LOG_FILES_SIZE: Final = "TOTAL_LOG_FILES_SIZE"
-TOTAL_IO_WRITE_MB: Final = "TOTAL_IO_WRITE_MB"
 
 _MB: Final = 1024 * 1024
 

@@ -29,7 +29,6 @@ import pyarrow.compute as pc
 
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
-from hudi_framework.services.inline import ServiceRun, check_inline_services, run_inline_services
 from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.batch import check_batch_schema, require_key_fields
@@ -39,6 +38,7 @@ from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.session import WriteSession
+from hudi_framework.write.table_services import ServiceRun, check_inline_services, run_inline_services
 from hudi_framework.write.transaction import WriteTransaction
 
 if TYPE_CHECKING:

@@ -11,48 +11,32 @@ commit is gone. ``KEEP_LATEST_FILE_VERSIONS`` always lists every partition, as i
 
 from __future__ import annotations
 
-from hudi_framework.services.clean_plan import SAVEPOINTED_TIMESTAMPS
-from hudi_framework.timeline.clean_metadata import decode_clean_metadata
-from hudi_framework.timeline.instant import Action, Instant
-from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.contracts.clean import CleanHost
 
 __all__ = ["partitions_to_clean"]
 
 
-def _partitions_of(timeline: Timeline, instant: Instant) -> set[str]:
-    metadata = timeline.read_commit_metadata(instant)
-    out = set(metadata.partition_to_write_stats or {})
-    out |= set(getattr(metadata, "partition_to_replace_file_ids", None) or {})
-    return out
-
-
-def partitions_to_clean(timeline: Timeline, retain_from: str, savepoints: list[str]) -> list[str] | None:
+def partitions_to_clean(host: CleanHost, retain_from: str, savepoints: list[str]) -> list[str] | None:
     """Partitions an incremental plan lists, or None when every partition must be listed.
 
     Args:
-        timeline: The table's timeline.
+        host: The table, as the kernel hands it to the service.
         retain_from: Requested time of the new earliest retained commit.
         savepoints: Savepointed instants now.
     """
-    cleans = timeline.completed({Action.CLEAN})
-    if not cleans:
+    last = host.last_clean()
+    if last is None or not last.earliest_commit_to_retain:
         return None
-    data = timeline.read_bytes(cleans[-1])
-    if not data:
-        return None
-    last = decode_clean_metadata(data, path=timeline.file_key(cleans[-1]))
-    if not last.earliest_commit_to_retain:
-        return None
-    commits = timeline.commits_timeline()
+    commits = host.commits()
     out: set[str] = set()
     for commit in commits:
         if last.earliest_commit_to_retain <= commit.requested_time < retain_from:
-            out |= _partitions_of(timeline, commit)
-    kept_before = {t for t in (last.extra_metadata or {}).get(SAVEPOINTED_TIMESTAMPS, "").split(",") if t}
+            out |= host.partitions_written(commit)
+    kept_before = set(last.savepointed_timestamps)
     by_time = {c.requested_time: c for c in commits}
     for removed in sorted(kept_before - set(savepoints)):
         savepointed = by_time.get(removed)
         if savepointed is None:
             return None
-        out |= _partitions_of(timeline, savepointed)
+        out |= host.partitions_written(savepointed)
     return sorted(out)

@@ -1,33 +1,24 @@
-"""Planning a clean: which files go, written as ``T.clean.requested`` (Avro ``HoodieCleanerPlan``).
+"""Planning a clean: which files go, handed to the kernel to write as ``T.clean.requested``.
 
-With ``services.clean.incremental`` (Apache Hudi's ``hoodie.clean.incremental.enabled``, on by
-default) only the partitions written since the last clean's retained commit are listed
+The policy decides (:func:`decide_clean`), from what the host hands out: the commits, savepoints,
+pending compactions and, per partition, the file groups with their committed slices. With
+``incremental`` (Apache Hudi's ``hoodie.clean.incremental.enabled``, on by default) only the
+partitions written since the last clean's retained commit are listed
 (:mod:`hudi_services_cleaning.incremental`); otherwise every partition is. Only committed files are
-ever planned: the file-system view drops files of pending instants, so an inflight write (or a
-pending compaction's new base file) is never touched.
+ever handed out, so an inflight write (or a pending compaction's new base file) is never touched.
+The kernel turns the decision into Apache Hudi's ``HoodieCleanerPlan``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
+from typing import Any
 
-from hudi_framework.config.services import CleanSettings
-from hudi_framework.layout.file_group import FileGroupId, FileSlice
-from hudi_framework.layout.fs_view import FileSystemView
-from hudi_framework.services.clean_plan import (
-    CleanerPlan,
-    CleanFileInfo,
-    RetainedInstant,
-    encode_cleaner_plan,
-    savepoint_extra_metadata,
-)
-from hudi_framework.table.table import HudiTable
-from hudi_framework.timeline.instant import Action, Instant
-from hudi_framework.timeline.timeline import Timeline
-from hudi_framework.vocabulary import CleanerPolicy
-from hudi_framework.write.savepoint import list_savepoints
-from hudi_framework.write.transaction import timeline_writer
+from hudi_framework import table_service_host
+from hudi_framework.contracts.clean import CleanDecision, CleanerPlanView, CleanHost, ServiceFileGroup, ServiceFileSlice
 from hudi_services_cleaning.incremental import partitions_to_clean
+from hudi_services_cleaning.options import CleanServiceOptions
 from hudi_services_cleaning.retention import earliest_commit_to_retain
 from hudi_services_cleaning.selection import (
     SliceGuard,
@@ -36,27 +27,15 @@ from hudi_services_cleaning.selection import (
     slices_to_clean_by_versions,
 )
 
-__all__ = ["build_clean_plan", "pending_compaction_bases", "schedule_clean"]
-
-
-def pending_compaction_bases(timeline: Timeline) -> dict[FileGroupId, str]:
-    """File group -> base instant of the slice a pending compaction or log compaction reads."""
-    out: dict[FileGroupId, str] = {}
-    for plans in (timeline.pending_compaction_plans(), timeline.pending_log_compaction_plans()):
-        for plan in plans.values():
-            for op in plan.get("operations") or ():
-                fg = FileGroupId(op.get("partitionPath") or "", op["fileId"])
-                base = op.get("baseInstantTime") or ""
-                out[fg] = min(out.get(fg, base), base)
-    return out
+__all__ = ["build_clean_plan", "decide_clean", "schedule_clean"]
 
 
 def _slices_to_clean(
-    view: FileSystemView, partition: str, settings: CleanSettings, retain_from: str | None, guard: SliceGuard
-) -> list[FileSlice]:
-    out: list[FileSlice] = []
-    by_versions = settings.policy is CleanerPolicy.KEEP_LATEST_FILE_VERSIONS
-    for group in view.all_file_groups(partition, include_replaced=True):
+    groups: Sequence[ServiceFileGroup], settings: CleanServiceOptions, retain_from: str | None, guard: SliceGuard
+) -> list[ServiceFileSlice]:
+    out: list[ServiceFileSlice] = []
+    by_versions = settings.policy == "KEEP_LATEST_FILE_VERSIONS"
+    for group in groups:
         if group.replaced_by is not None:
             if by_versions or (retain_from is not None and group.replaced_by < retain_from):
                 out += replaced_slices_to_clean(group.slices, guard)
@@ -67,67 +46,66 @@ def _slices_to_clean(
     return out
 
 
-def build_clean_plan(table: HudiTable, settings: CleanSettings, *, now: dt.datetime | None = None) -> CleanerPlan:
-    """The plan a clean would run now (possibly deleting nothing).
+def decide_clean(host: CleanHost, settings: CleanServiceOptions, *, now: dt.datetime | None = None) -> CleanDecision:
+    """What a clean would delete now (possibly nothing).
 
     Args:
-        table: The table (its timeline as loaded is used).
-        settings: ``services.clean`` (policy and retention).
+        host: The table, as the kernel hands it to the service (its timeline as loaded is used).
+        settings: The service's options (policy and retention).
         now: Current time for ``KEEP_LATEST_BY_HOURS`` (aware); the wall clock by default.
     """
-    timeline = table.timeline
-    retained = earliest_commit_to_retain(timeline, settings, now=now)
-    latest = timeline.latest_completed_commit()
-    policy = settings.policy.value
-    by_commits = settings.policy is not CleanerPolicy.KEEP_LATEST_FILE_VERSIONS
+    retained = earliest_commit_to_retain(host, settings, now=now)
+    latest = host.latest_completed_commit()
+    last_completed = latest.requested_time if latest else ""
+    policy = str(settings.policy)
+    by_commits = settings.policy != "KEEP_LATEST_FILE_VERSIONS"
     if by_commits and retained is None:
         # Not enough history yet: nothing is old enough, and nothing needs listing.
-        return CleanerPlan(None, latest.requested_time if latest else "", policy)
-    savepoints = list_savepoints(table)
-    extra = savepoint_extra_metadata([s.instant_time for s in savepoints])
+        return CleanDecision(policy, None, last_completed)
+    savepoints = host.savepoints()
     guard = SliceGuard(
         savepointed_files=frozenset(name for s in savepoints for names in s.files.values() for name in names),
-        pending_compaction_bases=pending_compaction_bases(timeline),
+        pending_compaction_bases=host.pending_compaction_bases(),
     )
     retain_from = retained.requested_time if retained is not None else None
     partitions = None
     if settings.incremental and by_commits and retain_from is not None:
-        partitions = partitions_to_clean(timeline, retain_from, [s.instant_time for s in savepoints])
-    view = table.file_system_view(partitions=partitions)
-    storage = table.storage
-    files: dict[str, tuple[CleanFileInfo, ...]] = {}
-    for partition in view.partitions:
-        keys = []
-        for file_slice in _slices_to_clean(view, partition, settings, retain_from, guard):
+        partitions = partitions_to_clean(host, retain_from, [s.instant_time for s in savepoints])
+    files: dict[str, tuple[str, ...]] = {}
+    for partition, groups in host.file_groups(partitions).items():
+        keys: list[str] = []
+        for file_slice in _slices_to_clean(groups, settings, retain_from, guard):
             if file_slice.base_file_key is not None:
                 keys.append(file_slice.base_file_key)
             keys += file_slice.log_file_keys
-        files[partition] = tuple(CleanFileInfo(key, storage.uri(key)) for key in keys)
-    return CleanerPlan(
-        earliest_instant_to_retain=_retained(retained),
-        last_completed_commit=latest.requested_time if latest else "",
-        policy=policy,
-        files=files,
-        extra_metadata=extra,
-    )
+        files[partition] = tuple(keys)
+    return CleanDecision(policy, retained, last_completed, files, [s.instant_time for s in savepoints])
 
 
-def _retained(instant: Instant | None) -> RetainedInstant | None:
-    return RetainedInstant(instant.requested_time, instant.action.value) if instant is not None else None
+def build_clean_plan(host: Any, settings: CleanServiceOptions, *, now: dt.datetime | None = None) -> CleanerPlanView:
+    """The ``HoodieCleanerPlan`` a clean would run now (possibly deleting nothing; nothing is written).
+
+    Args:
+        host: The kernel's ``TableServiceHost`` (or a ``HudiTable``, with default settings).
+        settings: The service's options (policy and retention).
+        now: Current time for ``KEEP_LATEST_BY_HOURS`` (aware); the wall clock by default.
+    """
+    bound = table_service_host(host)
+    return bound.cleaner_plan(decide_clean(bound, settings, now=now))
 
 
 def schedule_clean(
-    table: HudiTable,
-    settings: CleanSettings,
+    host: Any,
+    settings: CleanServiceOptions,
     *,
     instant_time: str | None = None,
     now: dt.datetime | None = None,
 ) -> str | None:
-    """Plan a clean and write its ``T.clean.requested`` file, unless it would delete nothing.
+    """Plan a clean and have the kernel write its ``T.clean.requested`` file, unless it would delete nothing.
 
     Args:
-        table: The table.
-        settings: ``services.clean``.
+        host: The kernel's ``TableServiceHost`` (or a ``HudiTable``, with default settings).
+        settings: The service's options.
         instant_time: The clean instant; a new time after every instant by default.
         now: Current time for ``KEEP_LATEST_BY_HOURS``.
 
@@ -137,11 +115,9 @@ def schedule_clean(
     Raises:
         IllegalTransitionError: ``instant_time`` is not newer than every instant on the timeline.
     """
-    table.reload()
-    plan = build_clean_plan(table, settings, now=now)
-    if plan.file_count == 0:
+    bound = table_service_host(host)
+    bound.reload()
+    decision = decide_clean(bound, settings, now=now)
+    if decision.file_count == 0:
         return None
-    writer = timeline_writer(table.storage, table.config)
-    requested = writer.create_requested(Action.CLEAN, instant_time, encode_cleaner_plan(plan))
-    table.reload()
-    return requested.requested_time
+    return bound.request_clean(decision, instant_time=instant_time)

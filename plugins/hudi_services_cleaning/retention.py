@@ -16,43 +16,35 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hudi_framework.config.services import CleanSettings
-from hudi_framework.timeline.instant import Instant
-from hudi_framework.timeline.instant_time import datetime_to_instant_time
-from hudi_framework.timeline.timeline import Timeline
-from hudi_framework.vocabulary import CleanerPolicy, TimelineTimezone
+from hudi_framework.contracts.clean import CleanHost, ServiceInstant
+from hudi_services_cleaning.options import CleanServiceOptions
 
-__all__ = ["earliest_commit_to_retain", "hours_cutoff"]
-
-
-def hours_cutoff(now: dt.datetime, hours: int, timezone: TimelineTimezone) -> str:
-    """The instant time ``hours`` before ``now`` (an aware datetime), in the timeline time zone."""
-    return datetime_to_instant_time(now - dt.timedelta(hours=hours), timezone)
+__all__ = ["earliest_commit_to_retain"]
 
 
 def earliest_commit_to_retain(
-    timeline: Timeline, settings: CleanSettings, *, now: dt.datetime | None = None
-) -> Instant | None:
+    host: CleanHost, settings: CleanServiceOptions, *, now: dt.datetime | None = None
+) -> ServiceInstant | None:
     """The earliest completed commit whose file slices the policy keeps, or None.
 
     Args:
-        timeline: The table's timeline.
-        settings: ``services.clean``.
+        host: The table, as the kernel hands it to the service.
+        settings: The service's options.
         now: The current time (aware), for ``KEEP_LATEST_BY_HOURS``; the wall clock by default.
     """
-    completed = timeline.commits_timeline()
-    if settings.policy is CleanerPolicy.KEEP_LATEST_COMMITS:
+    completed = host.commits()
+    if settings.policy == "KEEP_LATEST_COMMITS":
         retained = settings.commits_retained
         if len(completed) <= retained:
             return None
         nth = completed[len(completed) - retained]
-        pending = [i for i in timeline.commits_timeline(include_pending=True) if i.is_pending]
+        pending = [i for i in host.commits(include_pending=True) if i.is_pending]
         if pending and nth.requested_time > pending[0].requested_time:
             before = [c for c in completed if c.requested_time < pending[0].requested_time]
             return before[-1] if before else None
         return nth
-    if settings.policy is CleanerPolicy.KEEP_LATEST_BY_HOURS:
+    if settings.policy == "KEEP_LATEST_BY_HOURS":
         moment = now if now is not None else dt.datetime.now(dt.UTC)
-        cutoff = hours_cutoff(moment, settings.hours_retained, timeline.timezone)
+        cutoff = host.instant_time_before(moment, settings.hours_retained)
         return next((c for c in completed if c.requested_time >= cutoff), None)
     return None

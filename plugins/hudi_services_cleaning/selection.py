@@ -18,10 +18,14 @@ whole once the replacement is older than ``E`` (any replaced group for ``KEEP_LA
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.contracts.clean import ServiceFileSlice
+
+#: The slice type of the caller (the kernel's file slices).
+SliceT = TypeVar("SliceT", bound=ServiceFileSlice)
 
 __all__ = [
     "SliceGuard",
@@ -42,26 +46,26 @@ class SliceGuard:
     """
 
     savepointed_files: Collection[str] = frozenset()
-    pending_compaction_bases: Mapping[FileGroupId, str] = field(default_factory=dict)
+    pending_compaction_bases: Mapping[Hashable, str] = field(default_factory=dict)
 
-    def is_savepointed(self, file_slice: FileSlice) -> bool:
+    def is_savepointed(self, file_slice: ServiceFileSlice) -> bool:
         """Whether the slice's base file or any of its log files is savepointed."""
         names = self.savepointed_files
         if file_slice.base_file_name is not None and file_slice.base_file_name in names:
             return True
         return any(name in names for name in file_slice.log_file_names)
 
-    def needed_for_compaction(self, file_slice: FileSlice) -> bool:
+    def needed_for_compaction(self, file_slice: ServiceFileSlice) -> bool:
         """Whether a pending (log) compaction reads this slice or wrote it (base at or after its input)."""
         base = self.pending_compaction_bases.get(file_slice.file_group_id)
         return base is not None and file_slice.base_instant_time >= base
 
-    def in_pending_compaction(self, group: FileGroupId) -> bool:
+    def in_pending_compaction(self, group: Hashable) -> bool:
         """Whether the file group has a pending (log) compaction."""
         return group in self.pending_compaction_bases
 
 
-def slices_to_clean_by_commits(slices: Sequence[FileSlice], retain_from: str, guard: SliceGuard) -> list[FileSlice]:
+def slices_to_clean_by_commits(slices: Sequence[SliceT], retain_from: str, guard: SliceGuard) -> list[SliceT]:
     """Slices of one live file group older than the retained history (``KEEP_LATEST_COMMITS`` / ``BY_HOURS``).
 
     Args:
@@ -74,7 +78,7 @@ def slices_to_clean_by_commits(slices: Sequence[FileSlice], retain_from: str, gu
     latest = slices[-1].base_instant_time
     older = [s.base_instant_time for s in slices if s.base_instant_time < retain_from]
     serving = older[-1] if older else None  # what a query as of ``retain_from`` reads
-    out = []
+    out: list[SliceT] = []
     for file_slice in slices:
         base = file_slice.base_instant_time
         if guard.is_savepointed(file_slice) or base in (latest, serving):
@@ -84,7 +88,7 @@ def slices_to_clean_by_commits(slices: Sequence[FileSlice], retain_from: str, gu
     return out
 
 
-def slices_to_clean_by_versions(slices: Sequence[FileSlice], versions: int, guard: SliceGuard) -> list[FileSlice]:
+def slices_to_clean_by_versions(slices: Sequence[SliceT], versions: int, guard: SliceGuard) -> list[SliceT]:
     """Slices of one live file group beyond the newest ``versions`` (``KEEP_LATEST_FILE_VERSIONS``).
 
     Args:
@@ -99,6 +103,6 @@ def slices_to_clean_by_versions(slices: Sequence[FileSlice], versions: int, guar
     return [s for s in candidates[max(keep, 0) :] if not guard.is_savepointed(s)]
 
 
-def replaced_slices_to_clean(slices: Sequence[FileSlice], guard: SliceGuard) -> list[FileSlice]:
+def replaced_slices_to_clean(slices: Sequence[SliceT], guard: SliceGuard) -> list[SliceT]:
     """Every slice of a replaced file group that no savepoint names."""
     return [s for s in slices if not guard.is_savepointed(s)]

@@ -15,24 +15,19 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import ClassVar, Final
 
-from hudi_framework.config.services import CompactionSettings
+from hudi_framework.contracts.compaction import TOTAL_IO_MB, TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, CandidateT
 from hudi_framework.errors import CompactionPlanError, UnknownComponentError
-from hudi_framework.services.compaction_plan import (
-    TOTAL_IO_MB,
-    TOTAL_LOG_FILES,
-    TOTAL_LOG_FILES_SIZE,
-    CompactionOperation,
-)
+from hudi_services_compaction.options import CompactionServiceOptions
 
 
 class CompactionStrategy(ABC):
-    """Orders and filters candidate operations; stateless."""
+    """Orders and filters candidate operations; stateless (a contract ``CompactionSelector``)."""
 
     #: Registered name (``services.compaction.strategy``).
     name: ClassVar[str] = ""
 
-    def __init__(self, settings: CompactionSettings) -> None:
-        """Bind the strategy to ``services.compaction`` (thresholds, IO budget...)."""
+    def __init__(self, settings: CompactionServiceOptions) -> None:
+        """Bind the strategy to the service's options (thresholds, IO budget...)."""
         self.settings = settings
 
     def filter_partitions(self, partitions: Sequence[str]) -> list[str]:
@@ -40,7 +35,7 @@ class CompactionStrategy(ABC):
         return list(partitions)
 
     @abstractmethod
-    def order_and_filter(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
+    def order_and_filter(self, operations: Sequence[CandidateT]) -> list[CandidateT]:
         """The operations to plan, in plan order."""
 
 
@@ -49,7 +44,7 @@ class UnboundedStrategy(CompactionStrategy):
 
     name = "unbounded"
 
-    def order_and_filter(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
+    def order_and_filter(self, operations: Sequence[CandidateT]) -> list[CandidateT]:
         """All operations, in listing order."""
         return list(operations)
 
@@ -62,10 +57,10 @@ class BoundedIOStrategy(CompactionStrategy):
 
     name = "bounded-io"
 
-    def order_and_filter(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
+    def order_and_filter(self, operations: Sequence[CandidateT]) -> list[CandidateT]:
         """A prefix of ``operations`` within the IO budget."""
         remaining = self.settings.target_io_mb
-        out = []
+        out: list[CandidateT] = []
         for op in operations:
             remaining -= int(op.metric(TOTAL_IO_MB))
             out.append(op)
@@ -82,7 +77,7 @@ class LogFileSizeStrategy(BoundedIOStrategy):
 
     name = "log-file-size"
 
-    def order_and_filter(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
+    def order_and_filter(self, operations: Sequence[CandidateT]) -> list[CandidateT]:
         """Filter by threshold, sort by log size descending (stable), then bound the IO."""
         threshold = self.settings.logfile_size_threshold_bytes
         kept = [op for op in operations if op.metric(TOTAL_LOG_FILES_SIZE) >= threshold]
@@ -98,7 +93,7 @@ class LogFileNumStrategy(BoundedIOStrategy):
 
     name = "log-file-num"
 
-    def order_and_filter(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
+    def order_and_filter(self, operations: Sequence[CandidateT]) -> list[CandidateT]:
         """Filter by threshold, sort by log file count descending (stable), then bound the IO."""
         threshold = self.settings.logfile_num_threshold
         kept = [op for op in operations if op.metric(TOTAL_LOG_FILES) >= threshold]
@@ -140,9 +135,9 @@ class DayBasedStrategy(CompactionStrategy):
         ordered = sorted(partitions, key=lambda p: p.replace("/", "-"), reverse=True)
         return ordered[: self.settings.daybased_target_partitions]
 
-    def order_and_filter(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
+    def order_and_filter(self, operations: Sequence[CandidateT]) -> list[CandidateT]:
         """Operations of the newest partitions by date, newest partition first."""
-        groups: dict[str, list[CompactionOperation]] = {}
+        groups: dict[str, list[CandidateT]] = {}
         for op in operations:
             groups.setdefault(op.partition_path, []).append(op)
         dates = {p: partition_date(p) for p in groups}
@@ -159,7 +154,7 @@ STRATEGIES: Final[Mapping[str, type[CompactionStrategy]]] = MappingProxyType(
 )
 
 
-def build_strategy(settings: CompactionSettings) -> CompactionStrategy:
+def build_strategy(settings: CompactionServiceOptions) -> CompactionStrategy:
     """The strategy ``settings.strategy`` names (Apache Hudi class names were mapped on load).
 
     Raises:

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 import pytest
 
+from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import build_plugin_manager
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.vocabulary import WriteOperation
@@ -133,11 +133,11 @@ class Scenario:
     def compact(self) -> Instant | None:
         """Schedule and run a compaction as a separate job would (None when no slice has log files)."""
         table = self.table
-        service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": self.settings})
-        planned = service.schedule(table)
+        service, host = open_table_service(table, self.settings, "compaction")
+        planned = service.schedule(host)
         if planned is None:
             return None
-        service.execute(table.reload(), planned)
+        service.execute(host, planned)
         done = next(i for i in table.reload().timeline.commits_timeline() if i.requested_time == planned)
         self.record_compaction(done)
         return done

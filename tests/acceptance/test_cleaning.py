@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
+from hudi_framework import table_service_host
 from hudi_framework.cli.app import app
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import LockAcquireTimeoutError
@@ -192,7 +193,7 @@ def test_pending_compaction_slices_are_kept(tmp_path: Path, version: int) -> Non
     if version >= 8:
         for step in range(3, 7):  # v6 writes may not run while a compaction is pending in this suite's model
             writer.upsert(step)
-    CleanService(CleanServiceOptions(settings=settings)).run(table, force=True)
+    CleanService(CleanServiceOptions(**settings.services.clean.service_options())).run(table, force=True)
     assert plan_files <= _data_files(table)  # the compaction's input survived every clean
     compaction.execute(table.reload(), pending)
     _check_read(table, writer.rows)
@@ -226,9 +227,9 @@ def test_lazy_expired_failed_write_is_rolled_back_by_a_clean(tmp_path: Path) -> 
         writer.upsert(step)
     assert failed.requested_time in {i.requested_time for i in table.reload().timeline.pending()}
     # While it is pending, the retained history cannot start after it: nothing newer may be cleaned.
-    cleaner = CleanService(CleanServiceOptions(settings=lazy(50)))
+    cleaner = CleanService(CleanServiceOptions(**lazy(50).services.clean.service_options()))
     time.sleep(0.2)  # no heartbeat file: judged by its requested time, expired after 50 ms
-    results = cleaner.run(table.reload(), force=True)
+    results = cleaner.run(table_service_host(table.reload(), lazy(50)), force=True)
     timeline = table.reload().timeline
     assert failed.requested_time not in {i.requested_time for i in timeline.instants}
     assert not table.storage.exists(orphan)
@@ -252,18 +253,19 @@ def test_clean_completes_under_the_table_lock(tmp_path: Path) -> None:
     writer = Writer(table, occ)
     for step in range(4):
         writer.upsert(step)
-    service = CleanService(CleanServiceOptions(settings=occ))
-    instant = service.schedule(table.reload())
+    service = CleanService(CleanServiceOptions(**occ.services.clean.service_options()))
+    host = table_service_host(table.reload(), occ)
+    instant = service.schedule(host)
     assert instant is not None
     holder = open_table_lock(table.registry, occ.lock, base_path=table.base_uri, table_name="t", storage=table.storage)
     assert holder.try_lock(0)
     try:
         with pytest.raises(LockAcquireTimeoutError):
-            service.execute(table, instant)
+            service.execute(host, instant)
         assert table.reload().timeline.get(instant, Action.CLEAN).state is State.INFLIGHT
     finally:
         holder.unlock()
-    service.execute(table, instant)  # the files are gone already; deleting again is harmless
+    service.execute(host, instant)  # the files are gone already; deleting again is harmless
     assert table.reload().timeline.get(instant, Action.CLEAN).is_completed
     _check_read(table, writer.rows)
 

@@ -34,10 +34,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import DuplicateKeyError, InvalidConfigValueError
 from hudi_framework.index.tagging import tag_locations
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -291,10 +291,10 @@ def test_merge_on_read_table_with_duplicate_keys(engine: WriteEngine, tmp_path: 
     base_rows = sorted([*C1, ("k4", "k4-a", 100)])
     assert _rows(read_table(table, query_type="read_optimized")) == base_rows
 
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": _settings()})
-    planned = service.schedule(table)
+    service, host = open_table_service(table, _settings(), "compaction")
+    planned = service.schedule(host)
     assert planned is not None
-    service.execute(table.reload(), planned)
+    service.execute(host, planned)
     table = table.reload()
     assert not any(s.log_files for s in table.latest_file_slices())
     assert _rows(read_table(table)) == AFTER[-1]
@@ -407,10 +407,10 @@ def test_apache_hudi_table_with_a_key_in_two_file_groups(
     assert [(ts, kind) for _, ts, kind in txn_002(updated)] == [(1700900000002, "refund")] * 2
     assert updated.num_rows == stored.num_rows
 
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": _settings()})
-    planned = service.schedule(table)
+    service, host = open_table_service(table, _settings(), "compaction")
+    planned = service.schedule(host)
     assert planned is not None
-    service.execute(table.reload(), planned)
+    service.execute(host, planned)
     compacted = read_table(table.reload(), query_type="read_optimized")
     assert [(ts, kind) for _, ts, kind in txn_002(compacted)] == [(1700900000002, "refund")] * 2
 

@@ -30,11 +30,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
 from hudi_framework.log import DataBlock, read_log_file
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.log.framing import PREFIX_SIZE, decode_frame_body
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -323,10 +323,10 @@ def _check_log_file(table: HudiTable, key: str, zone: str, layout: str) -> None:
 
 
 def _compact(table: HudiTable, settings: HudiSettings) -> None:
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
-    planned = service.schedule(table)
+    service, host = open_table_service(table, settings, "compaction")
+    planned = service.schedule(host)
     assert planned is not None
-    service.execute(table.reload(), planned)
+    service.execute(host, planned)
 
 
 def _merge(expected: pa.Table, update: pa.Table) -> pa.Table:

@@ -18,9 +18,10 @@ import pyarrow as pa
 import pytest
 from acme_merger import ACME_ORDER_STRATEGY_ID
 
+from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import HudiDeprecationWarning, MergeModeMismatchError, MergeStrategyNotFoundError
-from hudi_framework.plugin import ComponentKind, build_plugin_manager
+from hudi_framework.plugin import build_plugin_manager
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -203,10 +204,10 @@ def test_acme_merger_in_compaction(tmp_path: Path) -> None:
     _write_all(table, settings)
     table = table.reload()
     assert any(s.log_file_names for s in table.file_system_view().latest_file_slices())
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
-    instant = service.schedule(table)
+    service, host = open_table_service(table, settings, "compaction")
+    instant = service.schedule(host)
     assert instant is not None
-    service.execute(table.reload(), instant)
+    service.execute(host, instant)
     table = table.reload()
     slices = table.file_system_view().latest_file_slices()
     assert slices

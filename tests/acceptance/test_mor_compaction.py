@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from hudi_framework import open_table_service, table_service_host
 from hudi_framework.layout.naming import LogFileName
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.timeline.instant import Action
 from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.engines import WriteEngine
@@ -81,8 +81,8 @@ def test_writes_and_reads_while_a_compaction_is_pending(engine: WriteEngine, tmp
     sc.write_inserts(80, WriteOperation.BULK_INSERT)
     sc.write_upsert(updates=20, stale=0, inserts=0, duplicates=2, deletes=4)
     table = sc.table
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": sc.settings})
-    planned = service.schedule(table)
+    service, host = open_table_service(table, sc.settings, "compaction")
+    planned = service.schedule(host)
     assert planned is not None
 
     sc.write_upsert(updates=20, stale=0, inserts=0, duplicates=2, deletes=4)
@@ -98,7 +98,7 @@ def test_writes_and_reads_while_a_compaction_is_pending(engine: WriteEngine, tmp
     assert sc.instants[2].requested_time > planned
     sc.checker().check_all(incremental_hudi_rs=False)
 
-    service.execute(table.reload(), planned)
+    service.execute(table_service_host(table.reload(), sc.settings), planned)
     done = next(i for i in sc.table.timeline.commits_timeline() if i.requested_time == planned)
     sc.record_compaction(done)
     assert sc.instants[2] == done  # between the two upserts, by requested time

@@ -20,11 +20,11 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import PartialUpdateError
 from hudi_framework.log.blocks import DataBlock, HeaderKey
 from hudi_framework.log.reader import read_log_file
-from hudi_framework.plugin import ComponentKind
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -149,10 +149,10 @@ def _visible(table: HudiTable, **options: Any) -> dict[str, tuple[Any, ...]]:
 
 
 def _compact(table: HudiTable) -> None:
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": HudiSettings()})
-    instant = service.schedule(table.reload())
+    service, host = open_table_service(table.reload(), HudiSettings(), "compaction")
+    instant = service.schedule(host)
     assert instant is not None
-    service.execute(table.reload(), instant)
+    service.execute(host, instant)
 
 
 def _data_blocks(table: HudiTable) -> list[DataBlock]:

@@ -18,11 +18,11 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
 from hudi_framework.log.blocks import DataBlock, DeleteBlock
 from hudi_framework.log.delete_records import OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
-from hudi_framework.plugin import ComponentKind
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
@@ -140,9 +140,9 @@ def test_cdc_deletes_go_to_the_delete_block(tmp_path: Path, kind: str, combine: 
         return {r["id"]: r["v"] for r in read_table(table.reload(), columns=["id", "v"], **options).to_pylist()}
 
     assert visible() == expected
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
-    instant = service.schedule(table.reload())
+    service, host = open_table_service(table.reload(), settings, "compaction")
+    instant = service.schedule(host)
     assert instant is not None
-    service.execute(table.reload(), instant)
+    service.execute(host, instant)
     assert visible() == expected
     assert visible(query_type="read_optimized") == expected

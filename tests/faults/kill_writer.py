@@ -34,8 +34,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter
@@ -64,12 +64,13 @@ def run_operation(table: HudiTable, settings: HudiSettings, operation: str, rows
     elif operation.startswith("restore:"):
         restore_to_savepoint(table, operation.split(":", 1)[1])
     elif operation == "clean":
-        table.registry.build(ComponentKind.SERVICE, "clean", {"settings": settings}).run(table, force=True)
+        cleaner, host = open_table_service(table, settings, "clean")
+        cleaner.run(host, force=True)  # type: ignore[attr-defined]
     elif operation == "compact":
-        service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
-        service.schedule(table)
+        service, host = open_table_service(table, settings, "compaction")
+        service.schedule(host)
         for instant in table.reload().timeline.pending({Action.COMPACTION}):
-            service.execute(table, instant.requested_time)
+            service.execute(host, instant.requested_time)
     else:
         WriteClient(table, settings).write(pa.Table.from_pylist(rows), operation)
 

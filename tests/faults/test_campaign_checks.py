@@ -63,7 +63,8 @@ def test_inventory_finds_a_file_a_completed_clean_deleted(tmp_path: Path) -> Non
     build(Scenario("clean", "COPY_ON_WRITE", 6), str(root), None)
     before = {p: p.read_bytes() for p in root.glob("*/*.parquet")}
     table = HudiTable.open(str(root))
-    CleanService(CleanServiceOptions(settings=HudiSettings.from_hoodie_options(CLEAN_OPTIONS))).run(table, force=True)
+    settings = HudiSettings.from_hoodie_options(CLEAN_OPTIONS)
+    CleanService(CleanServiceOptions(**settings.services.clean.service_options())).run(table, force=True)
     gone = sorted(p for p in before if not p.exists())
     assert gone, "the clean deleted files"
     gone[0].write_bytes(before[gone[0]])

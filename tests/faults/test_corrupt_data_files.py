@@ -18,10 +18,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import BloomFilterFormatError, CompactionExecutionError, CorruptDataFileError
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -161,12 +161,12 @@ def test_compaction_names_the_damaged_file(place: Place, how: str) -> None:
     WriteClient(table.reload(), settings).upsert(pa.table({"id": ["a"], "city": ["sf"], "ts": [2], "v": ["y"]}))
     key = _sf_base_file(table)
     damage(table.storage, key, how)
-    service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
-    planned = service.schedule(table.reload())
+    service, host = open_table_service(table.reload(), settings, "compaction")
+    planned = service.schedule(host)
     assert planned is not None
     before = _files(table.storage)
     with pytest.raises(CompactionExecutionError) as info:
-        service.execute(table.reload(), planned)
+        service.execute(host, planned)
     assert_names_the_file(info.value, table.storage, key)
     after = _files(table.storage)
     # The plan stays requested, to run again once the file is repaired; nothing else changed.

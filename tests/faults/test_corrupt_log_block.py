@@ -111,7 +111,7 @@ def _schedule(table: HudiTable, service: CompactionService | None = None) -> str
 
 def _opt_in() -> CompactionService:
     settings = HudiSettings(services={"compaction": {"skip_corrupt_log_blocks": True}})
-    return CompactionService(CompactionServiceOptions(settings=settings))
+    return CompactionService(CompactionServiceOptions(**settings.services.compaction.service_options()))
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")

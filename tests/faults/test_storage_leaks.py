@@ -15,8 +15,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.write.client import WriteClient
@@ -189,7 +189,8 @@ def test_a_clean_removes_what_a_killed_writer_left(
     assert stray_objects(table)
     time.sleep(0.5)  # LAZY: the dead writer's heartbeat expires
     settings = HudiSettings.from_hoodie_options(options)
-    table.registry.build(ComponentKind.SERVICE, "clean", {"settings": settings}).run(table, force=True)
+    cleaner, host = open_table_service(table, settings, "clean")
+    cleaner.run(host, force=True)  # type: ignore[attr-defined]
     timeline = table.reload().timeline
     assert not timeline.pending(WRITE_ACTIONS)
     assert stray_objects(table) == []
@@ -213,8 +214,8 @@ def test_a_killed_table_service_leaves_nothing_once_run_again(
     client = WriteClient(table, HudiSettings.from_hoodie_options({**options, "hoodie.clean.automatic": "false"}))
     client.upsert(pa.Table.from_pylist([{"id": "a", "city": "sf", "ts": 2}]))  # a log file to compact
     if operation == "clean":
-        service = table.registry.build(ComponentKind.SERVICE, "compaction", {"settings": settings})
-        service.execute(table, service.schedule(table))
+        service, host = open_table_service(table, settings, "compaction")
+        service.execute(host, service.schedule(host))  # type: ignore[arg-type]
         client.upsert(pa.Table.from_pylist([{"id": "x", "city": "ny", "ts": 2}]))  # the old slices go out of reach
     kill_writer(str(path), "park", tmp_path, [], options, operation=operation, park=park)
     assert stray_objects(table) or table.reload().timeline.pending()

@@ -127,7 +127,8 @@ def test_keep_latest_by_hours(place: Place) -> None:
     cutoff = instant_time_to_epoch_ms(writer.instants[2], TimelineTimezone.LOCAL)
     now = dt.datetime.fromtimestamp(cutoff / 1000, dt.UTC) + dt.timedelta(hours=1)
     settings = _clean(policy="KEEP_LATEST_BY_HOURS", hours_retained=1)
-    (result,) = CleanService(CleanServiceOptions(settings=settings), now=now).run(writer.table(), force=True)
+    service = CleanService(CleanServiceOptions(**settings.services.clean.service_options()), now=now)
+    (result,) = service.run(writer.table(), force=True)
     assert result.deleted > 0
     assert writer.retained() == writer.instants[2]
     for instant in writer.instants[:2]:

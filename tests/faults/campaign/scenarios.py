@@ -29,7 +29,6 @@ import pyarrow as pa
 
 from hudi_framework.cli.service_cli import build_service
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.services.inline import CLEAN_SERVICE, COMPACTION_SERVICE
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, Instant
@@ -64,6 +63,9 @@ OP_ROWS: Final[dict[str, Rows]] = {
 RECOVERY_ROW: Final[Row] = ("r", "sf", 9)
 #: Clean settings of the ``clean`` scenarios: keep only the file slices of the latest commit.
 CLEAN_OPTIONS: Final = {"hoodie.cleaner.commits.retained": "1"}
+#: The table service slots (``services.compaction``, ``services.clean``).
+COMPACTION_SERVICE: Final = "compaction"
+CLEAN_SERVICE: Final = "clean"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +131,8 @@ def _open(base: str, storage_options: StorageOptions) -> HudiTable:
 
 def _service(table: HudiTable, name: str, options: dict[str, str] | None = None) -> Any:
     settings = HudiSettings.from_hoodie_options(options) if options else HudiSettings()
-    return build_service(table, settings, name)
+    service, _ = build_service(table, settings, name)
+    return service
 
 
 def _compact(table: HudiTable) -> None:

@@ -97,7 +97,7 @@ def test_building_a_manager_imports_no_unused_implementation() -> None:
         "hudi_lock_dynamodb.client",
         "hudi_lock_storage.provider",
         "hudi_services_cleaning.planner",
-        "hudi_services_compaction.executor",
+        "hudi_services_compaction.scheduler",
         "hudi_index_simple.index",
     ]
     code = (

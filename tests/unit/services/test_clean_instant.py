@@ -20,7 +20,6 @@ from hudi_framework.services.clean_plan import (
     encode_cleaner_plan,
 )
 from hudi_framework.services.clean_trigger import clean_due, commits_since_last_clean
-from hudi_framework.services.inline import run_inline_services
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, schema_text, write_container
@@ -31,10 +30,13 @@ from hudi_framework.timeline.clean_metadata import (
     encode_clean_metadata,
 )
 from hudi_framework.timeline.instant import Action, State
+from hudi_framework.write.cleaner import execute_clean
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.savepoint import create_savepoint, delete_savepoint
+from hudi_framework.write.service_host import ServiceHost
+from hudi_framework.write.table_services import run_inline_services
 from hudi_framework.write.transaction import timeline_writer
-from hudi_services_cleaning import CleanService, CleanServiceOptions, build_clean_plan, execute_clean
+from hudi_services_cleaning import CleanService, CleanServiceOptions, build_clean_plan
 from hudi_services_cleaning.incremental import partitions_to_clean
 
 PLAN = CleanerPlan(
@@ -116,6 +118,10 @@ def _settings(**clean: object) -> HudiSettings:
     return HudiSettings(services={"clean": clean})  # type: ignore[arg-type]
 
 
+def _cleaner(**clean: object) -> CleanService:
+    return CleanService(CleanServiceOptions(**_settings(**clean).services.clean.service_options()))
+
+
 def test_trigger_counts_commits_after_the_last_clean(tmp_path: Path) -> None:
     table = _cow(tmp_path)
     client = WriteClient(table, _settings(automatic=False))
@@ -123,7 +129,7 @@ def test_trigger_counts_commits_after_the_last_clean(tmp_path: Path) -> None:
         client.upsert(_batch(ts))
     timeline = table.reload().timeline
     assert commits_since_last_clean(timeline) == 4
-    (result,) = CleanService(CleanServiceOptions(settings=_settings(commits_retained=1))).run(table)
+    (result,) = _cleaner(commits_retained=1).run(table)
     assert result.metadata.last_completed_commit == timeline.commits_timeline()[-1].requested_time
     assert commits_since_last_clean(table.reload().timeline) == 0
     client.upsert(_batch(9))
@@ -171,7 +177,7 @@ def test_crashed_clean_is_finished_by_the_next_run(tmp_path: Path) -> None:
     client = WriteClient(table, _settings(automatic=False))
     for ts in range(4):
         client.upsert(_batch(ts))
-    service = CleanService(CleanServiceOptions(settings=_settings(commits_retained=1)))
+    service = _cleaner(commits_retained=1)
     instant = service.schedule(table)
     assert instant is not None
     # A run that crashed after going inflight and deleting one planned file.
@@ -198,16 +204,15 @@ def _same_plans(table: HudiTable, retained: int) -> tuple[set[str], list[str] | 
     inc = build_clean_plan(table, CleanSettings(commits_retained=retained))
     assert set(inc.keys) == set(full.keys)
     assert inc.earliest_instant_to_retain == full.earliest_instant_to_retain
-    timeline = table.timeline
     retain_from = full.earliest_instant_to_retain
-    listed = partitions_to_clean(timeline, retain_from.timestamp, []) if retain_from else None
+    listed = partitions_to_clean(ServiceHost(table), retain_from.timestamp, []) if retain_from else None
     return set(full.keys), listed
 
 
 def test_incremental_plans_list_fewer_partitions_and_find_the_same_files(tmp_path: Path) -> None:
     table = _cow(tmp_path)
     client = WriteClient(table, _settings(automatic=False))
-    service = CleanService(CleanServiceOptions(settings=_settings(commits_retained=2)))
+    service = _cleaner(commits_retained=2)
     cities = ["sf", "ny", "la", "sf", "sf", "ny", "sf", "sf", "sf", "la"]
     listed_counts = []
     for ts, city in enumerate(cities):
@@ -224,7 +229,7 @@ def test_incremental_plans_list_fewer_partitions_and_find_the_same_files(tmp_pat
 def test_incremental_plan_revisits_partitions_of_a_deleted_savepoint(tmp_path: Path) -> None:
     table = _cow(tmp_path)
     client = WriteClient(table, _settings(automatic=False))
-    service = CleanService(CleanServiceOptions(settings=_settings(commits_retained=1)))
+    service = _cleaner(commits_retained=1)
     client.upsert(_city_batch("la", 0))
     first = client.upsert(_city_batch("la", 1)).instant.requested_time
     create_savepoint(table.reload(), first, user="test")

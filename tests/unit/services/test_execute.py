@@ -16,9 +16,10 @@ from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, State
+from hudi_framework.write.compactor import execute_compaction, merge_slice
 from hudi_framework.write.markers import IOType, create_marker
-from hudi_services_compaction import CompactionService, execute_compaction
-from hudi_services_compaction.executor import merge_slice
+from hudi_framework.write.service_host import ServiceHost
+from hudi_services_compaction import CompactionService
 from tests.unit.services.conftest import (
     V6_WITH_LOGS,
     V9_WITH_LOGS,
@@ -129,9 +130,9 @@ def test_failed_run_is_rolled_back_and_can_run_again(copy_table: CopyTable, fixt
     files_before = _data_files(base)
     rs_before = rs_snapshot(base)
     table, instant = _schedule(base)
-    failing = CompactionService(merge=_failing_merge(after=fail_after))  # type: ignore[arg-type]
+    failing = ServiceHost(table, merge=_failing_merge(after=fail_after))  # type: ignore[arg-type]
     with pytest.raises(CompactionExecutionError, match="disk full") as info:
-        failing.run(table, instant)
+        CompactionService().run(failing, instant)
     assert info.value.instant == instant
     # Nothing the attempt wrote is left, the plan is requested again, readers see the old table.
     assert _data_files(base) == files_before

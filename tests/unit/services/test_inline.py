@@ -11,11 +11,12 @@ from hudi_framework.config.services import CompactionSettings
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.read.reader import read_table
-from hudi_framework.services import compaction_due, delta_commits_since_compaction, run_inline_services
+from hudi_framework.services import compaction_due, delta_commits_since_compaction
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.table_services import run_inline_services
 from hudi_services_compaction import CompactionService
 from tests.unit.services.conftest import V9_WITH_LOGS, CopyTable, canonical, rs_snapshot
 
@@ -121,10 +122,12 @@ def test_after_a_compaction_only_later_delta_commits_count(copy_table: CopyTable
 
 
 def test_the_service_is_an_installed_plugin(registry: ComponentRegistry) -> None:
-    service = registry.build(ComponentKind.SERVICE, "compaction", {"settings": _settings(max_delta_commits=7)})
+    options = _settings(max_delta_commits=7, target_io_mb=7).services.compaction.service_options()
+    service = registry.build(ComponentKind.SERVICE, "compaction", options)
     assert isinstance(service, CompactionService)
     assert service.action == "compaction"
-    assert service.settings.services.compaction.max_delta_commits == 7
+    assert service.options.target_io_mb == 7
+    assert "max_delta_commits" not in options  # the trigger is the kernel's
 
 
 def test_copy_on_write_tables_are_left_alone(tmp_path: Path, registry: ComponentRegistry) -> None:

@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.arrays import repeated_dictionary
+from hudi_framework.contracts.compaction import TOTAL_LOG_FILES_SIZE
 from hudi_framework.contracts.indexing.footer import bloom_footer_metadata
 from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.errors import (
@@ -48,24 +49,19 @@ from hudi_framework.read.merged import merge_file_slice
 from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
 from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
 from hudi_framework.read.schema import read_schema
-from hudi_framework.services.compaction_plan import (
-    TOTAL_LOG_FILES_SIZE,
-    CompactionOperation,
-    CompactionPlan,
-    decode_compaction_plan,
-)
+from hudi_framework.services.compaction_plan import CompactionOperation, CompactionPlan, decode_compaction_plan
 from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.vocabulary import WriteOperationType
 from hudi_framework.write.base_file_writer import write_base_file
+from hudi_framework.write.compaction_log_stats import LogScanStats, scan_log_stats
+from hudi_framework.write.compaction_scheduler import timeline_writer
 from hudi_framework.write.file_group_task import WriteTaskContext
 from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes
 from hudi_framework.write.markers import IOType, create_marker, delete_markers, marked_data_files
 from hudi_framework.write.session import WriteSession
-from hudi_services_compaction.log_stats import LogScanStats, scan_log_stats
-from hudi_services_compaction.scheduler import timeline_writer
 
 FILE_NAME_FIELD = META_FIELDS[4]
 _LOG = logging.getLogger(__name__)
@@ -309,6 +305,7 @@ def execute_compaction(
     settings: HudiSettings | None = None,
     *,
     merge: SliceMerge = merge_slice,
+    skip_corrupt_log_blocks: bool = False,
 ) -> CompactionResult:
     """Execute the pending compaction ``instant`` and complete it as a ``commit``.
 
@@ -317,6 +314,8 @@ def execute_compaction(
         instant: The compaction instant (requested, or inflight after a crash).
         settings: Parquet, bloom filter and merge-memory options; defaults otherwise.
         merge: Merges one slice (the reader's merge; tests inject failures here).
+        skip_corrupt_log_blocks: Compact slices whose corrupt log blocks may hold committed rows
+            (the compaction service's ``skip_corrupt_log_blocks`` option).
 
     Returns:
         The completed instant, plan and write stats.
@@ -325,7 +324,7 @@ def execute_compaction(
         CompactionPlanError: No such pending compaction, or its plan cannot be decoded.
         CompactionExecutionError: An operation failed; its files were deleted and the plan is requested again.
         CompactionCorruptLogError: A slice has a corrupt log block that may hold committed rows (and
-            ``services.compaction.skip_corrupt_log_blocks`` is not set); same cleanup.
+            ``skip_corrupt_log_blocks`` is not set); same cleanup.
         CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed the compaction; same cleanup.
     """
     settings = settings or HudiSettings()
@@ -349,7 +348,7 @@ def execute_compaction(
         key_field=record_key_field(table),
         max_memory_bytes=settings.merger.max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES,
         merge=merge,
-        skip_corrupt_log_blocks=settings.services.compaction.skip_corrupt_log_blocks,
+        skip_corrupt_log_blocks=skip_corrupt_log_blocks,
     )
     inflight = writer.transition_to_inflight(found)
     current = ""

@@ -11,34 +11,31 @@ Then, as ``services.clean`` says (Apache Hudi's ``hoodie.clean.automatic``, on b
 ``hoodie.clean.async``, off): finishes pending cleans, and when ``max_commits`` commits completed
 since the last clean, schedules a clean and executes it.
 
-Services are plugins: ``compaction`` and ``clean`` are looked up in the registry by name. Inline
-compaction is opt-in, so configuring it without the plugin is an error; automatic cleaning is the
-default, so an installation without the ``clean`` plugin simply does not clean.
+Services are plugins, looked up in the registry by the names the settings give
+(``services.compaction.service``, ``services.clean.service``; ``compaction`` and ``clean`` by
+default) and handed a :class:`~hudi_framework.write.service_host.ServiceHost`. Inline compaction is
+opt-in, so configuring it without the plugin is an error; automatic cleaning is the default, so an
+installation without the cleaning plugin simply does not clean.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
 
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.service import TableService
 from hudi_framework.errors import UnknownComponentError
-from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.services.clean_trigger import clean_due, nothing_to_clean
 from hudi_framework.services.compaction_trigger import compaction_due
+from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import InstantTimeGenerator
 from hudi_framework.vocabulary import FailedWritesPolicy, TableType, TimelineTimezone
+from hudi_framework.write.service_host import ServiceHost, build_table_service
 
-if TYPE_CHECKING:
-    from hudi_framework.config.settings import HudiSettings
-    from hudi_framework.plugin.registry import ComponentRegistry
-    from hudi_framework.table.table import HudiTable
-
-#: Registered name of the compaction service.
-COMPACTION_SERVICE: Final = "compaction"
-#: Registered name of the cleaning service.
-CLEAN_SERVICE: Final = "clean"
+__all__ = ["ServiceRun", "check_inline_services", "run_inline_services"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +43,7 @@ class ServiceRun:
     """One service action taken after a commit.
 
     Attributes:
-        service: The service name (``compaction``, ``clean``).
+        service: The service's registered name (``compaction``, ``clean``).
         instant: The instant it scheduled.
         executed: Whether it also executed (and completed) it.
     """
@@ -61,13 +58,13 @@ def check_inline_services(table: HudiTable, settings: HudiSettings, registry: Co
 
     Raises:
         UnknownComponentError: Inline compaction is configured on a merge-on-read table but no
-            plugin provides the ``compaction`` service.
+            plugin provides the service ``services.compaction.service`` names.
     """
     comp = settings.services.compaction
     if (comp.inline or comp.schedule_inline) and table.config.table_type is TableType.MERGE_ON_READ:
         installed = registry.names(ComponentKind.SERVICE)
-        if COMPACTION_SERVICE not in installed:
-            raise UnknownComponentError(ComponentKind.SERVICE.label, COMPACTION_SERVICE, installed)
+        if comp.service not in installed:
+            raise UnknownComponentError(ComponentKind.SERVICE.label, comp.service, installed)
 
 
 def run_inline_services(
@@ -82,7 +79,7 @@ def run_inline_services(
     Args:
         table: The table just written, reloaded after the commit.
         settings: The writer's settings (``services.*``).
-        registry: Installed components (the ``compaction`` and ``clean`` services among them).
+        registry: Installed components (the compaction and cleaning services among them).
         on_failure: Called with the service name and the error when a service fails; the next
             service still runs. None: the error propagates.
 
@@ -99,14 +96,14 @@ def run_inline_services(
     except Exception as e:
         if on_failure is None:
             raise
-        on_failure(COMPACTION_SERVICE, e)
+        on_failure(settings.services.compaction.service, e)
     try:
         # The pipeline hands over the table reloaded after its commit; only a compaction changed it since.
         runs += _inline_clean(table, settings, registry, reload=bool(runs))
     except Exception as e:
         if on_failure is None:
             raise
-        on_failure(CLEAN_SERVICE, e)
+        on_failure(settings.services.clean.service, e)
     return runs
 
 
@@ -121,15 +118,14 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: Compo
     now = InstantTimeGenerator(TimelineTimezone(table.config.timeline_timezone)).next()
     if not compaction_due(table.timeline, comp, now):
         return runs
-    service = registry.build(
-        ComponentKind.SERVICE, COMPACTION_SERVICE, {"settings": settings}, field_path="services.compaction"
-    )
-    instant = service.schedule(table)
+    service = build_table_service(registry, comp, "services.compaction")
+    host = ServiceHost(table, settings)
+    instant = service.schedule(host)
     if instant is None:
         return runs
     if comp.inline:
-        service.execute(table, instant)
-    runs.append(ServiceRun(COMPACTION_SERVICE, instant, executed=comp.inline))
+        service.execute(host, instant)
+    runs.append(ServiceRun(comp.service, instant, executed=comp.inline))
     return runs
 
 
@@ -138,34 +134,35 @@ def _inline_clean(
 ) -> list[ServiceRun]:
     clean = settings.services.clean
     # Async cleaning belongs to a separate job (``hudi-fw clean run``); the writer does not wait for it.
-    if not clean.automatic or clean.async_enabled or CLEAN_SERVICE not in registry.names(ComponentKind.SERVICE):
+    if not clean.automatic or clean.async_enabled or clean.service not in registry.names(ComponentKind.SERVICE):
         return []
     timeline = (table.reload() if reload else table).timeline
     done = [i.requested_time for i in timeline.pending({Action.CLEAN})]
+    host = ServiceHost(table, settings)
     if done:
         service = _clean_service(settings, registry)
         for instant in done:  # a clean that crashed half way is finished first
-            service.execute(table, instant)
+            service.execute(host, instant)
         timeline = table.reload().timeline
     if not clean_due(timeline, clean.max_commits):
-        return _clean_runs(done)
+        return _clean_runs(clean.service, done)
     # The common no-op (too little history to clean) is decided here from the timeline, without the
     # service's listings, lock and re-reads. Not under LAZY: scheduling a clean also rolls back
     # failed writes then, so the service must run.
     lazy = settings.write.effective_failed_writes_policy is FailedWritesPolicy.LAZY
     if not lazy and nothing_to_clean(timeline, clean):
-        return _clean_runs(done)
+        return _clean_runs(clean.service, done)
     service = _clean_service(settings, registry)
-    scheduled = service.schedule(table)
+    scheduled = service.schedule(host)
     if scheduled is not None:
-        service.execute(table, scheduled)
+        service.execute(host, scheduled)
         done.append(scheduled)
-    return _clean_runs(done)
+    return _clean_runs(clean.service, done)
 
 
-def _clean_service(settings: HudiSettings, registry: ComponentRegistry) -> Any:
-    return registry.build(ComponentKind.SERVICE, CLEAN_SERVICE, {"settings": settings}, field_path="services.clean")
+def _clean_service(settings: HudiSettings, registry: ComponentRegistry) -> TableService:
+    return build_table_service(registry, settings.services.clean, "services.clean")
 
 
-def _clean_runs(instants: list[str]) -> list[ServiceRun]:
-    return [ServiceRun(CLEAN_SERVICE, instant, executed=True) for instant in instants]
+def _clean_runs(service: str, instants: list[str]) -> list[ServiceRun]:
+    return [ServiceRun(service, instant, executed=True) for instant in instants]
