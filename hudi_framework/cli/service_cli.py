@@ -6,8 +6,6 @@ from rich.console import Console
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.service import TableService
-from hudi_framework.errors import PluginError
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table import HudiTable
 
 __all__ = ["build_service", "console"]
@@ -20,12 +18,10 @@ def console() -> Console:
 
 
 def build_service(table: HudiTable, settings: HudiSettings, name: str) -> TableService:
-    """The table service plugin ``name`` from the table's registry.
+    """The table service plugin ``name``, from the plugins ``settings`` load.
 
     Raises:
+        UnknownComponentError: No such service is installed.
         PluginError: The component is not a table service.
     """
-    service = table.registry.build(ComponentKind.SERVICE, name, {"settings": settings})
-    if not isinstance(service, TableService):
-        raise PluginError(f"component {name!r} built a {type(service).__name__}, not a TableService")
-    return service
+    return table.components.with_settings(settings).service(name, {"settings": settings})

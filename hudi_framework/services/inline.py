@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from hudi_framework.config.enums import FailedWritesPolicy
 from hudi_framework.errors import UnknownComponentError
@@ -33,7 +33,8 @@ from hudi_framework.timeline.instant_time import InstantTimeGenerator, TimelineT
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
-    from hudi_framework.plugin.registry import ComponentRegistry
+    from hudi_framework.contracts.service import TableService
+    from hudi_framework.plugin.components import Components
     from hudi_framework.table.table import HudiTable
 
 #: Registered name of the compaction service.
@@ -57,7 +58,7 @@ class ServiceRun:
     executed: bool
 
 
-def check_inline_services(table: HudiTable, settings: HudiSettings, registry: ComponentRegistry) -> None:
+def check_inline_services(table: HudiTable, settings: HudiSettings, components: Components) -> None:
     """Fail before a write starts if an inline service it would run after its commit is missing.
 
     Raises:
@@ -66,7 +67,7 @@ def check_inline_services(table: HudiTable, settings: HudiSettings, registry: Co
     """
     comp = settings.services.compaction
     if (comp.inline or comp.schedule_inline) and table.config.table_type is TableType.MERGE_ON_READ:
-        installed = registry.names(ComponentKind.SERVICE)
+        installed = components.service_names()
         if COMPACTION_SERVICE not in installed:
             raise UnknownComponentError(ComponentKind.SERVICE.label, COMPACTION_SERVICE, installed)
 
@@ -74,7 +75,7 @@ def check_inline_services(table: HudiTable, settings: HudiSettings, registry: Co
 def run_inline_services(
     table: HudiTable,
     settings: HudiSettings,
-    registry: ComponentRegistry,
+    components: Components,
     *,
     on_failure: Callable[[str, Exception], None] | None = None,
 ) -> list[ServiceRun]:
@@ -83,7 +84,7 @@ def run_inline_services(
     Args:
         table: The table just written, reloaded after the commit.
         settings: The writer's settings (``services.*``).
-        registry: Installed components (the ``compaction`` and ``clean`` services among them).
+        components: The writer's components (the ``compaction`` and ``clean`` services among them).
         on_failure: Called with the service name and the error when a service fails; the next
             service still runs. None: the error propagates.
 
@@ -96,14 +97,14 @@ def run_inline_services(
     """
     runs: list[ServiceRun] = []
     try:
-        runs = _inline_compaction(table, settings, registry)
+        runs = _inline_compaction(table, settings, components)
     except Exception as e:
         if on_failure is None:
             raise
         on_failure(COMPACTION_SERVICE, e)
     try:
         # The pipeline hands over the table reloaded after its commit; only a compaction changed it since.
-        runs += _inline_clean(table, settings, registry, reload=bool(runs))
+        runs += _inline_clean(table, settings, components, reload=bool(runs))
     except Exception as e:
         if on_failure is None:
             raise
@@ -111,7 +112,7 @@ def run_inline_services(
     return runs
 
 
-def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: ComponentRegistry) -> list[ServiceRun]:
+def _inline_compaction(table: HudiTable, settings: HudiSettings, components: Components) -> list[ServiceRun]:
     runs: list[ServiceRun] = []
     comp = settings.services.compaction
     if not (comp.inline or comp.schedule_inline):
@@ -122,9 +123,7 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: Compo
     now = InstantTimeGenerator(TimelineTimezone(table.config.timeline_timezone)).next()
     if not compaction_due(table.timeline, comp, now):
         return runs
-    service = registry.build(
-        ComponentKind.SERVICE, COMPACTION_SERVICE, {"settings": settings}, field_path="services.compaction"
-    )
+    service = components.service(COMPACTION_SERVICE, {"settings": settings}, field_path="services.compaction")
     instant = service.schedule(table)
     if instant is None:
         return runs
@@ -135,16 +134,16 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: Compo
 
 
 def _inline_clean(
-    table: HudiTable, settings: HudiSettings, registry: ComponentRegistry, *, reload: bool
+    table: HudiTable, settings: HudiSettings, components: Components, *, reload: bool
 ) -> list[ServiceRun]:
     clean = settings.services.clean
     # Async cleaning belongs to a separate job (``hudi-fw clean run``); the writer does not wait for it.
-    if not clean.automatic or clean.async_enabled or CLEAN_SERVICE not in registry.names(ComponentKind.SERVICE):
+    if not clean.automatic or clean.async_enabled or CLEAN_SERVICE not in components.service_names():
         return []
     timeline = (table.reload() if reload else table).timeline
     done = [i.requested_time for i in timeline.pending({Action.CLEAN})]
     if done:
-        service = _clean_service(settings, registry)
+        service = _clean_service(settings, components)
         for instant in done:  # a clean that crashed half way is finished first
             service.execute(table, instant)
         timeline = table.reload().timeline
@@ -156,7 +155,7 @@ def _inline_clean(
     lazy = settings.write.effective_failed_writes_policy is FailedWritesPolicy.LAZY
     if not lazy and nothing_to_clean(timeline, clean):
         return _clean_runs(done)
-    service = _clean_service(settings, registry)
+    service = _clean_service(settings, components)
     scheduled = service.schedule(table)
     if scheduled is not None:
         service.execute(table, scheduled)
@@ -164,8 +163,8 @@ def _inline_clean(
     return _clean_runs(done)
 
 
-def _clean_service(settings: HudiSettings, registry: ComponentRegistry) -> Any:
-    return registry.build(ComponentKind.SERVICE, CLEAN_SERVICE, {"settings": settings}, field_path="services.clean")
+def _clean_service(settings: HudiSettings, components: Components) -> TableService:
+    return components.service(CLEAN_SERVICE, {"settings": settings}, field_path="services.clean")
 
 
 def _clean_runs(instants: list[str]) -> list[ServiceRun]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hudi_framework.config import HudiSettings, RecordMergeMode, TableType, WriteOperation
+from hudi_framework.plugin import Components
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 CONFIG_FILES = sorted(p for p in CONFIGS.iterdir() if p.suffix in {".toml", ".yaml", ".yml"})
@@ -55,7 +56,7 @@ def test_s3_example_is_multi_writer_with_dynamodb() -> None:
     assert settings.lock.provider == "dynamodb"
     assert settings.lock.options["table"] == "hudi-locks"
     assert settings.write.effective_failed_writes_policy.value == "LAZY"
-    assert settings.storage.backend_options(settings.table.base_path) == {
+    assert Components.from_settings(settings).storage_spec(settings.table.base_path or "").options == {
         "max_attempts": 10,
         "region": "eu-west-1",
     }
