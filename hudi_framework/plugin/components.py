@@ -10,13 +10,13 @@ loads the same plugins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from hudi_framework.config.component_sections import PluginSettings, StorageSettings
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
-from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator
+from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.contracts.lock import LockProvider, LockProviderFactory
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.contracts.service import TableService
@@ -173,32 +173,16 @@ class Components:
         """
         return merger_for_table(self.registry, config)
 
-    def key_generator(
-        self,
-        config: TableConfig,
-        *,
-        write_options: Mapping[str, str] | None = None,
-        complex_single_field_encoding: ComplexKeyEncoding | str | None = None,
-        consistent_logical_timestamp: bool | None = None,
-        partition_fields: Sequence[str] | None = None,
-    ) -> KeyGenerator:
-        """The table's key generator; ``partition_fields`` default to the settings' typed ones.
+    def key_generator(self, config: TableConfig) -> KeyGenerator:
+        """The table's key generator, with the partition fields the settings type (``field:TYPE``).
 
         Raises:
             UnknownComponentError: No installed plugin provides the table's key generator.
             PluginConfigError: The component's options model rejects the options.
             InvalidConfigValueError: The table's key settings are invalid for its key generator.
         """
-        if partition_fields is None:
-            partition_fields = typed_partition_fields(config, self.settings.table.partition_fields)
-        return build_key_generator(
-            self.registry,
-            config,
-            write_options=write_options,
-            complex_single_field_encoding=complex_single_field_encoding,
-            consistent_logical_timestamp=consistent_logical_timestamp,
-            partition_fields=partition_fields,
-        )
+        typed = typed_partition_fields(config, self.settings.table.partition_fields)
+        return build_key_generator(self.registry, config, partition_fields=typed)
 
     def lock_provider(self) -> LockProviderFactory:
         """The lock provider ``settings.lock`` names (or an Apache Hudi class alias of it).
