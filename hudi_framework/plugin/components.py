@@ -42,15 +42,23 @@ def plugin_manager_for(settings: HudiSettings) -> HudiPluginManager:
         PluginLoadError: An entry point failed to import or did not validate.
         DuplicateComponentError: Two distributions install plugins of one name.
     """
-    plugins = settings.plugins
+    return _manager_for(settings.plugins)
+
+
+def _manager_for(plugins: PluginSettings) -> HudiPluginManager:
     return build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
 
 
-def build_components(settings: HudiSettings, manager: HudiPluginManager | None = None) -> Components:
-    """The components of ``settings``: from ``manager`` when given, else from :func:`plugin_manager_for`."""
-    if manager is None:
+def build_components(settings: HudiSettings | None, manager: HudiPluginManager | None = None) -> Components:
+    """The components of ``settings`` (None: default settings): from ``manager`` when given, else
+    from the plugin manager the settings describe (:func:`plugin_manager_for`)."""
+    if manager is not None:
+        return Components(manager, settings)
+    if settings is not None:
         return Components.from_settings(settings)
-    return Components(manager, settings)
+    # Default settings: only their plugins section is needed now (a table opened without settings).
+    plugins = PluginSettings()
+    return Components(_manager_for(plugins), None, plugins=plugins)
 
 
 class Components:
@@ -59,7 +67,6 @@ class Components:
     Attributes:
         manager: The plugin manager the components come from.
         registry: The components by kind and name (listings, lookups).
-        settings: The settings whose sections choose the components and give their options.
         plugins: The ``plugins`` section the manager was built from; None when the manager was
             handed in (an embedder's or a test's, maybe with explicitly registered plugins).
     """
@@ -67,16 +74,30 @@ class Components:
     def __init__(
         self,
         manager: HudiPluginManager,
-        settings: HudiSettings,
+        settings: HudiSettings | None,
         *,
         registry: ComponentRegistry | None = None,
         plugins: PluginSettings | None = None,
     ) -> None:
-        """Wrap ``manager``; prefer :meth:`from_settings` or :func:`build_components`."""
+        """Wrap ``manager``; prefer :meth:`from_settings` or :func:`build_components`.
+
+        Args:
+            manager: The plugin manager.
+            settings: The settings whose sections choose the components; None: default settings.
+            registry: The manager's registry, when already built.
+            plugins: The ``plugins`` section ``manager`` was built from (None: handed in).
+        """
         self.manager = manager
         self.registry = registry if registry is not None else ComponentRegistry.from_manager(manager)
-        self.settings = settings
+        self._settings = settings
         self.plugins = plugins
+
+    @property
+    def settings(self) -> HudiSettings:
+        """The settings whose sections choose the components and give their options."""
+        if self._settings is None:
+            self._settings = HudiSettings()  # built on first use: opening a table needs none of it
+        return self._settings
 
     @classmethod
     def from_settings(cls, settings: HudiSettings) -> Components:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import (
     ConfigError,
@@ -37,6 +36,7 @@ from hudi_framework.timeline.timeline import Timeline
 
 if TYPE_CHECKING:
     from hudi_framework.config.component_sections import StorageSettings
+    from hudi_framework.config.settings import HudiSettings
 
 #: Base file formats this project reads and writes.
 SUPPORTED_BASE_FORMATS = ("parquet",)
@@ -118,7 +118,7 @@ class HudiTable:
             TableConfigCorruptError: The config cannot be used.
             TableVersionError: The table version is not supported.
         """
-        components = build_components(settings or HudiSettings(), plugin_manager)
+        components = build_components(settings, plugin_manager)
         backend, spec = cls._open_storage(components, base_uri, settings, storage_backend, storage_options, storage)
         props = load_properties(backend)
         return cls(backend, props, components=components, storage_spec=spec)
@@ -153,7 +153,7 @@ class HudiTable:
             ConfigError: Both ``settings`` and a storage argument were given.
             TableExistsError: A table already exists at ``base_uri``.
         """
-        components = build_components(settings or HudiSettings(), plugin_manager)
+        components = build_components(settings, plugin_manager)
         backend, spec = cls._open_storage(components, base_uri, settings, storage_backend, storage_options, storage)
         if schema is not None:
             missing = [
