@@ -134,19 +134,12 @@ class Components:
         return self.registry.build(ComponentKind.STORAGE, backend, options or {}, field_path="storage.options")
 
     def storage_spec(self, base_uri: str, storage: StorageSettings | None = None) -> StorageSpec:
-        """How ``storage`` (default: the settings' storage section) opens the table at ``base_uri``.
-
-        Raises:
-            UnknownComponentError: No installed backend has that name or serves the URI's scheme.
-        """
+        """How ``storage`` (default: the settings' storage section) opens the table at ``base_uri``."""
         return StorageSpec.of(storage if storage is not None else self.settings.storage, self.registry, base_uri)
 
     def storage_settings_section(self, base_uri: str, spec: StorageSpec) -> str | None:
-        """The storage settings section (``s3``) the backend ``spec`` opens for ``base_uri`` declares.
-
-        Raises:
-            UnknownComponentError: No installed backend has that name or serves the URI's scheme.
-        """
+        """The storage settings section (``s3``) the backend ``spec`` opens for ``base_uri`` declares
+        (None when it declares none or is not installed)."""
         return settings_section(self.registry, spec.backend, base_uri)
 
     def resolved_storage(self, spec: StorageSpec, base_uri: str) -> StorageSpec:

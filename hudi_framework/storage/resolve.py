@@ -63,10 +63,14 @@ def settings_section(registry: ComponentRegistry, backend: str | None, base_uri:
         backend: A storage component name; None for the one serving the URI scheme.
         base_uri: Table base path or URI.
 
-    Raises:
-        UnknownComponentError: No installed backend has that name or serves the URI's scheme.
+    Returns:
+        The section, or None when the backend declares none or is not installed (opening the
+        storage reports that, naming the installed backends).
     """
-    return registry.get(ComponentKind.STORAGE, backend or backend_for(registry, base_uri)).spec.settings_section
+    try:
+        return registry.get(ComponentKind.STORAGE, backend or backend_for(registry, base_uri)).spec.settings_section
+    except UnknownComponentError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,6 @@ class StorageSpec:
 
         The options are ``storage.options`` plus the set fields of the settings section the chosen
         backend's spec declares (``storage.s3`` for the ``s3`` backend).
-
-        Raises:
-            UnknownComponentError: No installed backend has that name or serves the URI's scheme.
         """
         return cls(storage.backend, storage.backend_options(settings_section(registry, storage.backend, base_uri)))
 
