@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.plugin import ComponentRegistry, Components, HudiPluginManager, build_plugin_manager
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 
@@ -36,6 +37,12 @@ def plugin_manager() -> HudiPluginManager:
 @pytest.fixture
 def registry(plugin_manager: HudiPluginManager) -> ComponentRegistry:
     return ComponentRegistry.from_manager(plugin_manager)
+
+
+@pytest.fixture
+def components(plugin_manager: HudiPluginManager) -> Components:
+    """The installed components with default settings."""
+    return Components(plugin_manager, HudiSettings())
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from bench.dataset import EVENT_TIME, KEY, PARTITION
 from bench.step import Step, StepContext
 from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.read.reader import read_table
 from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -63,18 +63,18 @@ def preload() -> None:
     longer imports the key generators, merger, index and services: build them once for a table
     config like the bench's (no table is opened).
     """
-    from hudi_framework.plugin.manager import build_plugin_manager
+    from hudi_framework.plugin import Components
     from hudi_framework.write.session import build_write_components
 
-    registry = ComponentRegistry.from_manager(build_plugin_manager())
+    components = Components.from_settings(settings())
     for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ"):
         config = new_table_config(
             "bench", table_type=table_type, record_key_fields=[KEY], partition_fields=[PARTITION],
             ordering_fields=[EVENT_TIME],
         )  # fmt: skip
-        build_write_components(registry, config, settings())
+        build_write_components(components, config)
     for service in ("compaction", "clean"):
-        registry.get(ComponentKind.SERVICE, service).spec.load_factory()
+        components.registry.get(ComponentKind.SERVICE, service).spec.load_factory()
 
 
 def _path(ctx: StepContext) -> str:

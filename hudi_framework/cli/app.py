@@ -24,8 +24,8 @@ from hudi_framework.errors import ConfigError, HudiError, JobVerificationError, 
 from hudi_framework.jobs.report import ProgressObserver, render_report
 from hudi_framework.jobs.runner import run_job
 from hudi_framework.merge.choose import strategy_of
-from hudi_framework.plugin.manager import build_plugin_manager
-from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+from hudi_framework.plugin.components import Components
+from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table import HudiTable
 
@@ -197,12 +197,10 @@ def show_schema(path: PathArg, config: ConfigOpt = None) -> None:
 def plugins(as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
     """Installed plugins and the components they provide (mergers with their strategy UUIDs), as the
     config's plugins section loads them."""
-    loading = settings_from(config).plugins
-    manager = build_plugin_manager(load_entry_points=loading.load_entry_points, disable=loading.disable)
-    registry = ComponentRegistry.from_manager(manager)
+    registry = Components.from_settings(settings_from(config)).registry
     rows = [
         (kind.label, comp, strategy_of(comp) if kind is ComponentKind.MERGER else None)
-        for kind in ComponentKind
+        for kind in ComponentKind.all()
         for comp in registry.specs(kind)
     ]
     if as_json:

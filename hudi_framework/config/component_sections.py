@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Final, Self
+from typing import Any, Self
 from uuid import UUID
 
 from pydantic import Field, model_validator
@@ -19,6 +19,7 @@ from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt
 from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
 from hudi_framework.config.not_yet import METADATA_TABLE, NotYet
 from hudi_framework.config.s3 import S3Settings
+from hudi_framework.errors import PluginError
 from hudi_framework.vocabulary import CUSTOM_STRATEGY_ID, RecordMergeMode, mode_of_strategy, payload_merge_mode
 
 __all__ = [
@@ -30,17 +31,11 @@ __all__ = [
     "StorageSettings",
 ]
 
-#: Registered names of the built-in mergers, by mode.
-BUILTIN_MERGER_NAMES: Final = {
-    RecordMergeMode.EVENT_TIME_ORDERING: "event-time-ordering",
-    RecordMergeMode.COMMIT_TIME_ORDERING: "commit-time-ordering",
-}
 
 
 #: Option names that look like credentials. Free option mappings are printed by ``repr``, so
 #: credentials must go in typed ``SecretStr`` fields instead.
 _SECRET_NAME = re.compile(r"secret|password|passwd|credential|(^|_)token$|^access_key(_id)?$", re.IGNORECASE)
-_S3_SCHEMES: Final = frozenset({"s3", "s3a"})
 
 
 def _reject_credentials(options: ComponentOptions, path: tuple[str, ...], where: str) -> None:
@@ -128,7 +123,10 @@ class MergerSettings(Section):
         return RecordMergeMode.EVENT_TIME_ORDERING if ordering_fields else RecordMergeMode.COMMIT_TIME_ORDERING
 
     def lookup_name(self, ordering_fields: Sequence[str]) -> str:
-        """The name (or strategy UUID alias) to look the merger up by in the registry.
+        """The name (or alias) to look the merger up by in the registry.
+
+        A merger serving a built-in merge mode registers the mode's name (``EVENT_TIME_ORDERING``)
+        as an alias, so the mode alone finds it; a custom merger is found by its strategy UUID alias.
 
         Args:
             ordering_fields: The table's ordering fields.
@@ -136,8 +134,8 @@ class MergerSettings(Section):
         if self.name is not None:
             return self.name
         mode = self.effective_mode(ordering_fields)
-        if mode in BUILTIN_MERGER_NAMES:
-            return BUILTIN_MERGER_NAMES[mode]
+        if mode is not RecordMergeMode.CUSTOM:
+            return mode.value
         if self.strategy_id is not None:
             return str(self.strategy_id)
         # Only a payload class names this custom merger; plugins may register it as an alias.
@@ -185,7 +183,8 @@ class StorageSettings(Section):
     options: ComponentOptions = Field(default_factory=dict)
     """Options for the backend's own options model (s3: ``max_attempts``, ``multipart_chunksize``...)."""
     s3: S3Settings = Field(default_factory=S3Settings)
-    """S3 connection settings and credentials, passed to the ``s3`` backend."""
+    """S3 connection settings and credentials, passed to the backend whose spec declares the
+    ``s3`` settings section (the ``s3`` backend)."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -194,23 +193,30 @@ class StorageSettings(Section):
             raise CrossFieldError(f"{name} is set in both storage.s3 and storage.options", ("storage", "options", name))
         return self
 
-    def backend_options(self, base_path: str | None = None) -> dict[str, Any]:
-        """Options for building the storage backend of ``base_path``.
+    def backend_options(self, section: str | None = None) -> dict[str, Any]:
+        """Options for building a storage backend whose spec declares the settings ``section``.
 
-        ``options``, plus the S3 fields that were set when the backend is ``s3`` (by name, or by an
-        ``s3://`` / ``s3a://`` base path when no backend is named). Secrets stay
-        :class:`~pydantic.SecretStr`: the ``s3`` plugin's options model extends :class:`S3Settings`.
+        ``options``, plus the fields of the typed section ``section`` (``s3``) that were set.
+        Secrets stay :class:`~pydantic.SecretStr` (the backend's options model extends the
+        section's model). The backend, and so the section, is chosen by
+        :meth:`hudi_framework.plugin.Components.storage_spec`.
 
         Args:
-            base_path: The table's base URI, used when ``backend`` is not set.
+            section: The settings section the backend's spec declares; None adds nothing.
+
+        Raises:
+            PluginError: The storage settings have no section of that name (the backend's spec is wrong).
         """
         merged: dict[str, Any] = dict(self.options)
-        scheme = base_path.split("://", 1)[0].lower() if base_path and "://" in base_path else ""
-        if self.backend == "s3" or (self.backend is None and scheme in _S3_SCHEMES):
-            for name in self.s3.model_fields_set:
-                value = getattr(self.s3, name)
-                if value is not None:
-                    merged[name] = value
+        if section is None:
+            return merged
+        if section in ("backend", "options") or section not in type(self).model_fields:
+            raise PluginError(f"storage settings have no section {section!r}, which a storage backend declares")
+        typed = getattr(self, section)
+        for name in typed.model_fields_set:
+            value = getattr(typed, name)
+            if value is not None:
+                merged[name] = value
         return merged
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
@@ -71,7 +71,15 @@ class LockProvider(ABC):
 
 
 class LockProviderFactory(ABC):
-    """What a lock plugin registers: opens providers for tables, sharing what must be shared."""
+    """What a lock plugin registers: opens providers for tables, sharing what must be shared.
+
+    Attributes:
+        process_local: True when the locks exclude only the writers of one process (a lock table in
+            memory). The kernel reads it from the factory class and refuses such a provider under
+            optimistic concurrency control when writers may run in several processes.
+    """
+
+    process_local: ClassVar[bool] = False
 
     @abstractmethod
     def open(self, context: LockContext) -> LockProvider:

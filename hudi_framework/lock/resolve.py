@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hudi_framework.contracts.lock import LockContext, LockProvider, LockProviderFactory
+from hudi_framework.contracts.lock import LockContext, LockProvider
 from hudi_framework.lock.owner import new_owner_id
 from hudi_framework.plugin.registry import ComponentKind
 
@@ -38,8 +38,6 @@ def open_table_lock(
         PluginConfigError: ``lock.options`` fail the provider's options model.
         LockProviderError: The provider's backing service cannot be used.
     """
-    factory: LockProviderFactory = registry.build(
-        ComponentKind.LOCK, settings.provider, settings.options, field_path="lock.options"
-    )
+    factory = registry.build(ComponentKind.LOCK, settings.provider, settings.options, field_path="lock.options")
     context = LockContext(base_path=base_path, table_name=table_name, storage=storage, owner=owner or new_owner_id())
     return factory.open(context)

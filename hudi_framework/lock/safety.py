@@ -7,6 +7,7 @@ processes, so the caller states how the table's writers are deployed (:class:`Wr
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from hudi_framework.errors import UnsafeLockConfigError
@@ -18,9 +19,6 @@ if TYPE_CHECKING:
 _CONCURRENCY_MODE_KEY: Final = "hoodie.write.concurrency.mode"
 _FAILED_WRITES_KEY: Final = "hoodie.clean.failed.writes.policy"
 _PROVIDER_KEY: Final = "hoodie.write.lock.provider"
-
-#: Providers whose locks only exclude writers inside one process.
-PROCESS_LOCAL_PROVIDERS: Final = frozenset({"in-process"})
 
 
 class WriterTopology(enum.Enum):
@@ -46,7 +44,7 @@ def topology_of_spark_master(master: str) -> WriterTopology:
     return WriterTopology.MULTI_PROCESS
 
 
-def check_lock_safety(settings: HudiSettings, topology: WriterTopology) -> None:
+def check_lock_safety(settings: HudiSettings, topology: WriterTopology, process_local: Callable[[], bool]) -> None:
     """Reject unsafe combinations of concurrency mode, failed-writes policy, lock provider and topology.
 
     * optimistic concurrency control with the ``EAGER`` failed-writes policy: an eager rollback at
@@ -55,6 +53,13 @@ def check_lock_safety(settings: HudiSettings, topology: WriterTopology) -> None:
       run in several processes: their locks never meet, so conflict checks and commits interleave.
 
     Single-writer mode takes no lock, so nothing is checked for it.
+
+    Args:
+        settings: The write's settings.
+        topology: Where the table's writers run.
+        process_local: Whether the configured lock provider's locks exclude only the writers of one
+            process (:attr:`~hudi_framework.contracts.lock.LockProviderFactory.process_local`);
+            asked only when it matters.
 
     Raises:
         UnsafeLockConfigError: Naming the option keys that together are unsafe.
@@ -67,7 +72,7 @@ def check_lock_safety(settings: HudiSettings, topology: WriterTopology) -> None:
             "optimistic_concurrency_control needs the LAZY failed-writes policy; EAGER would roll back "
             "the inflight instants of concurrent writers",
         )
-    if topology is WriterTopology.MULTI_PROCESS and settings.lock.provider in PROCESS_LOCAL_PROVIDERS:
+    if topology is WriterTopology.MULTI_PROCESS and process_local():
         raise UnsafeLockConfigError(
             (_CONCURRENCY_MODE_KEY, _PROVIDER_KEY),
             f"the {settings.lock.provider!r} lock only excludes writers inside one process, but writers "

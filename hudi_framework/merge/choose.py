@@ -2,7 +2,8 @@
 
 Three ways lead to a merger:
 
-* a built-in merge mode (``EVENT_TIME_ORDERING`` / ``COMMIT_TIME_ORDERING``) names a built-in component;
+* a built-in merge mode (``EVENT_TIME_ORDERING`` / ``COMMIT_TIME_ORDERING``) names the component that
+  registers the mode's name as an alias;
 * ``CUSTOM`` with a strategy UUID looks among the installed merger components for those that
   implement that UUID (:func:`strategy_of`), and ``implementation_classes`` picks the first listed
   one that is installed (Java class names in the list simply do not fit this engine and are skipped);
@@ -18,14 +19,13 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_framework.config.component_sections import BUILTIN_MERGER_NAMES, MergerSettings
+from hudi_framework.config.component_sections import MergerSettings
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.errors import (
     ConfigError,
     HudiDeprecationWarning,
     MergeModeMismatchError,
     MergeStrategyNotFoundError,
-    PluginError,
 )
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.table_config import with_merge_behaviour
@@ -59,7 +59,7 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
-def strategy_of(component: RegisteredComponent) -> str | None:
+def strategy_of(component: RegisteredComponent[Any]) -> str | None:
     """The merge strategy UUID a merger component declares, if any.
 
     A component declares it through its factory's ``strategy_id`` (a :class:`RecordMerger`
@@ -74,7 +74,7 @@ def strategy_of(component: RegisteredComponent) -> str | None:
     return next((a.lower() for a in component.spec.aliases if _is_uuid(a)), None)
 
 
-def _names_of(component: RegisteredComponent) -> set[str]:
+def _names_of(component: RegisteredComponent[Any]) -> set[str]:
     spec = component.spec
     names = {spec.name, *spec.aliases}
     factory: Any = spec.load_factory()
@@ -124,8 +124,9 @@ def _lookup_name(registry: ComponentRegistry, settings: MergerSettings, ordering
         # A payload merger: also on Hudi 1.1 tables that persist a built-in mode for a deprecated payload.
         return found
     mode = settings.effective_mode(ordering_fields)
-    if mode in BUILTIN_MERGER_NAMES:
-        return BUILTIN_MERGER_NAMES[mode]
+    if mode is not RecordMergeMode.CUSTOM:
+        # The merger that registers the mode's name as an alias serves the mode.
+        return registry.get(ComponentKind.MERGER, mode.value).spec.name
     strategy = str(settings.strategy_id) if settings.strategy_id is not None else None
     if strategy in (PAYLOAD_BASED_STRATEGY_ID, CUSTOM_STRATEGY_ID) and settings.payload_class is not None:
         return settings.payload_class  # a payload table: Hudi's generic CUSTOM/payload UUIDs name no merger
@@ -159,8 +160,6 @@ def build_merger(registry: ComponentRegistry, settings: MergerSettings, ordering
     """
     name = _lookup_name(registry, settings, ordering_fields)
     merger = registry.build(ComponentKind.MERGER, name, settings.options, field_path="merger.options")
-    if not isinstance(merger, RecordMerger):
-        raise PluginError(f"record merger {name!r} built a {type(merger).__name__}, not a RecordMerger")
     wanted = str(settings.strategy_id) if settings.strategy_id is not None else None
     generic = (None, PAYLOAD_BASED_STRATEGY_ID, CUSTOM_STRATEGY_ID)
     if wanted not in generic and merger.strategy_id and merger.strategy_id != wanted:

@@ -33,6 +33,10 @@ class ComponentSpec(Generic[T_co]):
             such a reference to it).
         description: One line shown by ``hudi-fw plugins``.
         aliases: Extra names that resolve to this component (for example Apache Hudi's class names).
+        settings_section: A typed section of the kind's settings whose fields the component's
+            options model also takes: the fields a user set there (in config, ``HUDI_*``
+            variables or the Apache Hudi and Hadoop keys mapped onto them) join its options. The
+            ``s3`` storage backend declares ``"s3"``, so ``storage.s3`` reaches it.
     """
 
     name: str
@@ -40,6 +44,7 @@ class ComponentSpec(Generic[T_co]):
     options_model: type[BaseModel] | str = NoOptions
     description: str = ""
     aliases: tuple[str, ...] = field(default=())
+    settings_section: str | None = None
 
     def __post_init__(self) -> None:
         for reference in (self.factory, self.options_model):

@@ -68,19 +68,21 @@ def preload_components(
 
     Args:
         kinds: :class:`~hudi_framework.plugin.registry.ComponentKind` names.
-        manager: The plugins to look in (default: a fresh manager with the installed ones).
+        manager: The plugins to look in (default: the ones this process's settings load).
     """
-    from hudi_framework.plugin.manager import build_plugin_manager
-    from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+    from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.plugin.components import build_components
+    from hudi_framework.plugin.registry import ComponentKind
 
     try:
-        registry = ComponentRegistry.from_manager(manager or build_plugin_manager())
+        # The plugins this process's settings load (``HUDI_PLUGINS__*``), as a task would build them.
+        registry = build_components(HudiSettings.load(), manager).registry
     except Exception:
         _report("the installed plugins")
         return ["plugins"]
     failed = []
     for kind in kinds:
-        for component in registry.specs(ComponentKind[kind]):
+        for component in registry.specs(ComponentKind.named(kind)):
             try:
                 component.spec.load_factory()
                 component.spec.load_options_model()

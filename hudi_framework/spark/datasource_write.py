@@ -37,6 +37,7 @@ from pyspark.sql.types import StructType
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
 from hudi_framework.layout.discovery import check_new_partitions
+from hudi_framework.plugin.components import Components
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_write
 from hudi_framework.table.from_settings import check_settings_match_table, table_config_from_settings
@@ -266,14 +267,7 @@ class StagedWriter(DataSourceArrowWriter):
         table = _open_or_create(self._options, None)
         if table is not None:
             return table.storage
-        from hudi_framework.plugin.manager import build_plugin_manager
-        from hudi_framework.plugin.registry import ComponentRegistry
-        from hudi_framework.storage.resolve import StorageSpec
-
-        settings, path = self._options.settings, self._options.path
-        loading = settings.plugins
-        plugins = build_plugin_manager(load_entry_points=loading.load_entry_points, disable=loading.disable)
-        return StorageSpec.of(settings.storage, path).open(ComponentRegistry.from_manager(plugins), path)
+        return Components.from_settings(self._options.settings).storage(self._options.path)
 
     @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Staged:

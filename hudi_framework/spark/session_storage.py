@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from hudi_framework.config.hoodie_keys import lookup
-from hudi_framework.contracts.storage_paths import uri_scheme
 from hudi_framework.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -24,27 +23,27 @@ __all__ = ["check_session_s3"]
 
 #: Session keys that decide where requests go (the endpoint, or AWS's endpoint of the region).
 _WHERE: Final = ("spark.hadoop.fs.s3a.endpoint", "spark.hadoop.fs.s3a.endpoint.region")
-_S3_SCHEMES: Final = frozenset({"s3", "s3a"})
 
 
-def check_session_s3(spark: SparkSession, base_uri: str, storage: StorageSpec) -> None:
+def check_session_s3(spark: SparkSession, storage: StorageSpec, section: str | None) -> None:
     """Refuse an S3 table whose storage goes elsewhere than the session's S3A endpoint or region.
 
     Args:
         spark: The session the write runs in.
-        base_uri: The table's base URI.
         storage: How the table's storage is opened (its ``options`` hold the ``storage.s3`` fields).
+        section: The storage settings section the table's backend declares; the session's keys
+            matter only for the backend that takes the section they map onto (``storage.s3``).
 
     Raises:
         ConfigError: The session sets ``spark.hadoop.fs.s3a.endpoint`` or ``...endpoint.region``
             and the table's storage has that field unset or set otherwise.
     """
-    if storage.backend not in (None, "s3") or (storage.backend is None and uri_scheme(base_uri) not in _S3_SCHEMES):
+    if section is None:
         return
     for key in _WHERE:
         value = spark.conf.get(key, None)
         entry = lookup(key)
-        if not value or entry is None:
+        if not value or entry is None or entry.path[:2] != ("storage", section):
             continue
         field = entry.path[-1]
         ours = storage.options.get(field)

@@ -21,8 +21,7 @@ import pickle
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from hudi_framework.plugin.manager import build_plugin_manager
-from hudi_framework.plugin.registry import ComponentRegistry
+from hudi_framework.plugin.components import Components
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.write.session import WriteComponents, build_write_components
 
@@ -94,11 +93,9 @@ class WorkerComponents:
 
 
 def _build(spec: WorkerSpec) -> WorkerComponents:
-    plugins = spec.settings.plugins
-    manager = build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
-    registry = ComponentRegistry.from_manager(manager)
-    storage = spec.storage.open(registry, spec.base_uri)
-    return WorkerComponents(storage, build_write_components(registry, spec.config, spec.settings))
+    components = Components.from_settings(spec.settings)
+    storage = components.storage(spec.base_uri, spec.storage)
+    return WorkerComponents(storage, build_write_components(components, spec.config))
 
 
 def worker_components(spec: WorkerSpec) -> WorkerComponents:

@@ -94,7 +94,8 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         """
         super().__init__(table, settings)
         self._spark = spark
-        check_session_s3(spark, table.base_uri, table.task_storage(self.session.settings.storage))
+        storage = table.task_storage(self.session.settings.storage)
+        check_session_s3(spark, storage, self.session.plugins.storage_settings_section(table.base_uri, storage))
 
     @property
     def spark(self) -> SparkSession:

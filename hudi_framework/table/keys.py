@@ -16,13 +16,8 @@ from typing import TYPE_CHECKING, Final
 
 from pydantic import ValidationError
 
-from hudi_framework.contracts.keygen import (
-    ComplexKeyEncoding,
-    KeyGenerator,
-    TableKeySettings,
-    TimestampKeyGenOptions,
-)
-from hudi_framework.errors import InvalidConfigValueError, PluginError
+from hudi_framework.contracts.keygen import ComplexKeyEncoding, KeyGenerator, TableKeySettings, TimestampKeyGenOptions
+from hudi_framework.errors import InvalidConfigValueError
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.vocabulary import TimestampType, key_generator_component
 
@@ -190,10 +185,7 @@ def build_key_generator(
         partition_fields=partition_fields,
     )
     name = key_generator_component(config.key_generator_type)
-    generator = registry.build(ComponentKind.KEYGEN, name, options.as_options(), field_path="table.key_generator")
-    if not isinstance(generator, KeyGenerator):
-        raise PluginError(f"key generator component {name!r} built a {type(generator).__name__}, not a KeyGenerator")
-    return generator
+    return registry.build(ComponentKind.KEYGEN, name, options.as_options(), field_path="table.key_generator")
 
 
 def _encoding(

@@ -23,8 +23,8 @@ from hudi_framework.errors import (
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
-from hudi_framework.plugin.commit_hooks import PluginCommitHooks
-from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
+from hudi_framework.plugin.components import Components, build_components
+from hudi_framework.plugin.manager import HudiPluginManager
 from hudi_framework.plugin.registry import ComponentRegistry
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
@@ -48,9 +48,9 @@ class HudiTable:
     """A Hudi table at a base path: the entry point for inspection (and, later, reads and writes).
 
     Build it with :meth:`open` or :meth:`create`; both take an optional plugin manager so that a
-    whole session shares one (there is no global manager), and either ``settings`` or explicit
-    storage arguments. The table remembers how its storage was opened (:attr:`storage_spec`), so
-    Spark tasks reach the same storage.
+    whole session shares one (there is no global manager; without one, the settings' ``plugins``
+    section builds it), and either ``settings`` or explicit storage arguments. The table remembers
+    how its storage was opened (:attr:`storage_spec`), so Spark tasks reach the same storage.
     """
 
     def __init__(
@@ -58,8 +58,7 @@ class HudiTable:
         storage: StorageBackend,
         properties: Mapping[str, str],
         *,
-        registry: ComponentRegistry,
-        plugin_manager: HudiPluginManager,
+        components: Components,
         storage_spec: StorageSpec | None = None,
     ) -> None:
         """Wrap an opened table; prefer :meth:`open` / :meth:`create`."""
@@ -67,26 +66,15 @@ class HudiTable:
         self._storage_spec = storage_spec
         self._properties = dict(properties)
         self._config = TableConfig.from_properties(properties)
-        self._registry = registry
-        self._pm = plugin_manager
+        self._components = components
         self._timeline: Timeline | None = None
         # Files named by commit metadata already read, handed to each reloaded timeline.
         self._known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] = {}
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def _components(
-        plugin_manager: HudiPluginManager | None, settings: HudiSettings | None = None
-    ) -> tuple[HudiPluginManager, ComponentRegistry]:
-        if plugin_manager is None and settings is not None:
-            plugins = settings.plugins
-            plugin_manager = build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
-        pm = plugin_manager or build_plugin_manager()
-        return pm, ComponentRegistry.from_manager(pm)
-
-    @staticmethod
     def _open_storage(
-        registry: ComponentRegistry,
+        components: Components,
         base_uri: str,
         settings: HudiSettings | None,
         backend: str | None,
@@ -96,12 +84,12 @@ class HudiTable:
         if settings is not None:
             if backend is not None or options is not None or storage is not None:
                 raise ConfigError("give the storage either as settings or as storage_backend/storage_options/storage")
-            spec = StorageSpec.of(settings.storage, base_uri)
+            spec = components.storage_spec(base_uri, settings.storage)
         elif storage is not None:
             return storage, None  # opened elsewhere: how is not known
         else:
             spec = StorageSpec(backend, dict(options or {}))
-        return spec.open(registry, base_uri), spec
+        return components.storage(base_uri, spec), spec
 
     @classmethod
     def open(
@@ -120,7 +108,8 @@ class HudiTable:
             base_uri: The table's base path or URI (``/data/t``, ``file:///data/t``, ``s3://b/t``).
             settings: Settings whose ``storage`` (backend, ``storage.options``, ``storage.s3``) opens
                 the storage and whose ``plugins`` build the plugin manager; the usual way.
-            plugin_manager: A manager to share; a fresh one is built when None.
+            plugin_manager: A manager to share; when None, one is built from ``settings.plugins``
+                (default settings when ``settings`` is None).
             storage_backend: Storage component name; by default the one serving the URI scheme.
             storage_options: Options for the storage backend.
             storage: An already opened backend (overrides the two arguments above).
@@ -131,10 +120,10 @@ class HudiTable:
             TableConfigCorruptError: The config cannot be used.
             TableVersionError: The table version is not supported.
         """
-        pm, registry = cls._components(plugin_manager, settings)
-        backend, spec = cls._open_storage(registry, base_uri, settings, storage_backend, storage_options, storage)
+        components = build_components(settings, plugin_manager)
+        backend, spec = cls._open_storage(components, base_uri, settings, storage_backend, storage_options, storage)
         props = load_properties(backend)
-        return cls(backend, props, registry=registry, plugin_manager=pm, storage_spec=spec)
+        return cls(backend, props, components=components, storage_spec=spec)
 
     @classmethod
     def create(
@@ -157,7 +146,7 @@ class HudiTable:
             schema: Data schema (meta fields are dropped); stored as ``hoodie.table.create.schema``
                 so readers know the schema before the first commit.
             settings: Settings whose ``storage`` and ``plugins`` open the storage (as in :meth:`open`).
-            plugin_manager: A manager to share; a fresh one is built when None.
+            plugin_manager: A manager to share; built from ``settings.plugins`` when None (as in :meth:`open`).
             storage_backend: Storage component name; by default the one serving the URI scheme.
             storage_options: Options for the storage backend.
             storage: An already opened backend (overrides the two arguments above).
@@ -166,8 +155,8 @@ class HudiTable:
             ConfigError: Both ``settings`` and a storage argument were given.
             TableExistsError: A table already exists at ``base_uri``.
         """
-        pm, registry = cls._components(plugin_manager, settings)
-        backend, spec = cls._open_storage(registry, base_uri, settings, storage_backend, storage_options, storage)
+        components = build_components(settings, plugin_manager)
+        backend, spec = cls._open_storage(components, base_uri, settings, storage_backend, storage_options, storage)
         if schema is not None:
             missing = [f for f in (*config.record_key_fields, *config.partition_fields) if f not in schema.names]
             if missing:
@@ -183,7 +172,7 @@ class HudiTable:
             props = create_properties(backend, config.to_properties())
         except PreconditionFailedError:
             raise TableExistsError(backend.root_uri) from None
-        return cls(backend, props, registry=registry, plugin_manager=pm, storage_spec=spec)
+        return cls(backend, props, components=components, storage_spec=spec)
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -211,12 +200,11 @@ class HudiTable:
             ConfigError: ``storage`` is configured, but differently from how the table was opened:
                 driver and tasks would reach different storage (another endpoint, other credentials).
         """
-        configured = StorageSpec.of(storage, self.base_uri)
+        configured = self._components.storage_spec(self.base_uri, storage)
         if self._storage_spec is None:
             return configured
-        same = configured.resolved(self.registry, self.base_uri) == self._storage_spec.resolved(
-            self.registry, self.base_uri
-        )
+        resolve = self._components.resolved_storage
+        same = resolve(configured, self.base_uri) == resolve(self._storage_spec, self.base_uri)
         if not same and storage != type(storage)():
             raise ConfigError(
                 f"the settings' storage section differs from the storage {self.base_uri} was opened with; "
@@ -235,20 +223,25 @@ class HudiTable:
         return self._config
 
     @property
+    def components(self) -> Components:
+        """The components of this table session (plugin manager and the settings it was opened with)."""
+        return self._components
+
+    @property
     def registry(self) -> ComponentRegistry:
         """Installed components."""
-        return self._registry
+        return self._components.registry
 
     @property
     def plugin_manager(self) -> HudiPluginManager:
         """The plugin manager of this table session."""
-        return self._pm
+        return self._components.manager
 
     @property
     def commit_hooks(self) -> CommitHooks:
         """The plugins' commit hooks for this table: every writer that completes an instant on it
         passes them to its :class:`~hudi_framework.timeline.transitions.TimelineWriter`."""
-        return PluginCommitHooks(self._pm, self.base_uri)
+        return self._components.commit_hooks(self.base_uri)
 
     @property
     def timeline(self) -> Timeline:

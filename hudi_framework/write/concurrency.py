@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hudi_framework.lock import LockPolicy, open_table_lock
+from hudi_framework.lock import LockPolicy
 from hudi_framework.vocabulary import ConcurrencyMode, FailedWritesPolicy
 from hudi_framework.write.heartbeat import HeartbeatPolicy
 
@@ -53,14 +53,11 @@ class WriteConcurrency:
         w = settings.write
         lock_settings = settings.lock
 
+        # The lock the settings' plugins provide, as in every other process of the write.
+        components = table.components.with_settings(settings)
+
         def open_lock() -> LockProvider:
-            return open_table_lock(
-                table.registry,
-                lock_settings,
-                base_path=table.base_uri,
-                table_name=table.config.name,
-                storage=table.storage,
-            )
+            return components.table_lock(base_path=table.base_uri, table_name=table.config.name, storage=table.storage)
 
         return cls(
             mode=w.concurrency_mode,

@@ -195,9 +195,10 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         session = self._session
         table = session.adopt_merge_behaviour(self._table.reload())
         cfg = table.config
-        check_inline_services(table, session.settings, table.registry)  # fail before writing, not after the commit
+        check_inline_services(table, session.settings, session.plugins)  # fail before writing, not after the commit
         concurrency = WriteConcurrency.from_settings(session.settings, table)
-        txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency, hooks=table.commit_hooks)
+        hooks = session.plugins.commit_hooks(table.base_uri)
+        txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency, hooks=hooks)
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
             table = table.reload()
         if concurrency.optimistic:
@@ -253,7 +254,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                     steps.run("release", lambda: self._release(staged))
         runs = []
         if steps.run("reload", table.reload) is not None:
-            runs = run_inline_services(table, session.settings, table.registry, on_failure=steps.record)
+            runs = run_inline_services(table, session.settings, session.plugins, on_failure=steps.record)
         failures = (*txn.post_commit_failures, *steps.failures)
         return WriteResult(done, op, tuple(stats), services=tuple(runs), post_commit_failures=failures)
 

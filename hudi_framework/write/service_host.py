@@ -18,10 +18,10 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.clean import CleanDecision, LastClean, ServiceInstant
 from hudi_framework.contracts.compaction import CompactionSelector
 from hudi_framework.contracts.service import TableService, TableServiceHost
-from hudi_framework.errors import ConfigError, PluginError, TableError
+from hudi_framework.errors import ConfigError, TableError
 from hudi_framework.layout.file_group import FileGroup, FileGroupId
 from hudi_framework.lock import table_lock
-from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+from hudi_framework.plugin.components import Components
 from hudi_framework.services.clean_plan import (
     SAVEPOINTED_TIMESTAMPS,
     CleanerPlan,
@@ -256,11 +256,11 @@ def table_service_host(table: HudiTable | TableServiceHost, settings: HudiSettin
     raise TableError(f"a table service needs a HudiTable or a TableServiceHost, got {type(table).__name__}")
 
 
-def build_table_service(registry: ComponentRegistry, section: ServiceSection, field_path: str) -> TableService:
+def build_table_service(components: Components, section: ServiceSection, field_path: str) -> TableService:
     """The table service ``section.service`` names, built with the section's options.
 
     Args:
-        registry: Installed components.
+        components: The plugins of the run (the session's settings load them).
         section: The service's settings section (``services.compaction``, ``services.clean``).
         field_path: Where the section sits in the settings, for errors.
 
@@ -269,14 +269,11 @@ def build_table_service(registry: ComponentRegistry, section: ServiceSection, fi
         PluginConfigError: The options fail the service's own options model.
         PluginError: The component is not a table service.
     """
-    service = registry.build(ComponentKind.SERVICE, section.service, section.service_options(), field_path=field_path)
-    if not isinstance(service, TableService):
-        raise PluginError(f"component {section.service!r} built a {type(service).__name__}, not a TableService")
-    return service
+    return components.service(section.service, section.service_options(), field_path=field_path)
 
 
 def open_table_service(table: HudiTable, settings: HudiSettings, slot: str) -> tuple[TableService, ServiceHost]:
-    """The table service of ``settings.services.<slot>`` from the table's registry, and the host it works on.
+    """The table service of ``settings.services.<slot>`` from the plugins ``settings`` load, and the host it works on.
 
     Args:
         table: The table.
@@ -293,4 +290,5 @@ def open_table_service(table: HudiTable, settings: HudiSettings, slot: str) -> t
     section = getattr(settings.services, slot, None)
     if not isinstance(section, ServiceSection):
         raise ConfigError(f"services.{slot} is not a table service section")
-    return build_table_service(table.registry, section, f"services.{slot}"), ServiceHost(table, settings)
+    components = table.components.with_settings(settings)
+    return build_table_service(components, section, f"services.{slot}"), ServiceHost(table, settings)

@@ -16,14 +16,12 @@ import pyarrow as pa
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
 from hudi_framework.contracts.merger import IS_DELETED_FIELD
-from hudi_framework.errors import PartialUpdateError, PluginError, TableError
+from hudi_framework.errors import PartialUpdateError, TableError
 from hudi_framework.lock import WriterTopology, check_lock_safety
 from hudi_framework.log.blocks import BlockType
-from hudi_framework.merge.choose import first_write_config, merger_for_write, write_settings
+from hudi_framework.merge.choose import first_write_config, write_settings
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
-from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.table.from_settings import check_settings_match_table
-from hudi_framework.table.keys import build_key_generator, typed_partition_fields
 from hudi_framework.table.properties import update_properties
 from hudi_framework.vocabulary import LogBlockFormat, TableType, WriteOperation
 from hudi_framework.write.base_file_writer import ParquetOptions
@@ -35,7 +33,7 @@ from hudi_framework.write.sizing import SizingOptions, average_record_size
 if TYPE_CHECKING:
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.merger import RecordMerger
-    from hudi_framework.plugin.registry import ComponentRegistry
+    from hudi_framework.plugin.components import Components
     from hudi_framework.table.table import HudiTable
     from hudi_framework.table.table_config import TableConfig
 
@@ -60,13 +58,13 @@ class WriteComponents:
     index: RecordIndex
 
 
-def build_write_components(registry: ComponentRegistry, config: TableConfig, settings: HudiSettings) -> WriteComponents:
+def build_write_components(components: Components, config: TableConfig) -> WriteComponents:
     """Build the key generator, merger and index of a write from installed plugins.
 
     Args:
-        registry: Installed components (the driver's, or a Spark worker's fresh one).
+        components: The components of the write's settings (the driver's, or a Spark worker's,
+            built from the same settings).
         config: The table config (key generator, ordering fields).
-        settings: Merger and index settings.
 
     Raises:
         UnknownComponentError: A configured component is not installed.
@@ -75,15 +73,7 @@ def build_write_components(registry: ComponentRegistry, config: TableConfig, set
         MergeModeMismatchError: The settings ask for another merge mode or strategy than the table persists.
         MergeStrategyNotFoundError: The table's custom merge strategy is not installed.
     """
-    keygen = build_key_generator(
-        registry, config, partition_fields=typed_partition_fields(config, settings.table.partition_fields)
-    )
-    merger = merger_for_write(registry, config, settings.merger)
-    ref = settings.index.component
-    index = registry.build(ComponentKind.INDEX, ref.name, ref.options, field_path="index")
-    if not isinstance(index, RecordIndex):
-        raise PluginError(f"index component {ref.name!r} built a {type(index).__name__}, not a RecordIndex")
-    return WriteComponents(keygen, merger, index)
+    return WriteComponents(components.key_generator(config), components.record_merger(config), components.index())
 
 
 class WriteSession:
@@ -106,13 +96,16 @@ class WriteSession:
         """
         self.settings = settings or HudiSettings()
         check_settings_match_table(table.config, self.settings)
-        check_lock_safety(self.settings, topology)
+        #: The plugins of this write: the table's, unless the settings load other plugins; then the
+        #: ones the settings load, as every Spark task of the write builds them.
+        self.plugins = table.components.with_settings(self.settings)
+        check_lock_safety(self.settings, topology, self.plugins.lock_is_process_local)
         table.task_storage(self.settings.storage)
         #: The merge behaviour this client's first write gives a table nothing was written to yet.
         self.first_write_config = (
             first_write_config(table.config, self.settings.merger) if not table.timeline.completed() else None
         )
-        self.components = build_write_components(table.registry, self.first_write_config or table.config, self.settings)
+        self.components = build_write_components(self.plugins, self.first_write_config or table.config)
 
     def adopt_merge_behaviour(self, table: HudiTable) -> HudiTable:
         """Persist the merge mode, strategy and payload class the settings chose for a new table.

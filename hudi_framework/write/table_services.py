@@ -11,7 +11,7 @@ Then, as ``services.clean`` says (Apache Hudi's ``hoodie.clean.automatic``, on b
 ``hoodie.clean.async``, off): finishes pending cleans, and when ``max_commits`` commits completed
 since the last clean, schedules a clean and executes it.
 
-Services are plugins, looked up in the registry by the names the settings give
+Services are plugins, looked up among the writer's components by the names the settings give
 (``services.compaction.service``, ``services.clean.service``; ``compaction`` and ``clean`` by
 default) and handed a :class:`~hudi_framework.write.service_host.ServiceHost`. Inline compaction is
 opt-in, so configuring it without the plugin is an error; automatic cleaning is the default, so an
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.service import TableService
 from hudi_framework.errors import UnknownComponentError
-from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
+from hudi_framework.plugin.components import Components
+from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.services.clean_trigger import clean_due, nothing_to_clean
 from hudi_framework.services.compaction_trigger import compaction_due
 from hudi_framework.table.table import HudiTable
@@ -53,7 +54,7 @@ class ServiceRun:
     executed: bool
 
 
-def check_inline_services(table: HudiTable, settings: HudiSettings, registry: ComponentRegistry) -> None:
+def check_inline_services(table: HudiTable, settings: HudiSettings, components: Components) -> None:
     """Fail before a write starts if an inline service it would run after its commit is missing.
 
     Raises:
@@ -62,7 +63,7 @@ def check_inline_services(table: HudiTable, settings: HudiSettings, registry: Co
     """
     comp = settings.services.compaction
     if (comp.inline or comp.schedule_inline) and table.config.table_type is TableType.MERGE_ON_READ:
-        installed = registry.names(ComponentKind.SERVICE)
+        installed = components.service_names()
         if comp.service not in installed:
             raise UnknownComponentError(ComponentKind.SERVICE.label, comp.service, installed)
 
@@ -70,7 +71,7 @@ def check_inline_services(table: HudiTable, settings: HudiSettings, registry: Co
 def run_inline_services(
     table: HudiTable,
     settings: HudiSettings,
-    registry: ComponentRegistry,
+    components: Components,
     *,
     on_failure: Callable[[str, Exception], None] | None = None,
 ) -> list[ServiceRun]:
@@ -79,7 +80,7 @@ def run_inline_services(
     Args:
         table: The table just written, reloaded after the commit.
         settings: The writer's settings (``services.*``).
-        registry: Installed components (the compaction and cleaning services among them).
+        components: The writer's components (the compaction and cleaning services among them).
         on_failure: Called with the service name and the error when a service fails; the next
             service still runs. None: the error propagates.
 
@@ -92,14 +93,14 @@ def run_inline_services(
     """
     runs: list[ServiceRun] = []
     try:
-        runs = _inline_compaction(table, settings, registry)
+        runs = _inline_compaction(table, settings, components)
     except Exception as e:
         if on_failure is None:
             raise
         on_failure(settings.services.compaction.service, e)
     try:
         # The pipeline hands over the table reloaded after its commit; only a compaction changed it since.
-        runs += _inline_clean(table, settings, registry, reload=bool(runs))
+        runs += _inline_clean(table, settings, components, reload=bool(runs))
     except Exception as e:
         if on_failure is None:
             raise
@@ -107,7 +108,7 @@ def run_inline_services(
     return runs
 
 
-def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: ComponentRegistry) -> list[ServiceRun]:
+def _inline_compaction(table: HudiTable, settings: HudiSettings, components: Components) -> list[ServiceRun]:
     runs: list[ServiceRun] = []
     comp = settings.services.compaction
     if not (comp.inline or comp.schedule_inline):
@@ -118,7 +119,7 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: Compo
     now = InstantTimeGenerator(TimelineTimezone(table.config.timeline_timezone)).next()
     if not compaction_due(table.timeline, comp, now):
         return runs
-    service = build_table_service(registry, comp, "services.compaction")
+    service = build_table_service(components, comp, "services.compaction")
     host = ServiceHost(table, settings)
     instant = service.schedule(host)
     if instant is None:
@@ -130,17 +131,17 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, registry: Compo
 
 
 def _inline_clean(
-    table: HudiTable, settings: HudiSettings, registry: ComponentRegistry, *, reload: bool
+    table: HudiTable, settings: HudiSettings, components: Components, *, reload: bool
 ) -> list[ServiceRun]:
     clean = settings.services.clean
     # Async cleaning belongs to a separate job (``hudi-fw clean run``); the writer does not wait for it.
-    if not clean.automatic or clean.async_enabled or clean.service not in registry.names(ComponentKind.SERVICE):
+    if not clean.automatic or clean.async_enabled or clean.service not in components.service_names():
         return []
     timeline = (table.reload() if reload else table).timeline
     done = [i.requested_time for i in timeline.pending({Action.CLEAN})]
     host = ServiceHost(table, settings)
     if done:
-        service = _clean_service(settings, registry)
+        service = _clean_service(settings, components)
         for instant in done:  # a clean that crashed half way is finished first
             service.execute(host, instant)
         timeline = table.reload().timeline
@@ -152,7 +153,7 @@ def _inline_clean(
     lazy = settings.write.effective_failed_writes_policy is FailedWritesPolicy.LAZY
     if not lazy and nothing_to_clean(timeline, clean):
         return _clean_runs(clean.service, done)
-    service = _clean_service(settings, registry)
+    service = _clean_service(settings, components)
     scheduled = service.schedule(host)
     if scheduled is not None:
         service.execute(host, scheduled)
@@ -160,8 +161,8 @@ def _inline_clean(
     return _clean_runs(clean.service, done)
 
 
-def _clean_service(settings: HudiSettings, registry: ComponentRegistry) -> TableService:
-    return build_table_service(registry, settings.services.clean, "services.clean")
+def _clean_service(settings: HudiSettings, components: Components) -> TableService:
+    return build_table_service(components, settings.services.clean, "services.clean")
 
 
 def _clean_runs(service: str, instants: list[str]) -> list[ServiceRun]:

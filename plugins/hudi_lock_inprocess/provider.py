@@ -101,6 +101,8 @@ class InProcessLockProvider(LockProvider):
 class InProcessLockFactory(LockProviderFactory):
     """Opens providers on a lock table: the process-wide one unless another is given."""
 
+    process_local = True
+
     def __init__(self, options: InProcessLockOptions | None = None, *, table: InProcessLockTable | None = None) -> None:
         self._options = options or InProcessLockOptions()
         self._table = table if table is not None else PROCESS_LOCKS

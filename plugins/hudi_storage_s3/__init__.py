@@ -36,5 +36,6 @@ def hudi_storage_backends() -> Sequence[ComponentSpec[StorageProvider]]:
             factory="hudi_storage_s3.provider:S3StorageProvider",
             options_model="hudi_storage_s3.options:S3StorageOptions",
             description="Amazon S3 and S3-compatible stores (s3:// and s3a:// URIs, boto3)",
+            settings_section="s3",
         )
     ]

@@ -37,7 +37,7 @@ from hudi_framework.jobs import generate
 from hudi_framework.jobs.runner import run_job
 from hudi_framework.log import DataBlock, read_log_file
 from hudi_framework.log.framing import PREFIX_SIZE, decode_frame_body
-from hudi_framework.plugin import ComponentKind, ComponentRegistry
+from hudi_framework.plugin import ComponentKind, ComponentRegistry, Components
 from hudi_framework.read import ReadOptions, plan_read
 from hudi_framework.read.reader import collect_plan, read_table
 from hudi_framework.table.from_settings import table_config_from_settings
@@ -467,7 +467,7 @@ def job_batch_operation(field: str, value: str, path: Path) -> None:
 def write_one(settings: HudiSettings) -> None:
     """Insert and read back (object-store cases: each request costs, so one write)."""
     base = settings.table.base_path or ""
-    options = settings.storage.backend_options(base)
+    options = Components.from_settings(settings).storage_spec(base).options
     table = HudiTable.create(base, table_config_from_settings(settings), storage_options=options)
     WriteClient(table, settings).insert(_rows_table(FIRST))
     assert read_rows(HudiTable.open(base, storage_options=options)) == sorted(FIRST)

@@ -31,9 +31,8 @@ PUBLIC_PACKAGES: Final = (f"{PACKAGE}.contracts", f"{PACKAGE}.testing")
 #: What contracts may import from the project: errors, vocabulary and other contracts.
 CONTRACT_DEPENDENCIES: Final = (f"{PACKAGE}.errors", f"{PACKAGE}.vocabulary", f"{PACKAGE}.contracts")
 
-# Pending work of other branches, removed when they merge. The service plugins are being moved onto
-# service contracts separately; until then their kernel imports are not checked here.
-PENDING_PLUGINS: Final = frozenset({"hudi_services_compaction", "hudi_services_cleaning"})
+# Pending work of other branches, removed when they merge.
+PENDING_PLUGINS: Final[frozenset[str]] = frozenset()
 # The S3 connection settings (``S3Settings``, ``S3CredentialsSource``) move from the kernel's config
 # into the S3 plugin separately; until then these modules may import ``hudi_framework.config``.
 PENDING_IMPORTS: Final = frozenset(
@@ -43,8 +42,7 @@ PENDING_IMPORTS: Final = frozenset(
         ("hudi_storage_s3.options", f"{PACKAGE}.config"),
     }
 )
-# ``TimestampType`` moves from config into ``hudi_framework.vocabulary`` separately.
-PENDING_CONTRACT_IMPORTS: Final = frozenset({("hudi_framework.contracts.keygen", f"{PACKAGE}.config.enums")})
+PENDING_CONTRACT_IMPORTS: Final[frozenset[tuple[str, str]]] = frozenset()
 
 
 def is_public(module: str) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hudi_framework.config import HudiSettings
+from hudi_framework.plugin import Components
 from hudi_framework.vocabulary import RecordMergeMode, TableType, WriteOperation
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
@@ -56,7 +57,7 @@ def test_s3_example_is_multi_writer_with_dynamodb() -> None:
     assert settings.lock.provider == "dynamodb"
     assert settings.lock.options["table"] == "hudi-locks"
     assert settings.write.effective_failed_writes_policy.value == "LAZY"
-    assert settings.storage.backend_options(settings.table.base_path) == {
+    assert Components.from_settings(settings).storage_spec(settings.table.base_path or "").options == {
         "max_attempts": 10,
         "region": "eu-west-1",
     }

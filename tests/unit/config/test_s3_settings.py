@@ -11,6 +11,7 @@ from pydantic import SecretStr
 
 from hudi_framework.config import HudiSettings, S3CredentialsSource, S3Settings
 from hudi_framework.errors import ConfigError, InvalidConfigValueError, UnknownConfigKeyError
+from hudi_framework.plugin import Components
 from hudi_storage_s3 import S3StorageOptions
 
 KEY_ID = "AKIAHUDIUNITTEST0001"
@@ -22,6 +23,10 @@ Src = S3CredentialsSource
 
 def _s3(options: dict[str, str]) -> S3Settings:
     return HudiSettings.from_hoodie_options(options, env=False).storage.s3
+
+
+def _options(settings: HudiSettings, base: str) -> dict[str, object]:
+    return dict(Components.from_settings(settings).storage_spec(base).options)
 
 
 def _secret(value: SecretStr | None) -> str | None:
@@ -235,8 +240,8 @@ def test_spark_options_round_trip_the_whole_storage_section() -> None:
     assert (again.storage.backend, again.storage.s3) == (settings.storage.backend, settings.storage.s3)
     # Option values are strings; the plugin's options model reads them as it reads the originals.
     base = "s3://bucket/t"
-    assert S3StorageOptions.model_validate(again.storage.backend_options(base)) == S3StorageOptions.model_validate(
-        settings.storage.backend_options(base)
+    assert S3StorageOptions.model_validate(_options(again, base)) == S3StorageOptions.model_validate(
+        _options(settings, base)
     )
     assert again.table.name == "t"
     assert SECRET not in str(settings.to_spark_options())
@@ -244,7 +249,7 @@ def test_spark_options_round_trip_the_whole_storage_section() -> None:
 
 def test_the_plugin_options_model_is_the_settings_model_plus_tuning() -> None:
     assert issubclass(S3StorageOptions, S3Settings)
-    options = S3StorageOptions.model_validate(_configured().storage.backend_options("s3://bucket/t"))
+    options = S3StorageOptions.model_validate(_options(_configured(), "s3://bucket/t"))
     assert options.endpoint_url == ENDPOINT
     assert options.max_attempts == 3
     assert options.credentials_provider == (Src.TEMPORARY, Src.ENVIRONMENT)

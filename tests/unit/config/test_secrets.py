@@ -11,6 +11,7 @@ from pydantic import SecretStr
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import ConfigError
+from hudi_framework.plugin import Components
 
 SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
 TOKEN = "FwoGZXIvYXdzEXAMPLESESSIONTOKEN"
@@ -63,13 +64,13 @@ def test_secrets_reach_the_s3_backend_options_masked() -> None:
         overrides={"storage": {"s3": {"access_key_id": KEY_ID, "secret_access_key": SECRET, "region": "eu-west-1"}}},
         env=False,
     )
-    options = settings.storage.backend_options("s3://bucket/table")
+    options = Components.from_settings(settings).storage_spec("s3://bucket/table").options
     # The s3 plugin's options model extends S3Settings: the key id stays a secret too.
     assert isinstance(options["access_key_id"], SecretStr)
     assert options["access_key_id"].get_secret_value() == KEY_ID
     assert isinstance(options["secret_access_key"], SecretStr)
     assert options["region"] == "eu-west-1"
-    assert settings.storage.backend_options("/local/table") == {}
+    assert Components.from_settings(settings).storage_spec("/local/table").options == {}
 
 
 def _error_text(error: BaseException) -> str:

@@ -8,8 +8,10 @@ from uuid import UUID
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from hudi_framework.config import ComponentRef, MergerSettings, StorageSettings, TableSettings
+from hudi_framework.config import ComponentRef, HudiSettings, MergerSettings, StorageSettings, TableSettings
 from hudi_framework.config.base import InstantTime, Section
+from hudi_framework.errors import PluginError
+from hudi_framework.plugin import Components
 from hudi_framework.vocabulary import ConcurrencyMode, RecordMergeMode, TableType, TableVersion
 
 
@@ -103,21 +105,28 @@ def test_merger_mode_inference() -> None:
 
 
 def test_merger_lookup_name() -> None:
-    assert MergerSettings().lookup_name(["ts"]) == "event-time-ordering"
-    assert MergerSettings().lookup_name([]) == "commit-time-ordering"
+    # Built-in modes are looked up by the mode's name, which the merger serving it registers as an alias.
+    assert MergerSettings().lookup_name(["ts"]) == "EVENT_TIME_ORDERING"
+    assert MergerSettings().lookup_name([]) == "COMMIT_TIME_ORDERING"
     assert MergerSettings(name="acme-max-version").lookup_name([]) == "acme-max-version"
     uuid = UUID("12345678-1234-5678-1234-567812345678")
     assert MergerSettings(mode="CUSTOM", strategy_id=uuid).lookup_name([]) == str(uuid)  # type: ignore[arg-type]
 
 
 def test_storage_backend_options_by_name_or_scheme() -> None:
+    components = Components.from_settings(HudiSettings())
     storage = StorageSettings(backend="s3", options={"max_attempts": 3}, s3={"region": "eu-west-1"})  # type: ignore[arg-type]
-    assert storage.backend_options() == {"max_attempts": 3, "region": "eu-west-1"}
+    assert components.storage_spec("/tmp/t", storage).options == {"max_attempts": 3, "region": "eu-west-1"}
     inferred = StorageSettings(s3={"region": "eu-west-1"})  # type: ignore[arg-type]
-    assert inferred.backend_options("s3a://bucket/t") == {"region": "eu-west-1"}
-    assert inferred.backend_options("file:///tmp/t") == {}
+    assert components.storage_spec("s3a://bucket/t", inferred).options == {"region": "eu-west-1"}
+    assert components.storage_spec("file:///tmp/t", inferred).options == {}
     # Only fields the user set are passed, so the plugin's own defaults apply to the rest.
-    assert StorageSettings(backend="s3").backend_options() == {}
+    assert components.storage_spec("/tmp/t", StorageSettings(backend="s3")).options == {}
+    # The section comes from the backend's spec: the kernel names no backend.
+    assert inferred.backend_options("s3") == {"region": "eu-west-1"}
+    assert inferred.backend_options(None) == {}
+    with pytest.raises(PluginError, match="no section 'gcs'"):
+        inferred.backend_options("gcs")
 
 
 def test_sections_are_frozen_and_forbid_extras() -> None:

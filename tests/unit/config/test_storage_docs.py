@@ -12,6 +12,7 @@ import pytest
 from hudi_framework.config import HudiSettings, S3CredentialsSource, S3Settings
 from hudi_framework.config.hoodie_keys import lookup
 from hudi_framework.config.s3 import parse_credentials_providers
+from hudi_framework.plugin import Components
 from hudi_storage_s3 import S3StorageOptions
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,7 +61,8 @@ def test_the_guide_s_config_block_loads_onto_the_quickstart(tmp_path: Path) -> N
     settings = HudiSettings.load(path, env=False)
     assert settings.storage.s3.endpoint_url == "http://127.0.0.1:5000"
     assert settings.storage.s3.addressing_style == "path"
-    assert S3StorageOptions.model_validate(settings.storage.backend_options("s3://demo/trips")).max_attempts == 3
+    options = Components.from_settings(settings).storage_spec("s3://demo/trips").options
+    assert S3StorageOptions.model_validate(options).max_attempts == 3
 
 
 def test_the_credentials_table_matches_the_class_mapping() -> None:

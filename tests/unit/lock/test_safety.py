@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import ConfigError, UnsafeLockConfigError
 from hudi_framework.lock import WriterTopology, check_lock_safety, topology_of_spark_master
+from hudi_framework.plugin import Components
 from hudi_framework.vocabulary import FailedWritesPolicy
 
 OCC = "optimistic_concurrency_control"
 
 
+def _local(settings: HudiSettings) -> Callable[[], bool]:
+    return Components.from_settings(settings).lock_is_process_local
+
+
 def test_single_writer_is_never_checked() -> None:
     settings = HudiSettings(lock={"provider": "in-process"})
-    check_lock_safety(settings, WriterTopology.MULTI_PROCESS)
+    check_lock_safety(settings, WriterTopology.MULTI_PROCESS, _local(settings))
 
 
 def test_occ_with_in_process_lock_across_processes_fails_naming_both_keys() -> None:
@@ -24,9 +31,9 @@ def test_occ_with_in_process_lock_across_processes_fails_naming_both_keys() -> N
             "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.InProcessLockProvider",
         }
     )
-    check_lock_safety(settings, WriterTopology.SINGLE_PROCESS)
+    check_lock_safety(settings, WriterTopology.SINGLE_PROCESS, _local(settings))
     with pytest.raises(UnsafeLockConfigError) as info:
-        check_lock_safety(settings, WriterTopology.MULTI_PROCESS)
+        check_lock_safety(settings, WriterTopology.MULTI_PROCESS, _local(settings))
     assert info.value.keys == ("hoodie.write.concurrency.mode", "hoodie.write.lock.provider")
     assert isinstance(info.value, ConfigError)
     assert "in-process" in str(info.value)
@@ -35,7 +42,7 @@ def test_occ_with_in_process_lock_across_processes_fails_naming_both_keys() -> N
 @pytest.mark.parametrize("provider", ["storage", "dynamodb"])
 def test_occ_with_shared_lock_across_processes_is_fine(provider: str) -> None:
     settings = HudiSettings(write={"concurrency_mode": OCC}, lock={"provider": provider})
-    check_lock_safety(settings, WriterTopology.MULTI_PROCESS)
+    check_lock_safety(settings, WriterTopology.MULTI_PROCESS, _local(settings))
 
 
 def test_occ_without_lazy_cleaning_fails_naming_both_keys() -> None:
@@ -46,7 +53,7 @@ def test_occ_without_lazy_cleaning_fails_naming_both_keys() -> None:
         update={"write": settings.write.model_copy(update={"failed_writes_policy": FailedWritesPolicy.EAGER})}
     )
     with pytest.raises(UnsafeLockConfigError) as info:
-        check_lock_safety(eager, WriterTopology.SINGLE_PROCESS)
+        check_lock_safety(eager, WriterTopology.SINGLE_PROCESS, _local(eager))
     assert info.value.keys == ("hoodie.write.concurrency.mode", "hoodie.clean.failed.writes.policy")
 
 

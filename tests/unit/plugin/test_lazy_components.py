@@ -15,6 +15,7 @@ from hudi_framework.plugin import ComponentKind, ComponentRegistry, ComponentSpe
 IMPLEMENTATION = """
 import sys
 from pydantic import BaseModel, ConfigDict
+from hudi_framework.contracts.service import TableService
 
 sys.modules[__name__].loaded_at_import = True
 
@@ -24,9 +25,15 @@ class Options(BaseModel):
     retention: int = 3
 
 
-class KeepLatest:
+class KeepLatest(TableService):
     def __init__(self, options):
         self.options = options
+
+    def schedule(self, table):
+        return None
+
+    def execute(self, table, instant):
+        pass
 
 
 NOT_A_MODEL = 7

@@ -25,6 +25,7 @@ from hudi_framework.plugin import (
 
 PLUGIN_SOURCE = """
 from pydantic import BaseModel, ConfigDict
+from hudi_framework.contracts.service import TableService
 from hudi_framework.plugin import ComponentSpec, hookimpl
 
 
@@ -33,9 +34,15 @@ class Options(BaseModel):
     retention: int = 3
 
 
-class KeepLatest:
+class KeepLatest(TableService):
     def __init__(self, options):
         self.options = options
+
+    def schedule(self, table):
+        return None
+
+    def execute(self, table, instant):
+        pass
 
 
 @hookimpl

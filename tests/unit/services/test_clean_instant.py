@@ -10,8 +10,8 @@ import pytest
 from hudi_framework.config.services import CleanSettings
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import CleanError, InstantMetadataError
+from hudi_framework.plugin import build_components
 from hudi_framework.plugin.manager import build_plugin_manager
-from hudi_framework.plugin.registry import ComponentRegistry
 from hudi_framework.services.clean_plan import (
     CleanerPlan,
     CleanFileInfo,
@@ -165,10 +165,10 @@ def test_no_inline_clean_without_the_plugin(tmp_path: Path) -> None:
     client = WriteClient(table, _settings(automatic=False))
     for ts in range(4):
         client.upsert(_batch(ts))
-    bare = ComponentRegistry.from_manager(build_plugin_manager(disable=["services-cleaning"]))
-    assert run_inline_services(table, _settings(commits_retained=1), bare) == []
-    installed = ComponentRegistry.from_manager(build_plugin_manager())
-    (run,) = run_inline_services(table, _settings(commits_retained=1), installed)
+    settings = _settings(commits_retained=1)
+    bare = build_components(settings, build_plugin_manager(disable=["services-cleaning"]))
+    assert run_inline_services(table, settings, bare) == []
+    (run,) = run_inline_services(table, settings, build_components(settings))
     assert (run.service, run.executed) == ("clean", True)
 
 

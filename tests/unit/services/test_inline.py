@@ -9,6 +9,7 @@ import pytest
 
 from hudi_framework.config.services import CompactionSettings
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.plugin import Components
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.read.reader import read_table
 from hudi_framework.services import compaction_due, delta_commits_since_compaction
@@ -81,13 +82,13 @@ def test_schedule_only_leaves_the_plan_for_another_job(tmp_path: Path) -> None:
     )
 
 
-def test_nothing_runs_unless_configured_and_due(tmp_path: Path, registry: ComponentRegistry) -> None:
+def test_nothing_runs_unless_configured_and_due(tmp_path: Path, components: Components) -> None:
     table = _mor(tmp_path)
     WriteClient(table).insert(_batch(["k1"], 1))
-    assert run_inline_services(table, _settings(), registry) == []
-    assert run_inline_services(table, _settings(inline=True, max_delta_commits=2), registry) == []
+    assert run_inline_services(table, _settings(), components) == []
+    assert run_inline_services(table, _settings(inline=True, max_delta_commits=2), components) == []
     WriteClient(table).upsert(_batch(["k1"], 2))
-    (run,) = run_inline_services(table, _settings(inline=True, max_delta_commits=2), registry)
+    (run,) = run_inline_services(table, _settings(inline=True, max_delta_commits=2), components)
     assert run.executed
     assert run.service == "compaction"
 
@@ -130,11 +131,11 @@ def test_the_service_is_an_installed_plugin(registry: ComponentRegistry) -> None
     assert "max_delta_commits" not in options  # the trigger is the kernel's
 
 
-def test_copy_on_write_tables_are_left_alone(tmp_path: Path, registry: ComponentRegistry) -> None:
+def test_copy_on_write_tables_are_left_alone(tmp_path: Path, components: Components) -> None:
     config = new_table_config("t", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"])
     table = HudiTable.create(str(tmp_path / "cow"), config)
     WriteClient(table, _settings(inline=True, max_delta_commits=1)).insert(_batch(["k1"], 1))
-    assert run_inline_services(table, _settings(inline=True, max_delta_commits=1), registry) == []
+    assert run_inline_services(table, _settings(inline=True, max_delta_commits=1), components) == []
 
 
 @pytest.mark.parametrize(("strategy", "plans"), [("NUM_COMMITS", 2), ("NUM_COMMITS_AFTER_LAST_REQUEST", 1)])
