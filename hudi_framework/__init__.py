@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from hudi_framework.read.log_records import CorruptLogBlockWarning
     from hudi_framework.read.options import ReadOptions
     from hudi_framework.read.reader import read_batches, read_table
+    from hudi_framework.runtime.components import Components, build_components
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.keys import build_key_generator
-    from hudi_framework.table.table import HudiTable
     from hudi_framework.table.table_config import TableConfig, new_table_config
     from hudi_framework.timeline.instant import Action, Instant, State
     from hudi_framework.timeline.metadata import WriteStat
@@ -59,6 +60,7 @@ __all__ = [
     "ComponentKind",
     "ComponentRegistry",
     "ComponentSpec",
+    "Components",
     "CorruptBlock",
     "CorruptLogBlockWarning",
     "FileSlice",
@@ -85,6 +87,7 @@ __all__ = [
     "WriteOperation",
     "WriteResult",
     "WriteStat",
+    "build_components",
     "build_key_generator",
     "build_plugin_manager",
     "compare_ordering_values",
@@ -111,12 +114,13 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "ComponentKind": "hudi_framework.plugin",
     "ComponentRegistry": "hudi_framework.plugin",
     "ComponentSpec": "hudi_framework.plugin",
+    "Components": "hudi_framework.runtime.components",
     "CorruptBlock": "hudi_framework.log.blocks",
     "CorruptLogBlockWarning": "hudi_framework.read.log_records",
     "FileSlice": "hudi_framework.layout.file_group",
     "HudiError": "hudi_framework.errors",
     "HudiSettings": "hudi_framework.config.settings",
-    "HudiTable": "hudi_framework.table.table",
+    "HudiTable": "hudi_framework.runtime.table",
     "Instant": "hudi_framework.timeline.instant",
     "JobReport": "hudi_framework.jobs.result",
     "LogBlockInfo": "hudi_framework.read.log_inspection",
@@ -137,6 +141,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "WriteOperation": "hudi_framework.vocabulary",
     "WriteResult": "hudi_framework.write.pipeline",
     "WriteStat": "hudi_framework.timeline.metadata",
+    "build_components": "hudi_framework.runtime.components",
     "build_key_generator": "hudi_framework.table.keys",
     "build_plugin_manager": "hudi_framework.plugin",
     "compare_ordering_values": "hudi_framework.contracts.merging.ordering",

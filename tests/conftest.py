@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from hudi_framework import Components
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.plugin import ComponentRegistry, Components, HudiPluginManager, build_plugin_manager
+from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 

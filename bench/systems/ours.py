@@ -13,7 +13,7 @@ from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.metadata import WriteStat
 from hudi_framework.vocabulary import TableType, WriteOperation
@@ -63,7 +63,7 @@ def preload() -> None:
     longer imports the key generators, merger, index and services: build them once for a table
     config like the bench's (no table is opened).
     """
-    from hudi_framework.plugin import Components
+    from hudi_framework import Components
     from hudi_framework.write.session import build_write_components
 
     components = Components.from_settings(settings())

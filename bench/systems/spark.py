@@ -17,8 +17,8 @@ from pyspark.sql import functions as sf
 from bench.dataset import DELETED, KEY, PARTITION
 from bench.step import Step, StepContext
 from bench.systems import ours, pyarrow_floor
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.spark.write_engine import SparkWriteClient
-from hudi_framework.table.table import HudiTable
 
 #: Marks the batch's side of the join (the batch's own columns may be null).
 _IN_BATCH = "_in_batch"

@@ -24,10 +24,10 @@ from hudi_framework.errors import ConfigError, HudiError, JobVerificationError, 
 from hudi_framework.jobs.report import ProgressObserver, render_report
 from hudi_framework.jobs.runner import run_job
 from hudi_framework.merge.choose import strategy_of
-from hudi_framework.plugin.components import Components
 from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.runtime.components import Components
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.from_settings import table_config_from_settings
-from hudi_framework.table.table import HudiTable
 
 app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help=True, add_completion=False)
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)

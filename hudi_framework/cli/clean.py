@@ -19,8 +19,8 @@ from rich.table import Table
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.cli.service_cli import build_service
 from hudi_framework.cli.service_cli import console as make_console
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_plan import CleanerPlan, decode_cleaner_plan
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.clean_metadata import CleanMetadata, decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant, State
 

@@ -18,8 +18,8 @@ from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.cli.service_cli import build_service
 from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.contracts.compaction import TOTAL_IO_MB, TOTAL_LOG_FILES_SIZE
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.compaction_plan import CompactionPlan, decode_compaction_plan
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant, State
 
 compaction = typer.Typer(help="Schedule, run and inspect merge-on-read compactions.", no_args_is_help=True)

@@ -14,7 +14,7 @@ import typer
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 
 __all__ = ["ConfigOpt", "config_file", "open_table", "settings_from"]
 

@@ -6,7 +6,7 @@ from rich.console import Console
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.service import TableService
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.write.service_host import ServiceHost, open_table_service
 
 __all__ = ["build_service", "console"]

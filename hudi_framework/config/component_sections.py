@@ -199,7 +199,7 @@ class StorageSettings(Section):
         ``options``, plus the fields of the typed section ``section`` (``s3``) that were set.
         Secrets stay :class:`~pydantic.SecretStr` (the backend's options model extends the
         section's model). The backend, and so the section, is chosen by
-        :meth:`hudi_framework.plugin.Components.storage_spec`.
+        :meth:`hudi_framework.Components.storage_spec`.
 
         Args:
             section: The settings section the backend's spec declares; None adds nothing.

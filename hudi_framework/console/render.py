@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from rich.table import Table
 
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient, WriteResult
 

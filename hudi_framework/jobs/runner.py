@@ -24,8 +24,8 @@ from hudi_framework.jobs.result import JobReport, ReadReport, StepReport
 from hudi_framework.jobs.source import SampleSource, open_source
 from hudi_framework.jobs.spec import JobPlan, StepPlan, plan_job
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.from_settings import table_config_from_settings
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.vocabulary import WriteOperation
 

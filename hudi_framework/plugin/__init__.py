@@ -1,10 +1,10 @@
-"""Everything a plugin author imports: markers, ``ComponentSpec`` and the manager builder; and the
-``Components`` facade through which the kernel gets every component as its contract type.
+"""Everything a plugin author imports: markers, ``ComponentSpec``, the registry and the manager
+builders (:func:`plugin_manager_for` is the one the kernel builds a session's manager with).
 
 Public: the names of this package are the stable API (docs/api.md); its submodules are internal.
 """
 
-from hudi_framework.plugin.components import Components, build_components, plugin_manager_for
+from hudi_framework.plugin.from_settings import plugin_manager_for
 from hudi_framework.plugin.lazy import lazy_exports
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 from hudi_framework.plugin.markers import PROJECT, hookimpl, hookspec
@@ -16,11 +16,9 @@ __all__ = [
     "ComponentKind",
     "ComponentRegistry",
     "ComponentSpec",
-    "Components",
     "HudiPluginManager",
     "NoOptions",
     "RegisteredComponent",
-    "build_components",
     "build_plugin_manager",
     "hookimpl",
     "hookspec",

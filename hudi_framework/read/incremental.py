@@ -50,7 +50,7 @@ from hudi_framework.read.plan import CommitTimeFilter, CommitTimeRange, ReadPlan
 from hudi_framework.read.schema import project, read_schema
 from hudi_framework.read.snapshot import READABLE_FORMATS, first_incomplete_commit, read_slices
 from hudi_framework.read.tasks import FileRef, build_tasks
-from hudi_framework.table.retained import cleaned_files, earliest_retained
+from hudi_framework.runtime.retained import cleaned_files, earliest_retained
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata
 from hudi_framework.timeline.timeline import META_FOLDER
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.read.filters import Disjunction
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.timeline import Timeline
 
 

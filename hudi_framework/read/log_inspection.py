@@ -17,7 +17,7 @@ from hudi_framework.read.corrupt_blocks import CorruptBlockStatus, CorruptBlockT
 from hudi_framework.read.merged_plan import instant_validity
 
 if TYPE_CHECKING:
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
 __all__ = ["INTACT", "LogBlockInfo", "inspect_log_blocks"]
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.read.filters import Disjunction
     from hudi_framework.read.plan import CommitTimeFilter
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
 __all__ = ["instant_validity", "plan_slice_tasks", "record_key_field", "table_merger"]
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.read.log_records import CorruptBlockHandler
     from hudi_framework.read.plan import ReadPlan, ReadTask
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
 
 def build_options(
@@ -226,7 +226,7 @@ def read_table(
         IncrementalQueryError: Incremental read of a table without meta fields.
         TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
         CleanedInstantError: ``as_of`` is older than the history cleaning kept
-            (:mod:`hudi_framework.table.retained`).
+            (:mod:`hudi_framework.runtime.retained`).
         MissingDataFileError: A file of a slice read is named by the timeline but not in storage.
         IncrementalPathNotFoundError: A file of the incremental window is gone and fallback is off.
         InvalidConfigValueError: Options that do not fit the query type.

@@ -29,7 +29,7 @@ from hudi_framework.vocabulary import TimelineTimezone
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
 
 def spark_type(typ: pa.DataType) -> pa.DataType:

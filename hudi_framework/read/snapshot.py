@@ -11,7 +11,7 @@ blocks of instants completed at or before ``as_of``.
 
 The slices come from a view that knows the files the timeline names: a file of a slice read (in the
 partitions the filters keep) that storage lacks raises instead of serving an older slice, and time
-travel refuses instants whose history cleaning deleted (:mod:`hudi_framework.table.retained`).
+travel refuses instants whose history cleaning deleted (:mod:`hudi_framework.runtime.retained`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from hudi_framework.read.options import ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
 from hudi_framework.read.schema import project, read_schema
 from hudi_framework.read.tasks import FileRef, build_tasks, prune
-from hudi_framework.table.retained import check_retained, check_slice_files
+from hudi_framework.runtime.retained import check_retained, check_slice_files
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.vocabulary import QueryType, TimelineTimezone
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.read.filters import Disjunction
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.timeline import Timeline
 
 #: Base file formats the reader can open.
@@ -103,7 +103,7 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
         UnsupportedQueryError: A merge-on-read snapshot of a table without meta fields and a composite key.
         TimeTravelError: ``as_of`` is not earlier than the first incomplete commit.
         CleanedInstantError: ``as_of`` is older than the history cleaning kept (see
-            :mod:`hudi_framework.table.retained`).
+            :mod:`hudi_framework.runtime.retained`).
         MissingDataFileError: A file of a slice read is named by the timeline but not in storage.
         InvalidInstantTimeError: ``as_of`` is not an instant time or date-time.
         InvalidFilterError: A malformed filter or unknown filter column.

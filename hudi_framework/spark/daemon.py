@@ -71,8 +71,8 @@ def preload_components(
         manager: The plugins to look in (default: the ones this process's settings load).
     """
     from hudi_framework.config.settings import HudiSettings
-    from hudi_framework.plugin.components import build_components
     from hudi_framework.plugin.registry import ComponentKind
+    from hudi_framework.runtime.components import build_components
 
     try:
         # The plugins this process's settings load (``HUDI_PLUGINS__*``), as a task would build them.

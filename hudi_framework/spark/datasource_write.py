@@ -37,11 +37,11 @@ from pyspark.sql.types import StructType
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import TableNotFoundError
 from hudi_framework.layout.discovery import check_new_partitions
-from hudi_framework.plugin.components import Components
+from hudi_framework.runtime.components import Components
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_write
 from hudi_framework.table.from_settings import check_settings_match_table, table_config_from_settings
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.timeline.metadata import WriteStat
 from hudi_framework.vocabulary import ConcurrencyMode, WriteOperation

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from hudi_framework.config.hoodie_keys import sets_storage
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 
 #: Data source option turning on partition/row filter pushdown. Spark offers a Python source no way
 #: to read the session's ``spark.sql.python.filterPushdown.enabled``, and a reader that accepts

@@ -21,14 +21,14 @@ import pickle
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from hudi_framework.plugin.components import Components
+from hudi_framework.runtime.components import Components
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.write.session import WriteComponents, build_write_components
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
     from hudi_framework.contracts.storage import StorageBackend
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.table_config import TableConfig
 
 __all__ = ["WorkerComponents", "WorkerSpec", "worker_components"]

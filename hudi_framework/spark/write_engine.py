@@ -51,7 +51,7 @@ from hudi_framework.write.pipeline import WritePipeline, WriteResult
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
     from hudi_framework.layout.file_group import FileSlice
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.write.file_group_task import WriteTaskContext
     from hudi_framework.write.planner import TargetPlan

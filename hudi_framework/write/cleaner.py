@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from hudi_framework.errors import CleanError, InstantNotFoundError, StorageError
 from hudi_framework.lock import table_lock
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_plan import CleanerPlan, decode_cleaner_plan, encode_cleaner_plan
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.clean_metadata import CleanMetadata, CleanPartitionMetadata, encode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.naming import LAYOUT_V1

@@ -18,13 +18,13 @@ from hudi_framework.contracts.compaction import CompactionSelector
 from hudi_framework.errors import CompactionPlanError, MergeStrategyNotFoundError, UnknownComponentError
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.read.merged_plan import table_merger
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.compaction_plan import (
     CompactionOperation,
     CompactionPlan,
     encode_compaction_plan,
     slice_metrics,
 )
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.timeline.timeline import Timeline

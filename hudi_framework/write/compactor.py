@@ -49,8 +49,8 @@ from hudi_framework.read.merged import merge_file_slice
 from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
 from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
 from hudi_framework.read.schema import read_schema
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.compaction_plan import CompactionOperation, CompactionPlan, decode_compaction_plan
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, RuntimeStats, WriteStat
 from hudi_framework.timeline.naming import LAYOUT_V1

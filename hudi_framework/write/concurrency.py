@@ -17,7 +17,7 @@ from hudi_framework.write.heartbeat import HeartbeatPolicy
 if TYPE_CHECKING:
     from hudi_framework.config import HudiSettings
     from hudi_framework.contracts.lock import LockProvider
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
 __all__ = ["WriteConcurrency"]
 

@@ -29,7 +29,7 @@ from hudi_framework.read.log_inspection import inspect_log_blocks
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
 __all__ = ["BACKUP_PREFIX", "TruncatedLog", "truncate_log_tail"]
 

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
-from hudi_framework.table.table import SUPPORTED_BASE_FORMATS
+from hudi_framework.runtime.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.batch import check_batch_schema, require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
@@ -44,7 +44,7 @@ from hudi_framework.write.transaction import WriteTransaction
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
     from hudi_framework.layout.file_group import FileSlice
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.instant import Instant
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.write.file_group_task import WriteTaskContext

@@ -36,7 +36,7 @@ from hudi_framework.write.rollback import RollbackResult, execute_rollback, pend
 from hudi_framework.write.transaction import timeline_writer
 
 if TYPE_CHECKING:
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.timeline import Timeline
     from hudi_framework.timeline.transitions import TimelineWriter
 

@@ -33,8 +33,8 @@ from hudi_framework.write.sizing import SizingOptions, average_record_size
 if TYPE_CHECKING:
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.merger import RecordMerger
-    from hudi_framework.plugin.components import Components
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.components import Components
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.table_config import TableConfig
 
 __all__ = ["WriteComponents", "WriteSession", "build_write_components"]

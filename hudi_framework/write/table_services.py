@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.service import TableService
 from hudi_framework.errors import UnknownComponentError
-from hudi_framework.plugin.components import Components
 from hudi_framework.plugin.registry import ComponentKind
+from hudi_framework.runtime.components import Components
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_trigger import clean_due, nothing_to_clean
 from hudi_framework.services.compaction_trigger import compaction_due
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import InstantTimeGenerator
 from hudi_framework.vocabulary import FailedWritesPolicy, TableType, TimelineTimezone

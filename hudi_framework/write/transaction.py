@@ -57,7 +57,7 @@ def timeline_writer(
     storage: StorageBackend, config: TableConfig, *, hooks: CommitHooks | None = None
 ) -> TimelineWriter:
     """A timeline writer for the table's layout and time zone, calling ``hooks`` (the table's
-    :attr:`~hudi_framework.table.table.HudiTable.commit_hooks`) around completions."""
+    :attr:`~hudi_framework.runtime.table.HudiTable.commit_hooks`) around completions."""
     return TimelineWriter(
         storage,
         layout_version=config.timeline_layout_version,

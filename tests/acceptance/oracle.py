@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from hudi_framework.plugin import HudiPluginManager
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from tests.acceptance.model import ExpectedTable, Record, records_table
 from tests.fixture_tables import FIXTURES_DIR

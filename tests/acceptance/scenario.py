@@ -19,7 +19,7 @@ import pytest
 from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import build_plugin_manager
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import SCHEMA, RowFactory, to_table

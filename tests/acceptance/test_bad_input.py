@@ -175,7 +175,7 @@ def test_a_write_giving_another_table_property_is_refused(tmp_path: Path, option
     """Settings that make keys, partitions or files differently than the table's hoodie.properties
     would otherwise be accepted and ignored (Apache Hudi: ``Config conflict``)."""
     from hudi_framework.errors import IncompatibleTableConfigError
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.table_config import new_table_config
     from hudi_framework.write.client import WriteClient
 

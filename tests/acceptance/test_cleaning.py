@@ -23,7 +23,7 @@ from hudi_framework.errors import LockAcquireTimeoutError
 from hudi_framework.layout.naming import BaseFileName, LogFileName, parse_data_file_name
 from hudi_framework.lock import open_table_lock
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.testing import DUMMY_AWS_ENV
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata

@@ -16,7 +16,7 @@ import pytest
 
 from hudi_framework.read.filters import normalize_filters, to_expression
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 

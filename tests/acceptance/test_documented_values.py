@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 import pytest
 from pydantic import BaseModel
 
+from hudi_framework import Components
 from hudi_framework.config import HudiSettings
 from hudi_framework.config.base import Section
 from hudi_framework.config.job import JobBatch
@@ -37,11 +38,11 @@ from hudi_framework.jobs import generate
 from hudi_framework.jobs.runner import run_job
 from hudi_framework.log import DataBlock, read_log_file
 from hudi_framework.log.framing import PREFIX_SIZE, decode_frame_body
-from hudi_framework.plugin import ComponentKind, ComponentRegistry, Components
+from hudi_framework.plugin import ComponentKind, ComponentRegistry
 from hudi_framework.read import ReadOptions, plan_read
 from hudi_framework.read.reader import collect_plan, read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.from_settings import table_config_from_settings
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient
 from tests.faults.s3_faults import new_bucket

@@ -39,7 +39,7 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import DuplicateKeyError, InvalidConfigValueError
 from hudi_framework.index.tagging import tag_locations
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.vocabulary import WriteOperation

@@ -13,7 +13,7 @@ import pytest
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import IncrementalQueryError
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import to_table

@@ -36,7 +36,7 @@ from hudi_framework.log import DataBlock, read_log_file
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.log.framing import PREFIX_SIZE, decode_frame_body
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient

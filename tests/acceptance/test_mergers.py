@@ -23,7 +23,7 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.errors import HudiDeprecationWarning, MergeModeMismatchError, MergeStrategyNotFoundError
 from hudi_framework.plugin import build_plugin_manager
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.vocabulary import RecordMergeMode
 from hudi_framework.write.client import WriteClient

@@ -12,7 +12,7 @@ import pytest
 
 from hudi_framework.layout.naming import BaseFileName, LogFileName
 from hudi_framework.log import CommandBlock, DataBlock, DeleteBlock, read_log_file
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.vocabulary import WriteOperation
 from tests.acceptance.data import to_table

@@ -26,7 +26,7 @@ from hudi_framework.errors import PartialUpdateError
 from hudi_framework.log.blocks import DataBlock, HeaderKey
 from hudi_framework.log.reader import read_log_file
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from tests.acceptance.oracle import hudi_rs_read

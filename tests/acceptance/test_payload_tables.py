@@ -24,8 +24,8 @@ from hudi_framework.log.blocks import DataBlock, DeleteBlock
 from hudi_framework.log.delete_records import OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.from_settings import table_config_from_settings
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 

@@ -23,7 +23,7 @@ import pytest
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import DataError, InvalidPartitionValueError, PartitionPathError
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient

@@ -23,8 +23,8 @@ from hudi_framework.contracts.service import TableService, TableServiceHost
 from hudi_framework.errors import ConfigError, PluginConfigError, TableError
 from hudi_framework.plugin import ComponentKind, ComponentRegistry, ComponentSpec, build_plugin_manager, hookimpl
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.compaction_plan import decode_compaction_plan
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient

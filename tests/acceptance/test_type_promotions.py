@@ -28,7 +28,7 @@ from hudi_framework.errors import (
     SchemaMismatchError,
 )
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient

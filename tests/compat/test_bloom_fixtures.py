@@ -30,7 +30,7 @@ from hudi_framework.contracts.indexing.key_arrays import java_min_max
 from hudi_framework.errors import RecordIndexError
 from hudi_framework.index.tagging import tag_locations
 from hudi_framework.plugin import ComponentKind, ComponentRegistry
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 FIXTURES = [t for t in all_fixture_tables() if not t.is_lance]

@@ -8,7 +8,7 @@ import hudi
 import pyarrow as pa
 import pytest
 
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 
 SCHEMA = pa.schema(

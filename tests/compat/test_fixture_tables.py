@@ -10,8 +10,8 @@ import pytest
 
 import tests.fixture_tables as fixture_tables
 from hudi_framework.errors import UnsupportedFormatError
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.properties import table_checksum
-from hudi_framework.table.table import HudiTable
 from tests.fixture_tables import VENDORED_TABLES, FixtureTable, MissingFixturesError, all_fixture_tables
 
 TABLES = all_fixture_tables()

@@ -13,7 +13,7 @@ import pytest
 
 from hudi_framework.layout import discover_partitions, read_partition_metadata
 from hudi_framework.layout.partition_metadata import partition_depth
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 FIXTURES = all_fixture_tables()

@@ -31,7 +31,7 @@ from hudi_framework.log import (
     read_log_file,
 )
 from hudi_framework.model.schema import META_FIELDS, avro_to_arrow
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.testing.memory_storage import MemoryStorageBackend
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 

@@ -12,9 +12,9 @@ import pyarrow.compute as pc
 import pytest
 
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.metadata_table import METADATA_TABLE_DIR, disable_metadata_table
 from hudi_framework.table.properties import load_properties
-from hudi_framework.table.table import HudiTable
 from hudi_framework.write.client import WriteClient
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 

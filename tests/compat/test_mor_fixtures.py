@@ -24,7 +24,7 @@ from hudi_framework.read import read_table
 from hudi_framework.read.log_records import CorruptLogBlockWarning
 from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.reader import build_options, plan_read
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from tests.compat.test_read_fixtures import _assert_same_rows, _bounds, _hash, _rs, _rs_incremental, _rs_read
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 

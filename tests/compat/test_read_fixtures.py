@@ -33,7 +33,7 @@ import pytest
 from hudi_framework.errors import IncrementalQueryError, UnsupportedFormatError
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read import ReadOptions, plan_read, read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.vocabulary import QueryType
 from tests.fixture_tables import CHECKER_PATH, FixtureTable, all_fixture_tables
 

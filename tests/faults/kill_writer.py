@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write.client import WriteClient

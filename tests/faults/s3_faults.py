@@ -34,7 +34,7 @@ import pytest
 from botocore.exceptions import ClientError, ConnectionClosedError
 
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.testing import DUMMY_AWS_ENV
 
 Rows = list[tuple[str, str, int]]

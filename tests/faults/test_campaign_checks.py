@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_services_cleaning.service import CleanService, CleanServiceOptions
 from tests.faults.campaign.inventory import Stray, find_strays, local_listing
 from tests.faults.campaign.runner import run_step

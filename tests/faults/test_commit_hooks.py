@@ -21,7 +21,7 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.errors import CommitVetoedError, PostCommitWarning
 from hudi_framework.plugin import build_plugin_manager, hookimpl
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_framework.write.client import WriteClient

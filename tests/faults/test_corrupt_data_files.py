@@ -23,7 +23,7 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import BloomFilterFormatError, CompactionExecutionError, CorruptDataFileError
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from tests.faults.s3_faults import Place

@@ -25,7 +25,7 @@ from hudi_framework.log import DataBlock, LogBlock, encode_blocks, log_file_key,
 from hudi_framework.model.schema import arrow_to_avro, avro_json
 from hudi_framework.read.log_inspection import inspect_log_blocks
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.errors import InstantMetadataError, TableConfigCorruptError
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.properties import parse_properties
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import State
 from hudi_framework.write.client import WriteClient

@@ -15,7 +15,7 @@ import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import PendingRestoreError
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.savepoint import create_savepoint, restore_to_savepoint, rollback_latest_commit

@@ -19,7 +19,7 @@ import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.vocabulary import FailedWritesPolicy
 from hudi_framework.write.client import WriteClient

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient

@@ -18,7 +18,7 @@ from hudi_framework.errors import MissingDataFileError
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.layout.naming import parse_data_file_name
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from hudi_services_compaction import CompactionService

@@ -17,9 +17,9 @@ import pytest
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import UnknownComponentError
 from hudi_framework.plugin import ComponentKind
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.worker import WorkerSpec, worker_components
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.session import WriteSession

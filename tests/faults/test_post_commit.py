@@ -27,9 +27,9 @@ from hudi_framework.errors import (
     StorageError,
 )
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.spark.datasource_write import build_writer
 from hudi_framework.spark.options import SourceOptions
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.errors import StorageError
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.savepoint import rollback_latest_commit

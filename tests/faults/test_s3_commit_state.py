@@ -13,7 +13,7 @@ import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import CommitStateUnknownError
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from hudi_framework.cli.app import app
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.from_settings import table_config_from_settings
-from hudi_framework.table.table import HudiTable
 from hudi_framework.write.client import WriteClient
 from tests.faults.s3_faults import new_bucket
 from tests.faults.s3_requests import isolated_aws_env, request_log

@@ -19,8 +19,8 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
 from hudi_framework.jobs import run_job
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.from_settings import table_config_from_settings
-from hudi_framework.table.table import HudiTable
 from tests.faults.s3_faults import new_bucket
 from tests.faults.s3_requests import isolated_aws_env, request_log
 

@@ -17,7 +17,7 @@ import pytest
 
 from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.write.client import WriteClient
 from tests.faults.campaign.inventory import stray_objects

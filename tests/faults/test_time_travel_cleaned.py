@@ -18,7 +18,7 @@ import pytest
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import CleanedInstantError, IncrementalPathNotFoundError
 from hudi_framework.read.reader import build_options, plan_read, read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action

@@ -13,7 +13,7 @@ import boto3
 import pyarrow as pa
 import pytest
 
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.testing import DUMMY_AWS_ENV
 from tests.fixture_tables import FixtureTable, all_fixture_tables

@@ -99,7 +99,7 @@ def test_partition_filter_pushdown(spark: Any, extract_fixture: Extract) -> None
 
 def test_time_travel_and_incremental_options_match_hudi_rs(spark: Any, extract_fixture: Extract) -> None:
     base = _sql_fixture(extract_fixture, "cow/v9_txns_simple_meta")
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
     commits = HudiTable.open(str(base)).timeline.commits_timeline()
     first, second = commits[0], commits[1]

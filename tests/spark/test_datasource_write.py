@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.layout.naming import BaseFileName
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata
 

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_framework.read import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from tests.compat.test_read_fixtures import _bounds, _hash
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 

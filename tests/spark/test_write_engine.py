@@ -16,10 +16,10 @@ import pytest
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.spark.placement import partition_slots, spark_int_hash
 from hudi_framework.spark.task_errors import CarriedTaskError, recover_error
 from hudi_framework.spark.write_engine import SparkWriteClient
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient, WriteResult

@@ -43,7 +43,7 @@ def test_kernel_imports_without_pyspark_and_does_no_io_at_import() -> None:
         "real_open = builtins.open\n"
         "builtins.open = lambda *a, **k: (opened.append(a[0]), real_open(*a, **k))[1]\n"
         "sys.modules['pyspark'] = None\n"
-        "import hudi_framework.table.table, hudi_framework.cli.app, hudi_framework.config.settings\n"
+        "import hudi_framework.runtime.table, hudi_framework.cli.app, hudi_framework.config.settings\n"
         "builtins.open = real_open\n"
         # Reading our own .py sources (pydantic's attribute docstrings) is not I/O on user data.
         "user = [p for p in opened if 'site-packages' not in str(p) and 'python3' not in str(p)\n"

@@ -133,13 +133,13 @@ def test_scanner_finds_imports_in_code_blocks() -> None:
     text = (
         "# Page\n\nProse `from hudi_framework.read import x` is not code.\n\n"
         "```python\nimport pyarrow as pa\nfrom hudi_framework.read.reader import (\n    read_table,\n)\n```\n\n"
-        "- item\n\n  ```python\n  import hudi_framework.table.table\n  ```\n\n"
+        "- item\n\n  ```python\n  import hudi_framework.runtime.table\n  ```\n\n"
         "```python\n>>> from hudi_framework import HudiTable\nHudiTable\n```\n\n"
         "```toml\nfrom hudi_framework.config import x\n```\n"
     )
     assert list(markdown_imports(text, "page.md")) == [
         Import("page.md:7", "hudi_framework.read.reader", ("read_table",)),
-        Import("page.md:15", "hudi_framework.table.table", ()),
+        Import("page.md:15", "hudi_framework.runtime.table", ()),
         Import("page.md:19", PACKAGE, ("HudiTable",)),
     ]
 

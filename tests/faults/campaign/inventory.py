@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from hudi_framework.layout.naming import parse_data_file_name
 from hudi_framework.layout.partition_metadata import is_partition_metadata_file
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant
 from hudi_framework.timeline.naming import parse_instant_file_name

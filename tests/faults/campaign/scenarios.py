@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from hudi_framework.cli.service_cli import build_service
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter

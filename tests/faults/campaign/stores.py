@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Final
 
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.testing import DUMMY_AWS_ENV
 from tests.faults.campaign.inventory import Listing, local_listing
 from tests.faults.campaign.scenarios import Rows, StorageOptions

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.write.client import WriteClient
 from tests.faults.campaign import worker  # noqa: F401 - what the children run
 from tests.faults.campaign.scenarios import OP_ROWS, Scenario, batch, build

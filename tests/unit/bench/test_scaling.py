@@ -28,7 +28,7 @@ from bench.scaling import (
 )
 from bench.step import StepContext
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 
 SHAPE = ScalingShape(file_group_rows=400, batch_rows=500)
 ROWS = 6_400  # 800 rows per partition: two full file groups each

@@ -17,7 +17,7 @@ from bench.step import StepContext
 from bench.systems import ours, pyarrow_floor
 from bench.systems import spark as spark_steps
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 
 pytestmark = pytest.mark.spark
 ROWS = 2_000

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from hudi_framework.cli.app import app
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.errors import ConfigError
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 runner = CliRunner()

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from hudi_framework.cli.app import app
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action, State
 from tests.unit.services.conftest import (
     V6_WITH_LOGS,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from hudi_framework import Components
 from hudi_framework.config import HudiSettings
-from hudi_framework.plugin import Components
 from hudi_framework.vocabulary import RecordMergeMode, TableType, WriteOperation
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from hudi_framework import Components
 from hudi_framework.config import HudiSettings, S3CredentialsSource, S3Settings
 from hudi_framework.errors import ConfigError, InvalidConfigValueError, UnknownConfigKeyError
-from hudi_framework.plugin import Components
 from hudi_storage_s3 import S3StorageOptions
 
 KEY_ID = "AKIAHUDIUNITTEST0001"

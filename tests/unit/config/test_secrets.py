@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from hudi_framework import Components
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import ConfigError
-from hudi_framework.plugin import Components
 
 SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
 TOKEN = "FwoGZXIvYXdzEXAMPLESESSIONTOKEN"

@@ -8,10 +8,10 @@ from uuid import UUID
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from hudi_framework import Components
 from hudi_framework.config import ComponentRef, HudiSettings, MergerSettings, StorageSettings, TableSettings
 from hudi_framework.config.base import InstantTime, Section
 from hudi_framework.errors import PluginError
-from hudi_framework.plugin import Components
 from hudi_framework.vocabulary import ConcurrencyMode, RecordMergeMode, TableType, TableVersion
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from hudi_framework import Components
 from hudi_framework.config import HudiSettings, S3CredentialsSource, S3Settings
 from hudi_framework.config.hoodie_keys import lookup
 from hudi_framework.config.s3 import parse_credentials_providers
-from hudi_framework.plugin import Components
 from hudi_storage_s3 import S3StorageOptions
 
 ROOT = Path(__file__).resolve().parents[3]

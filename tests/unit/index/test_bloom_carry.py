@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
 from hudi_framework.contracts.indexing.footer import BLOOM_FILTER_KEY, bloom_footer_metadata, read_key_footer
 from hudi_framework.index.bloom_carry import STALE_RATIO, carried_bloom
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hudi_framework.cli.app import app
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 runner = CliRunner()

@@ -186,7 +186,7 @@ def test_file_source_with_duplicate_keys(tmp_path: Path) -> None:
 
 def test_a_merge_on_read_job_with_inline_compaction(tmp_path: Path) -> None:
     from hudi_framework.read.reader import read_table
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
 
     overrides = {
         "table.type": "MERGE_ON_READ",

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
+from hudi_framework import Components
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import ConfigError, UnsafeLockConfigError
 from hudi_framework.lock import WriterTopology, check_lock_safety, topology_of_spark_master
-from hudi_framework.plugin import Components
 from hudi_framework.vocabulary import FailedWritesPolicy
 
 OCC = "optimistic_concurrency_control"

@@ -100,7 +100,7 @@ def test_merged_read_does_not_import_pandas(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from hudi_framework.read import read_table\n"
-        "from hudi_framework.table.table import HudiTable\n"
+        "from hudi_framework.runtime.table import HudiTable\n"
         f"assert read_table(HudiTable.open({str(tmp_path)!r})).num_rows == 316\n"
         "print('pandas' in sys.modules, 'numpy.ma' in sys.modules)\n"
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from hudi_framework import Components, build_components
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
 from hudi_framework.contracts.lock import LockProviderFactory
@@ -13,16 +14,8 @@ from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.contracts.service import TableService
 from hudi_framework.contracts.storage import StorageBackend, StorageProvider
 from hudi_framework.errors import PluginError, UnknownComponentError
-from hudi_framework.plugin import (
-    ComponentKind,
-    Components,
-    ComponentSpec,
-    build_components,
-    build_plugin_manager,
-    hookimpl,
-    plugin_manager_for,
-)
-from hudi_framework.table.table import HudiTable
+from hudi_framework.plugin import ComponentKind, ComponentSpec, build_plugin_manager, hookimpl, plugin_manager_for
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 
 
@@ -49,7 +42,7 @@ def test_every_component_comes_as_its_contract_type(tmp_path: Path) -> None:
     assert isinstance(components.table_merger(config), RecordMerger)
     assert components.key_generator(config).record_key_fields == ("id",)
     assert isinstance(components.lock_provider(), LockProviderFactory)
-    assert isinstance(components.service("clean", {"settings": settings}), TableService)
+    assert isinstance(components.service("clean", settings.services.clean.service_options()), TableService)
     assert {"clean", "compaction"} <= set(components.service_names())
     assert components.storage_backend_name("s3a://bucket/t") == "s3"
 

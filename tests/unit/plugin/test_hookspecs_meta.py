@@ -51,7 +51,7 @@ def _called_hooks() -> frozenset[str]:
             ):
                 by_kind = True
     if by_kind:
-        called |= {kind.hook for kind in ComponentKind}
+        called |= {kind.hook for kind in ComponentKind.all()}
     return frozenset(called)
 
 

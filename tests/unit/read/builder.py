@@ -17,7 +17,7 @@ from hudi_framework.contracts.partition_path import PartitionPathFormat
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.model.schema import arrow_to_avro, avro_json
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline import Action, Instant, ReplaceCommitMetadata, TimelineWriter
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat

@@ -13,7 +13,7 @@ import pytest
 from hudi_framework.errors import TimeTravelError, UnknownColumnError
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read import ReadOptions, plan_read, read_batches, read_schema, read_table, read_task
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.testing.memory_storage import MemoryStorageBackend
 from hudi_framework.timeline import Action
 from tests.unit.read.builder import SCHEMA, FileWrite, TableBuilder, rows, t

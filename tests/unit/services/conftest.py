@@ -10,8 +10,8 @@ import hudi
 import pyarrow as pa
 import pytest
 
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.properties import update_properties
-from hudi_framework.table.table import HudiTable
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
 Extract = Callable[[FixtureTable], tuple[Path, Path | None]]

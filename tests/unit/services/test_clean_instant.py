@@ -7,11 +7,12 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from hudi_framework import build_components
 from hudi_framework.config.services import CleanSettings
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import CleanError, InstantMetadataError
-from hudi_framework.plugin import build_components
 from hudi_framework.plugin.manager import build_plugin_manager
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_plan import (
     CleanerPlan,
     CleanFileInfo,
@@ -20,7 +21,6 @@ from hudi_framework.services.clean_plan import (
     encode_cleaner_plan,
 )
 from hudi_framework.services.clean_trigger import clean_due, commits_since_last_clean
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, schema_text, write_container
 from hudi_framework.timeline.clean_metadata import (

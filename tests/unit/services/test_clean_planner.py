@@ -16,9 +16,9 @@ from hudi_framework.config.services import CleanSettings
 from hudi_framework.layout.file_group import FileGroupId
 from hudi_framework.layout.naming import BaseFileName, LogFileName
 from hudi_framework.layout.partition_metadata import write_partition_metadata
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_plan import SAVEPOINTED_TIMESTAMPS, decode_cleaner_plan, encode_cleaner_plan
 from hudi_framework.services.compaction_plan import CompactionOperation, CompactionPlan, encode_compaction_plan
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import parse_instant_time

@@ -14,7 +14,7 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import CompactionExecutionError, CompactionPlanError
 from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.compactor import execute_compaction, merge_slice
 from hudi_framework.write.markers import IOType, create_marker

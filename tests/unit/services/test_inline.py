@@ -7,13 +7,13 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from hudi_framework import Components
 from hudi_framework.config.services import CompactionSettings
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.plugin import Components
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services import compaction_due, delta_commits_since_compaction
-from hudi_framework.table.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient

@@ -10,8 +10,8 @@ import pytest
 
 from hudi_framework.config.services import CompactionSettings
 from hudi_framework.errors import CompactionPlanError
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.compaction_plan import decode_compaction_plan
-from hudi_framework.table.table import HudiTable
 from hudi_framework.timeline.avro_container import AvroSchemaName, schema_text
 from hudi_framework.timeline.instant import Action, State
 from hudi_services_compaction import build_compaction_plan, schedule_compaction

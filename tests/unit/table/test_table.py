@@ -15,7 +15,7 @@ from hudi_framework.errors import (
     UnknownComponentError,
 )
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.vocabulary import TableType
 from hudi_framework.write.client import WriteClient

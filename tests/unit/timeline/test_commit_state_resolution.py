@@ -7,7 +7,7 @@ import pytest
 
 from hudi_framework.errors import CommitStateUnknownError, IllegalTransitionError, PostCommitWarning, StorageError
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.testing import MemoryStorageBackend
 from hudi_framework.timeline.instant import Action, Instant, State

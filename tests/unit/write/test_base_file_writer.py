@@ -43,7 +43,7 @@ def test_dictionary_columns_count_and_write_as_their_values(tmp_path: Path) -> N
 
 
 def test_a_rewrite_reads_few_valued_string_columns_as_dictionaries(tmp_path: Path) -> None:
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.table_config import new_table_config
     from hudi_framework.write.client import WriteClient
     from hudi_framework.write.file_group_task import _read_base

@@ -11,7 +11,7 @@ import pytest
 
 from hudi_framework.errors import SchemaMismatchError
 from hudi_framework.layout.naming import BaseFileName
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant_time import InstantTimeGenerator, instant_time_to_epoch_ms
 from hudi_framework.vocabulary import TimelineTimezone

@@ -9,7 +9,7 @@ import pytest
 
 from hudi_framework.layout.file_group import FileGroupId
 from hudi_framework.layout.naming import LogFileName
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import Action

@@ -12,7 +12,7 @@ import pytest
 
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.log import CommandBlock, DataBlock, read_log_file
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write import target_task

@@ -17,7 +17,7 @@ from hudi_framework.contracts.lock import LockProvider
 from hudi_framework.errors import LockLostError, UnsafeLockConfigError, WriteConflictError
 from hudi_framework.lock import WriterTopology
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import Action

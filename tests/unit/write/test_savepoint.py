@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from hudi_framework.cli.app import app
 from hudi_framework.errors import SavepointError
 from hudi_framework.read.reader import read_table
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.indexing.footer import read_key_footer
-from hudi_framework.table.table import HudiTable
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.sizing import average_record_size

@@ -4,7 +4,7 @@ A :class:`Components` is built from a plugin manager and the settings of a sessi
 storage for a URI, the index, the record merger, the key generator, the lock provider and each
 table service, every one validated against its own options model and typed by its contract (no
 caller casts). The plugin manager is built from the settings by exactly one function,
-:func:`plugin_manager_for`, so every process of a job (a Spark driver and its executors alike)
+:func:`hudi_framework.plugin.plugin_manager_for`, so every process of a job (a Spark driver and its executors alike)
 loads the same plugins.
 """
 
@@ -24,42 +24,26 @@ from hudi_framework.contracts.storage import StorageBackend, StorageProvider
 from hudi_framework.lock.resolve import open_table_lock
 from hudi_framework.merge.choose import merger_for_table, merger_for_write
 from hudi_framework.plugin.commit_hooks import PluginCommitHooks
-from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
+from hudi_framework.plugin.from_settings import manager_for_plugins, plugin_manager_for
+from hudi_framework.plugin.manager import HudiPluginManager
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.storage.resolve import StorageSpec, backend_for, open_storage, settings_section
 from hudi_framework.table.keys import build_key_generator, typed_partition_fields
 from hudi_framework.table.table_config import TableConfig
 
-__all__ = ["Components", "build_components", "plugin_manager_for"]
-
-
-def plugin_manager_for(settings: HudiSettings) -> HudiPluginManager:
-    """The plugin manager ``settings.plugins`` describes (entry points loaded or not, plugins disabled).
-
-    Every process of a job builds its manager here from the same settings, so all of them see the
-    same plugins.
-
-    Raises:
-        PluginLoadError: An entry point failed to import or did not validate.
-        DuplicateComponentError: Two distributions install plugins of one name.
-    """
-    return _manager_for(settings.plugins)
-
-
-def _manager_for(plugins: PluginSettings) -> HudiPluginManager:
-    return build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
+__all__ = ["Components", "build_components"]
 
 
 def build_components(settings: HudiSettings | None, manager: HudiPluginManager | None = None) -> Components:
     """The components of ``settings`` (None: default settings): from ``manager`` when given, else
-    from the plugin manager the settings describe (:func:`plugin_manager_for`)."""
+    from the plugin manager the settings describe (:func:`~hudi_framework.plugin.plugin_manager_for`)."""
     if manager is not None:
         return Components(manager, settings)
     if settings is not None:
         return Components.from_settings(settings)
     # Default settings: only their plugins section is needed now (a table opened without settings).
     plugins = PluginSettings()
-    return Components(_manager_for(plugins), None, plugins=plugins)
+    return Components(manager_for_plugins(plugins), None, plugins=plugins)
 
 
 class Components:

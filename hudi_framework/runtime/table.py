@@ -23,12 +23,12 @@ from hudi_framework.errors import (
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
-from hudi_framework.plugin.components import Components, build_components
 from hudi_framework.plugin.manager import HudiPluginManager
 from hudi_framework.plugin.registry import ComponentRegistry
+from hudi_framework.runtime.components import Components, build_components
+from hudi_framework.runtime.retained import check_slice_files
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
-from hudi_framework.table.retained import check_slice_files
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.commit_hooks import CommitHooks
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant

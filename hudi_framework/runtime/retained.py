@@ -29,7 +29,7 @@ from hudi_framework.timeline.instant import Action, Instant
 if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.layout.fs_view import FileSystemView
-    from hudi_framework.table.table import HudiTable
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.timeline import Timeline
 
 __all__ = [
