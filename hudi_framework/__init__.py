@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     # What mypy sees; at run time ``__getattr__`` imports the same names from ``_EXPORTS``.
+    from hudi_framework.config.enums import S3CredentialsSource
+    from hudi_framework.config.s3 import S3Settings
     from hudi_framework.config.settings import HudiSettings
     from hudi_framework.contracts.merging.ordering import compare_ordering_values
     from hudi_framework.errors import HudiError
@@ -76,6 +78,8 @@ __all__ = [
     "RecordMergeMode",
     "RestoreResult",
     "RollbackResult",
+    "S3CredentialsSource",
+    "S3Settings",
     "Savepoint",
     "ServiceRun",
     "State",
@@ -130,6 +134,8 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "RecordMergeMode": "hudi_framework.vocabulary",
     "RestoreResult": "hudi_framework.write.savepoint",
     "RollbackResult": "hudi_framework.write.rollback",
+    "S3CredentialsSource": "hudi_framework.config.enums",
+    "S3Settings": "hudi_framework.config.s3",
     "Savepoint": "hudi_framework.write.savepoint",
     "ServiceRun": "hudi_framework.write.table_services",
     "State": "hudi_framework.timeline.instant",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hudi_framework.config import S3CredentialsSource
+from hudi_framework import S3CredentialsSource
 from hudi_storage_s3.options import S3StorageOptions
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final
 
 from botocore.credentials import CredentialProvider, CredentialResolver, Credentials
 
-from hudi_framework.config import S3CredentialsSource
+from hudi_framework import S3CredentialsSource
 
 if TYPE_CHECKING:
     import botocore.session

@@ -6,7 +6,7 @@ from typing import Self
 
 from pydantic import ConfigDict, Field, model_validator
 
-from hudi_framework.config import S3Settings
+from hudi_framework import S3Settings
 
 _MIB = 1024 * 1024
 #: S3 rejects multipart parts below 5 MiB (except the last one).
@@ -15,7 +15,7 @@ MIN_PART_SIZE = 5 * _MIB
 
 class S3StorageOptions(S3Settings):
     """Options of the ``s3`` backend: the connection settings of ``storage.s3`` (inherited from
-    :class:`~hudi_framework.config.S3Settings`, the one model of an S3 connection) plus tuning,
+    :class:`~hudi_framework.S3Settings`, the one model of an S3 connection) plus tuning,
     which goes in ``[storage.options]`` in config.
 
     Credentials left unset come from boto3's usual chain (environment, web identity, instance

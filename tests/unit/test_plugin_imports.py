@@ -33,15 +33,7 @@ CONTRACT_DEPENDENCIES: Final = (f"{PACKAGE}.errors", f"{PACKAGE}.vocabulary", f"
 
 # Pending work of other branches, removed when they merge.
 PENDING_PLUGINS: Final[frozenset[str]] = frozenset()
-# The S3 connection settings (``S3Settings``, ``S3CredentialsSource``) move from the kernel's config
-# into the S3 plugin separately; until then these modules may import ``hudi_framework.config``.
-PENDING_IMPORTS: Final = frozenset(
-    {
-        ("hudi_storage_s3.client", f"{PACKAGE}.config"),
-        ("hudi_storage_s3.credentials", f"{PACKAGE}.config"),
-        ("hudi_storage_s3.options", f"{PACKAGE}.config"),
-    }
-)
+PENDING_IMPORTS: Final[frozenset[tuple[str, str]]] = frozenset()
 PENDING_CONTRACT_IMPORTS: Final[frozenset[tuple[str, str]]] = frozenset()
 
 
