@@ -1,0 +1,57 @@
+"""The Apache Hudi oracle: one session per test run, provisioned (or reused) from the user's cache.
+
+Tests here skip only when provisioning is impossible offline (no network and nothing cached); any
+other provisioning or start-up failure fails them. The heavier cases carry ``oracle_full`` and run
+with ``HUDI_ORACLE_FULL=1``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.oracle.client import ApacheHudi
+from tests.oracle.compare import Tally
+from tests.oracle.provision import OracleUnavailableError, provision
+
+FULL_ENV = "HUDI_ORACLE_FULL"
+_TALLY_KEY = pytest.StashKey[Tally]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get(FULL_ENV) == "1":
+        return
+    skip = pytest.mark.skip(reason=f"the full Apache Hudi matrix runs with {FULL_ENV}=1")
+    for item in items:
+        if "oracle_full" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def oracle_tally(request: pytest.FixtureRequest) -> Tally:
+    tally = Tally()
+    request.config.stash[_TALLY_KEY] = tally
+    return tally
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    tally = config.stash.get(_TALLY_KEY, None)
+    if tally is None:
+        return
+    terminalreporter.write_line(tally.summary())
+    for line in tally.disagreements:
+        terminalreporter.write_line(f"DISAGREE {line.splitlines()[0]}")
+
+
+@pytest.fixture(scope="session")
+def apache_hudi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApacheHudi]:
+    """Apache Hudi's Spark bundle in a local[2] session of its own, for the whole test run."""
+    try:
+        env = provision()
+    except OracleUnavailableError as exc:
+        pytest.skip(f"Apache Hudi oracle unavailable offline (no network, nothing cached): {exc}")
+    oracle = ApacheHudi(env, tmp_path_factory.mktemp("apache-hudi"))
+    yield oracle
+    oracle.close()

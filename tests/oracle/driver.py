@@ -1,0 +1,134 @@
+"""Apache Hudi's Spark bundle behind a process boundary: the oracle's side of the harness.
+
+Runs in the oracle's own venv (PySpark 3.5, see ``provision.py``), never in the project's: it
+imports neither ``hudi_framework`` nor pyarrow. One long-lived Spark session (local[2], Kryo, the Hudi
+SQL extension and catalog as Apache Hudi's quickstart sets them, UI off, bound to 127.0.0.1) serves
+JSON-lines requests read from stdin; each response is one JSON line on the protocol stream. Rows travel
+as Parquet files in directories the caller names.
+
+Requests (``{"op": ...}``):
+
+- ``write``: ``path``, ``options`` (hoodie options), ``operation``, ``data`` (a Parquet file or
+  directory of rows), ``mode`` (``append`` by default, ``overwrite``) -> ``{"ok": true}``;
+- ``read``: ``path``, ``options`` (query type, ``as.of.instant``, begin/end instant times,
+  ``hoodie.metadata.enable``...), ``out`` (a directory to write the rows to) -> ``{"ok": true, "rows": n}``;
+- ``sql``: ``query`` (a CALL procedure or any statement) -> ``{"ok": true, "rows": [{column: text}]}``;
+- ``ping``, ``shutdown``.
+
+A failed request answers ``{"ok": false, "error": <Java or Python class>, "message": ..., "trace": ...}``
+and the session stays up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from typing import Any
+
+
+def _protocol_stream() -> Any:
+    """Keep fd 1 for the protocol alone: anything else (the JVM's stdout, stray prints) goes to stderr."""
+    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def _session(jar: str, warehouse: str) -> Any:
+    from pyspark.sql import SparkSession
+
+    java_opts = "-Duser.timezone=UTC -XX:TieredStopAtLevel=1"
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("hudi-oracle")
+        .config("spark.jars", jar)
+        .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
+        .config("spark.kryo.registrator", "org.apache.spark.HoodieSparkKryoRegistrar")
+        .config("spark.sql.extensions", "org.apache.spark.sql.hudi.HoodieSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.memory", "2g")
+        .config("spark.driver.extraJavaOptions", java_opts)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.warehouse.dir", warehouse)
+    )
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _write(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    df = spark.read.parquet(req["data"])
+    writer = df.write.format("hudi").options(**req.get("options", {}))
+    writer = writer.option("hoodie.datasource.write.operation", req.get("operation", "upsert"))
+    writer.mode(req.get("mode", "append")).save(req["path"])
+    return {"ok": True}
+
+
+def _read(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    df = spark.read.format("hudi").options(**req.get("options", {})).load(req["path"])
+    # INT64 micros in the hand-off file (Spark 3.5 writes INT96 by default), only for this write.
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    try:
+        df.write.mode("overwrite").parquet(req["out"])
+    finally:
+        spark.conf.unset("spark.sql.parquet.outputTimestampType")
+    return {"ok": True, "rows": spark.read.parquet(req["out"]).count()}
+
+
+def _sql(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    df = spark.sql(req["query"])
+    rows = [{k: (None if v is None else str(v)) for k, v in row.asDict().items()} for row in df.collect()]
+    return {"ok": True, "rows": rows}
+
+
+def _error(exc: BaseException) -> dict[str, Any]:
+    java = getattr(exc, "java_exception", None)
+    name = java.getClass().getName() if java is not None else type(exc).__name__
+    message = str(getattr(exc, "desc", None) or exc)
+    return {"ok": False, "error": name, "message": message[:4000], "trace": traceback.format_exc()[-4000:]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve Apache Hudi requests as JSON lines on stdin/stdout.")
+    parser.add_argument("--jar", required=True)
+    parser.add_argument("--warehouse", required=True)
+    args = parser.parse_args(argv)
+    protocol = _protocol_stream()
+    try:
+        spark = _session(args.jar, args.warehouse)
+        version = spark.version
+        hudi = spark._jvm.org.apache.hudi.HoodieVersion.get()
+    except Exception as exc:
+        protocol.write(json.dumps(_error(exc)) + "\n")
+        return 1
+    protocol.write(json.dumps({"ok": True, "ready": True, "spark": version, "hudi": str(hudi)}) + "\n")
+    handlers = {"write": _write, "read": _read, "sql": _sql, "ping": lambda _s, _r: {"ok": True}}
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        if req.get("op") == "shutdown":
+            protocol.write(json.dumps({"ok": True}) + "\n")
+            break
+        handler = handlers.get(req.get("op", ""))
+        try:
+            if handler is None:
+                raise ValueError(f"unknown op {req.get('op')!r}")
+            response = handler(spark, req)
+        except Exception as exc:
+            response = _error(exc)
+        protocol.write(json.dumps(response) + "\n")
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""Apache Hudi as the oracle, both directions: tables it writes read the same with ``read_table`` as
+with its own Spark reader, and tables ``WriteClient`` writes read the same with its reader as with ours.
+
+Each table goes through insert, upsert (updates and new keys) and delete; both engines' snapshot reads
+are compared row for row (data columns, and the commit time, record key and partition path meta
+columns) after every write, then a time-travel read to the first commit and, on merge-on-read tables,
+a read-optimized read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_config, read_table
+from tests.oracle.client import ApacheHudi
+from tests.oracle.compare import Tally, compare_reads
+
+pytestmark = pytest.mark.oracle
+
+KEY = "id"
+DATA_COLUMNS = ("id", "city", "ts", "fare", "name", "qty")
+CITIES = ("sf", "ny", "la")
+TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
+VERSIONS = (9, pytest.param(8, marks=pytest.mark.oracle_full))
+
+
+def _rows(keys: range, ts: int) -> pa.Table:
+    ids = [f"k{i:03d}" for i in keys]
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.string()),
+            "city": pa.array([CITIES[i % len(CITIES)] for i in keys], pa.string()),
+            "ts": pa.array([ts] * len(ids), pa.int64()),
+            "fare": pa.array([i * 1.5 + ts for i in keys], pa.float64()),
+            "name": pa.array([f"rider-{i}-{ts}" for i in keys], pa.string()),
+            "qty": pa.array([i % 7 + ts for i in keys], pa.int32()),
+        }
+    )
+
+
+#: insert 40 keys; upsert 15 of them (a later ts) and 10 new ones; delete 8.
+SEQUENCE: tuple[tuple[str, pa.Table], ...] = (
+    ("insert", _rows(range(40), ts=1)),
+    ("upsert", pa.concat_tables([_rows(range(15), ts=2), _rows(range(40, 50), ts=2)])),
+    ("delete", _rows(range(20, 28), ts=3)),
+)
+
+
+def apache_hudi_options(name: str, table_type: str, version: int) -> dict[str, str]:
+    options = {
+        "hoodie.table.name": name,
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.precombine.field": "ts",
+    }
+    if version != 9:
+        options["hoodie.write.table.version"] = str(version)
+    return options
+
+
+def _first_commit_completion(table: HudiTable) -> str:
+    first = table.reload().timeline.commits_timeline()[0]
+    assert first.completion_time is not None
+    # The first commit's completion time: the same snapshot whether as.of.instant is compared with
+    # requested or completion times (the next write was requested after it completed).
+    return first.completion_time
+
+
+def _compare_all(
+    apache_hudi: ApacheHudi, tally: Tally, path: Path, table_type: str, label: str, *, steps_done: int
+) -> None:
+    table = HudiTable.open(str(path))
+    compare_reads(
+        tally, f"{label} snapshot after {steps_done} writes",
+        read_table(table), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
+    if steps_done < len(SEQUENCE):
+        return
+    as_of = _first_commit_completion(table)
+    compare_reads(
+        tally, f"{label} time travel to {as_of}",
+        read_table(table, as_of=as_of), apache_hudi.read(path, {"as.of.instant": as_of}),
+        key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
+    if table_type == "MERGE_ON_READ":
+        compare_reads(
+            tally, f"{label} read_optimized",
+            read_table(table, query_type="read_optimized"),
+            apache_hudi.read(path, {"hoodie.datasource.query.type": "read_optimized"}),
+            key=KEY, data_columns=DATA_COLUMNS,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+def test_we_read_apache_hudi_tables(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, version: int
+) -> None:
+    path = tmp_path / "by_apache_hudi"
+    oracle_tally.tables.add(str(path))
+    options = apache_hudi_options("by_apache_hudi", table_type, version)
+    label = f"Apache Hudi wrote {table_type} v{version}"
+    for done, (operation, rows) in enumerate(SEQUENCE, start=1):
+        apache_hudi.write(path, rows, options, operation)
+        _compare_all(apache_hudi, oracle_tally, path, table_type, label, steps_done=done)
+    table = HudiTable.open(str(path))
+    assert table.config.version == version
+    assert table.config.table_type.value == table_type
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+def test_apache_hudi_reads_our_tables(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, version: int
+) -> None:
+    path = tmp_path / "by_hudi_framework"
+    oracle_tally.tables.add(str(path))
+    config = new_table_config(
+        "by_hudi_framework", table_type=table_type, version=version,
+        record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+    )  # fmt: skip
+    table = HudiTable.create(str(path), config)
+    client = WriteClient(table, HudiSettings())
+    label = f"hudi_framework wrote {table_type} v{version}"
+    for done, (operation, rows) in enumerate(SEQUENCE, start=1):
+        client.write(rows, operation)
+        _compare_all(apache_hudi, oracle_tally, path, table_type, label, steps_done=done)
