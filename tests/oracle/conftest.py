@@ -7,7 +7,6 @@ with ``HUDI_ORACLE_FULL=1``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -15,13 +14,13 @@ import pytest
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally
 from tests.oracle.provision import OracleUnavailableError, provision
+from tests.oracle.selection import FULL_ENV, full_matrix
 
-FULL_ENV = "HUDI_ORACLE_FULL"
 _TALLY_KEY = pytest.StashKey[Tally]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get(FULL_ENV) == "1":
+    if full_matrix():
         return
     skip = pytest.mark.skip(reason=f"the full Apache Hudi matrix runs with {FULL_ENV}=1")
     for item in items:

@@ -17,6 +17,7 @@ import pytest
 from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_config, read_table
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally, compare_reads
+from tests.oracle.selection import full_matrix
 
 pytestmark = pytest.mark.oracle
 
@@ -25,6 +26,8 @@ DATA_COLUMNS = ("id", "city", "ts", "fare", "name", "qty")
 CITIES = ("sf", "ny", "la")
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 VERSIONS = (9, pytest.param(8, marks=pytest.mark.oracle_full))
+#: The full matrix also compares incremental reads and Apache Hudi's reads without its metadata table.
+FULL = full_matrix()
 
 
 def _rows(keys: range, ts: int) -> pa.Table:
@@ -86,13 +89,28 @@ def _compare_all(
         read_table(table, as_of=as_of), apache_hudi.read(path, {"as.of.instant": as_of}),
         key=KEY, data_columns=DATA_COLUMNS,
     )  # fmt: skip
-    if table_type == "MERGE_ON_READ":
+    if table_type == "MERGE_ON_READ" or FULL:
         compare_reads(
             tally, f"{label} read_optimized",
             read_table(table, query_type="read_optimized"),
             apache_hudi.read(path, {"hoodie.datasource.query.type": "read_optimized"}),
             key=KEY, data_columns=DATA_COLUMNS,
         )  # fmt: skip
+    if not FULL:
+        return
+    compare_reads(
+        tally, f"{label} snapshot, Apache Hudi without its metadata table",
+        read_table(table), apache_hudi.read(path, {"hoodie.metadata.enable": "false"}),
+        key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
+    compare_reads(
+        tally, f"{label} incremental after {as_of}",
+        read_table(table, query_type="incremental", begin=as_of),
+        apache_hudi.read(
+            path, {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": as_of}
+        ),
+        key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("version", VERSIONS)
