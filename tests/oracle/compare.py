@@ -7,8 +7,14 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-#: Meta columns both engines must agree on for every row.
-META_COMPARED = ("_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path")
+#: Meta columns both engines must agree on for every row: all five.
+META_COMPARED = (
+    "_hoodie_commit_time",
+    "_hoodie_commit_seqno",
+    "_hoodie_record_key",
+    "_hoodie_partition_path",
+    "_hoodie_file_name",
+)
 
 
 @dataclass

@@ -44,12 +44,20 @@ def _rows(keys: range, ts: int) -> pa.Table:
     )
 
 
-#: insert 40 keys; upsert 15 of them (a later ts) and 10 new ones; delete 8.
+#: insert 40 keys; upsert 15 of them (a later ts) and 10 new ones; delete 8; upsert updates only
+#: (merge-on-read: log blocks), 5 with a later ts and 5 late ones (an earlier ts: event-time ordering drops them).
 SEQUENCE: tuple[tuple[str, pa.Table], ...] = (
     ("insert", _rows(range(40), ts=1)),
     ("upsert", pa.concat_tables([_rows(range(15), ts=2), _rows(range(40, 50), ts=2)])),
     ("delete", _rows(range(20, 28), ts=3)),
+    ("upsert", pa.concat_tables([_rows(range(5), ts=4), _rows(range(5, 10), ts=0)])),
 )
+#: What the sequence leaves: 42 keys; ts 4 on k000-k004, 2 on k005-k014 and k040-k049, 1 elsewhere.
+EXPECTED_TS = {
+    **{f"k{i:03d}": 1 for i in (*range(15, 20), *range(28, 40))},
+    **{f"k{i:03d}": 2 for i in (*range(5, 15), *range(40, 50))},
+    **{f"k{i:03d}": 4 for i in range(5)},
+}
 
 
 def apache_hudi_options(name: str, table_type: str, version: int) -> dict[str, str]:
@@ -77,23 +85,29 @@ def _compare_all(
     apache_hudi: ApacheHudi, tally: Tally, path: Path, table_type: str, label: str, *, steps_done: int
 ) -> None:
     table = HudiTable.open(str(path))
+    snapshot = read_table(table)
     compare_reads(
         tally, f"{label} snapshot after {steps_done} writes",
-        read_table(table), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
+        snapshot, apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
     )  # fmt: skip
     if steps_done < len(SEQUENCE):
         return
+    assert dict(zip(snapshot["id"].to_pylist(), snapshot["ts"].to_pylist(), strict=True)) == EXPECTED_TS
     as_of = _first_commit_completion(table)
+    travelled = read_table(table, as_of=as_of)
+    assert set(travelled["ts"].to_pylist()) == {1}
+    assert travelled.num_rows == SEQUENCE[0][1].num_rows
     compare_reads(
         tally, f"{label} time travel to {as_of}",
-        read_table(table, as_of=as_of), apache_hudi.read(path, {"as.of.instant": as_of}),
-        key=KEY, data_columns=DATA_COLUMNS,
+        travelled, apache_hudi.read(path, {"as.of.instant": as_of}), key=KEY, data_columns=DATA_COLUMNS,
     )  # fmt: skip
     if table_type == "MERGE_ON_READ" or FULL:
+        optimized = read_table(table, query_type="read_optimized")
+        # Merge-on-read: the last upsert is in log files only, so base files alone are older.
+        assert (optimized.sort_by(KEY) == snapshot.sort_by(KEY)) is (table_type == "COPY_ON_WRITE")
         compare_reads(
             tally, f"{label} read_optimized",
-            read_table(table, query_type="read_optimized"),
-            apache_hudi.read(path, {"hoodie.datasource.query.type": "read_optimized"}),
+            optimized, apache_hudi.read(path, {"hoodie.datasource.query.type": "read_optimized"}),
             key=KEY, data_columns=DATA_COLUMNS,
         )  # fmt: skip
     if not FULL:
