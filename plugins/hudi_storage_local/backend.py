@@ -11,6 +11,11 @@ sees an in-flight write; a writer killed half-way leaves its temporary file, whi
 before it is published is written again, so discarding one never fails a live writer; a stream
 (``open_output``) fails to publish with :class:`~hudi_framework.errors.StorageError` instead. Only
 regular files are objects: a directory is never read, stat'ed or deleted as if it were one.
+
+Hadoop's local file system (Apache Hudi on ``file://`` paths) keeps a checksum of each file it writes
+in ``.<name>.crc`` beside it and fails any read whose bytes do not match. Every write and delete here
+first removes the checksum of the file it changes, so Apache Hudi reads our bytes unverified, as it
+reads any file without one.
 """
 
 from __future__ import annotations
@@ -53,6 +58,11 @@ _METAFOLDER_PREFIX = ".hoodie/"
 
 def _tmp_name(target: Path) -> Path:
     return target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
+
+
+def _drop_hadoop_checksum(target: Path) -> None:
+    """Remove Hadoop's checksum of ``target`` (``.<name>.crc``): it would not match our bytes."""
+    target.with_name(f".{target.name}.crc").unlink(missing_ok=True)
 
 
 def _tmp_target(name: str) -> str | None:
@@ -164,6 +174,7 @@ class LocalStorageBackend(StorageBackend):
             tmp: Path | None = None
             try:
                 tmp = self._tmp_write(target, data)
+                _drop_hadoop_checksum(target)
                 publish(tmp, target)
                 return
             except FileNotFoundError:
@@ -263,13 +274,15 @@ class LocalStorageBackend(StorageBackend):
 
     def delete(self, key: str, *, missing_ok: bool = True) -> None:
         """Delete a file; a data directory it leaves empty goes too (see :meth:`_prune_empty_parents`)."""
+        path = self._file(key)
         try:
-            self._file(key).unlink()
+            path.unlink()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             # A directory at the key is not an object (EISDIR); a file as a parent means no object.
             if not missing_ok:
                 raise StorageNotFoundError(key) from None
             return
+        _drop_hadoop_checksum(path)
         if not key.startswith(_METAFOLDER_PREFIX):
             self._prune_empty_parents(key)
 
@@ -431,6 +444,7 @@ class _PublishOnClose(io.RawIOBase):
         try:
             self._fh.close()
             try:
+                _drop_hadoop_checksum(self._target)
                 os.replace(self._tmp, self._target)
             except FileNotFoundError:
                 raise StorageError(f"{self._key}: its temporary file was removed before it was published") from None
