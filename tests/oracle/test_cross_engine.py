@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_config, read_table
+from hudi_framework import HudiSettings, HudiTable, WriteClient, list_savepoints, new_table_config, read_table
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally, compare_reads
 from tests.oracle.selection import full_matrix
@@ -161,3 +161,49 @@ def test_apache_hudi_reads_our_tables(
     for done, (operation, rows) in enumerate(SEQUENCE, start=1):
         client.write(rows, operation)
         _compare_all(apache_hudi, oracle_tally, path, table_type, label, steps_done=done)
+
+
+def test_apache_hudi_services_on_our_merge_on_read_table(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path
+) -> None:
+    """Apache Hudi compacts and savepoints a table we wrote (its CALL procedures), then we upsert on top:
+    both engines read the same after each step, and we see its compaction and savepoint."""
+    path = tmp_path / "shared_mor"
+    oracle_tally.tables.add(str(path))
+    config = new_table_config(
+        "shared_mor", table_type="MERGE_ON_READ",
+        record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+    )  # fmt: skip
+    client = WriteClient(HudiTable.create(str(path), config), HudiSettings())
+    results = [client.write(rows, operation) for operation, rows in SEQUENCE]
+    first = results[0].instant.requested_time
+    label = "hudi_framework wrote MERGE_ON_READ v9"
+
+    compacted = apache_hudi.sql(
+        f"CALL run_compaction(op => 'scheduleAndExecute', path => '{path}', "
+        "options => 'hoodie.compact.inline.max.delta.commits=1')"
+    )
+    assert [row["state"] for row in compacted] == ["COMPLETED"]
+    table = HudiTable.open(str(path))
+    latest = table.timeline.commits_timeline()[-1]
+    assert (latest.requested_time, latest.action.value) == (compacted[0]["timestamp"], "commit")
+    optimized = read_table(table, query_type="read_optimized")
+    compare_reads(
+        oracle_tally, f"{label}, compacted by Apache Hudi: read_optimized",
+        optimized, apache_hudi.read(path, {"hoodie.datasource.query.type": "read_optimized"}),
+        key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
+    assert optimized.sort_by(KEY) == read_table(table).sort_by(KEY)  # compaction folded every log in
+
+    apache_hudi.sql(f"CREATE TABLE IF NOT EXISTS shared_mor USING hudi LOCATION '{path}'")
+    assert apache_hudi.sql(f"CALL create_savepoint(table => 'shared_mor', commit_time => '{first}')") == [
+        {"create_savepoint_result": "True"}
+    ]
+    assert [s.instant_time for s in list_savepoints(table.reload())] == [first]
+
+    client = WriteClient(HudiTable.open(str(path)), HudiSettings())
+    client.upsert(_rows(range(30, 45), ts=5))
+    compare_reads(
+        oracle_tally, f"{label}, compacted by Apache Hudi, upserted by us: snapshot",
+        read_table(HudiTable.open(str(path))), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
