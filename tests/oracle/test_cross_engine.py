@@ -14,7 +14,15 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from hudi_framework import HudiSettings, HudiTable, WriteClient, list_savepoints, new_table_config, read_table
+from hudi_framework import (
+    HudiSettings,
+    HudiTable,
+    WriteClient,
+    list_savepoints,
+    new_table_config,
+    open_table_service,
+    read_table,
+)
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally, compare_reads
 from tests.oracle.selection import full_matrix
@@ -205,5 +213,39 @@ def test_apache_hudi_services_on_our_merge_on_read_table(
     client.upsert(_rows(range(30, 45), ts=5))
     compare_reads(
         oracle_tally, f"{label}, compacted by Apache Hudi, upserted by us: snapshot",
+        read_table(HudiTable.open(str(path))), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
+
+
+def test_we_compact_apache_hudis_merge_on_read_table(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path
+) -> None:
+    """Our compaction service compacts a table Apache Hudi wrote (its log blocks), then Apache Hudi
+    upserts on top: both read the same after each step."""
+    path = tmp_path / "compacted_by_us"
+    oracle_tally.tables.add(str(path))
+    options = apache_hudi_options("compacted_by_us", "MERGE_ON_READ", 9)
+    for operation, rows in SEQUENCE:
+        apache_hudi.write(path, rows, options, operation)
+    label = "Apache Hudi wrote MERGE_ON_READ v9"
+    settings = HudiSettings()
+    service, host = open_table_service(HudiTable.open(str(path), settings=settings), settings, "compaction")
+    instant = service.schedule(host)
+    assert instant is not None
+    service.execute(host, instant)
+    table = HudiTable.open(str(path))
+    assert table.timeline.commits_timeline()[-1].action.value == "commit"
+    optimized = read_table(table, query_type="read_optimized")
+    assert optimized.sort_by(KEY) == read_table(table).sort_by(KEY)  # every log folded in
+    read_optimized = {"hoodie.datasource.query.type": "read_optimized"}
+    for name, read_options in (("snapshot", {}), ("read_optimized", read_optimized)):
+        compare_reads(
+            oracle_tally, f"{label}, compacted by us: {name}",
+            read_table(table, options=read_options), apache_hudi.read(path, read_options),
+            key=KEY, data_columns=DATA_COLUMNS,
+        )  # fmt: skip
+    apache_hudi.write(path, _rows(range(30, 45), ts=5), options, "upsert")
+    compare_reads(
+        oracle_tally, f"{label}, compacted by us, upserted by Apache Hudi: snapshot",
         read_table(HudiTable.open(str(path))), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
     )  # fmt: skip
