@@ -35,7 +35,8 @@ class Tally:
 
 
 def _rows(table: pa.Table, columns: Sequence[str], key: str) -> list[dict[str, object]]:
-    return table.select(list(columns)).sort_by(key).to_pylist()
+    rows: list[dict[str, object]] = table.select(list(columns)).sort_by(key).to_pylist()
+    return rows
 
 
 def compare_reads(

@@ -26,6 +26,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 
@@ -90,10 +91,18 @@ def _sql(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
+    """The failure, named by its Java class when it is one, with its chain of causes (no stack)."""
     java = getattr(exc, "java_exception", None)
-    name = java.getClass().getName() if java is not None else type(exc).__name__
-    message = str(getattr(exc, "desc", None) or exc)
-    return {"ok": False, "error": name, "message": message[:4000], "trace": traceback.format_exc()[-4000:]}
+    if java is None:
+        name, message = type(exc).__name__, str(exc)
+    else:
+        name = java.getClass().getName()
+        causes: list[str] = []
+        while java is not None and len(causes) < 6:
+            causes.append(str(java.toString()))
+            java = java.getCause()
+        message = "\ncaused by ".join(causes)
+    return {"ok": False, "error": name, "message": message[:4000], "trace": traceback.format_exc()[-8000:]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         protocol.write(json.dumps(_error(exc)) + "\n")
         return 1
     protocol.write(json.dumps({"ok": True, "ready": True, "spark": version, "hudi": str(hudi)}) + "\n")
-    handlers = {"write": _write, "read": _read, "sql": _sql, "ping": lambda _s, _r: {"ok": True}}
+    handlers: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+        "write": _write, "read": _read, "sql": _sql, "ping": lambda _s, _r: {"ok": True},
+    }  # fmt: skip
     for line in sys.stdin:
         if not line.strip():
             continue
