@@ -9,7 +9,9 @@ a read-optimized read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -90,7 +92,14 @@ def _first_commit_completion(table: HudiTable) -> str:
 
 
 def _compare_all(
-    apache_hudi: ApacheHudi, tally: Tally, path: Path, table_type: str, label: str, *, steps_done: int
+    apache_hudi: ApacheHudi,
+    tally: Tally,
+    path: Path,
+    table_type: str,
+    label: str,
+    *,
+    steps_done: int,
+    expected_ts: dict[str, int] = EXPECTED_TS,
 ) -> None:
     table = HudiTable.open(str(path))
     snapshot = read_table(table)
@@ -100,7 +109,7 @@ def _compare_all(
     )  # fmt: skip
     if steps_done < len(SEQUENCE):
         return
-    assert dict(zip(snapshot["id"].to_pylist(), snapshot["ts"].to_pylist(), strict=True)) == EXPECTED_TS
+    assert dict(zip(snapshot["id"].to_pylist(), snapshot["ts"].to_pylist(), strict=True)) == expected_ts
     as_of = _first_commit_completion(table)
     travelled = read_table(table, as_of=as_of)
     assert set(travelled["ts"].to_pylist()) == {1}
@@ -169,6 +178,73 @@ def test_apache_hudi_reads_our_tables(
     for done, (operation, rows) in enumerate(SEQUENCE, start=1):
         client.write(rows, operation)
         _compare_all(apache_hudi, oracle_tally, path, table_type, label, steps_done=done)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One table layout or write setting, spelled for both engines."""
+
+    their_options: dict[str, str]
+    our_config: dict[str, Any]
+    first_operation: str = "insert"
+    expected_ts: dict[str, int] = field(default_factory=lambda: EXPECTED_TS)
+
+
+VARIANTS = {
+    "non_partitioned": Variant(
+        {
+            "hoodie.datasource.write.partitionpath.field": "",
+            "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.NonpartitionedKeyGenerator",
+        },
+        {"partition_fields": []},
+    ),
+    "complex_key": Variant(
+        {
+            "hoodie.datasource.write.recordkey.field": "id,city",
+            "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.ComplexKeyGenerator",
+        },
+        {"record_key_fields": ["id", "city"], "key_generator_type": "COMPLEX"},
+    ),
+    "hive_style": Variant(
+        {"hoodie.datasource.write.hive_style_partitioning": "true"}, {"hive_style_partitioning": True}
+    ),
+    "commit_time_ordering": Variant(
+        {"hoodie.write.record.merge.mode": "COMMIT_TIME_ORDERING"},
+        {"merge_mode": "COMMIT_TIME_ORDERING"},
+        # The later write wins, late ordering values too.
+        expected_ts={**EXPECTED_TS, **{f"k{i:03d}": 0 for i in range(5, 10)}},
+    ),
+    "bulk_insert": Variant({}, {}, first_operation="bulk_insert"),
+}
+
+
+@pytest.mark.oracle_full
+@pytest.mark.parametrize("writer", ["apache_hudi", "hudi_framework"])
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_variants_both_directions(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, variant: str, table_type: str, writer: str
+) -> None:
+    """Key generators, hive-style partitions, merge modes and bulk_insert, written by either engine."""
+    spec = VARIANTS[variant]
+    path = tmp_path / variant
+    oracle_tally.tables.add(str(path))
+    options = {**apache_hudi_options(variant, table_type, 9), **spec.their_options}
+    config_args: dict[str, Any] = {
+        "table_type": table_type, "record_key_fields": ["id"], "partition_fields": ["city"],
+        "ordering_fields": ["ts"], **spec.our_config,
+    }  # fmt: skip
+    client = None if writer == "apache_hudi" else WriteClient(
+        HudiTable.create(str(path), new_table_config(variant, **config_args)), HudiSettings()
+    )  # fmt: skip
+    label = f"{writer} wrote {table_type} {variant}"
+    sequence = [(spec.first_operation, SEQUENCE[0][1]), *SEQUENCE[1:]]
+    for done, (operation, rows) in enumerate(sequence, start=1):
+        if client is None:
+            apache_hudi.write(path, rows, options, operation)
+        else:
+            client.write(rows, operation)
+        _compare_all(apache_hudi, oracle_tally, path, table_type, label, steps_done=done, expected_ts=spec.expected_ts)
 
 
 def test_apache_hudi_services_on_our_merge_on_read_table(
