@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 
 from hudi_framework import (
@@ -28,59 +27,14 @@ from hudi_framework import (
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally, compare_reads
 from tests.oracle.selection import full_matrix
+from tests.oracle.sequence import DATA_COLUMNS, EXPECTED_TS, KEY, SEQUENCE, apache_hudi_options, trip_rows
 
 pytestmark = pytest.mark.oracle
 
-KEY = "id"
-DATA_COLUMNS = ("id", "city", "ts", "fare", "name", "qty")
-CITIES = ("sf", "ny", "la")
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 VERSIONS = (9, pytest.param(8, marks=pytest.mark.oracle_full))
 #: The full matrix also compares incremental reads and Apache Hudi's reads without its metadata table.
 FULL = full_matrix()
-
-
-def _rows(keys: range, ts: int) -> pa.Table:
-    ids = [f"k{i:03d}" for i in keys]
-    return pa.table(
-        {
-            "id": pa.array(ids, pa.string()),
-            "city": pa.array([CITIES[i % len(CITIES)] for i in keys], pa.string()),
-            "ts": pa.array([ts] * len(ids), pa.int64()),
-            "fare": pa.array([i * 1.5 + ts for i in keys], pa.float64()),
-            "name": pa.array([f"rider-{i}-{ts}" for i in keys], pa.string()),
-            "qty": pa.array([i % 7 + ts for i in keys], pa.int32()),
-        }
-    )
-
-
-#: insert 40 keys; upsert 15 of them (a later ts) and 10 new ones; delete 8; upsert updates only
-#: (merge-on-read: log blocks), 5 with a later ts and 5 late ones (an earlier ts: event-time ordering drops them).
-SEQUENCE: tuple[tuple[str, pa.Table], ...] = (
-    ("insert", _rows(range(40), ts=1)),
-    ("upsert", pa.concat_tables([_rows(range(15), ts=2), _rows(range(40, 50), ts=2)])),
-    ("delete", _rows(range(20, 28), ts=3)),
-    ("upsert", pa.concat_tables([_rows(range(5), ts=4), _rows(range(5, 10), ts=0)])),
-)
-#: What the sequence leaves: 42 keys; ts 4 on k000-k004, 2 on k005-k014 and k040-k049, 1 elsewhere.
-EXPECTED_TS = {
-    **{f"k{i:03d}": 1 for i in (*range(15, 20), *range(28, 40))},
-    **{f"k{i:03d}": 2 for i in (*range(5, 15), *range(40, 50))},
-    **{f"k{i:03d}": 4 for i in range(5)},
-}
-
-
-def apache_hudi_options(name: str, table_type: str, version: int) -> dict[str, str]:
-    options = {
-        "hoodie.table.name": name,
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.partitionpath.field": "city",
-        "hoodie.datasource.write.precombine.field": "ts",
-    }
-    if version != 9:
-        options["hoodie.write.table.version"] = str(version)
-    return options
 
 
 def _first_commit_completion(table: HudiTable) -> str:
@@ -286,7 +240,7 @@ def test_apache_hudi_services_on_our_merge_on_read_table(
     assert [s.instant_time for s in list_savepoints(table.reload())] == [first]
 
     client = WriteClient(HudiTable.open(str(path)), HudiSettings())
-    client.upsert(_rows(range(30, 45), ts=5))
+    client.upsert(trip_rows(range(30, 45), ts=5))
     compare_reads(
         oracle_tally, f"{label}, compacted by Apache Hudi, upserted by us: snapshot",
         read_table(HudiTable.open(str(path))), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
@@ -320,7 +274,7 @@ def test_we_compact_apache_hudis_merge_on_read_table(
             read_table(table, options=read_options), apache_hudi.read(path, read_options),
             key=KEY, data_columns=DATA_COLUMNS,
         )  # fmt: skip
-    apache_hudi.write(path, _rows(range(30, 45), ts=5), options, "upsert")
+    apache_hudi.write(path, trip_rows(range(30, 45), ts=5), options, "upsert")
     compare_reads(
         oracle_tally, f"{label}, compacted by us, upserted by Apache Hudi: snapshot",
         read_table(HudiTable.open(str(path))), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
