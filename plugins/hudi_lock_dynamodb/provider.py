@@ -1,7 +1,10 @@
 """The ``dynamodb`` lock: one item per Hudi table, moved by conditional writes on its record version.
 
-The item ``{key, ownerName, recordVersionNumber, leaseDuration, isReleased}`` follows the shape of
-the AWS DynamoDB lock client that Apache Hudi uses:
+The item ``{key, ownerName, recordVersionNumber, leaseDuration}`` has the attribute names and types
+of the AWS DynamoDB lock client that Apache Hudi's ``DynamoDBBasedLockProvider`` uses, so both engines
+can share one lock table: ``leaseDuration`` is a string of milliseconds, and an ``isReleased``
+attribute, whatever its value, marks an item released (the AWS client writes one only when it
+releases without deleting).
 
 * **Acquire.** No item: ``PutItem`` if ``attribute_not_exists(key)``. An item: a waiter remembers its
   record version number (RVN) and when it first saw it; if the RVN is unchanged for
@@ -19,6 +22,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 from botocore.exceptions import ClientError
@@ -42,6 +46,29 @@ _HEARTBEAT_NAMES: Final = {"#rvn": "recordVersionNumber", "#owner": "ownerName"}
 
 def _conditional_failed(e: ClientError) -> bool:
     return e.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
+
+
+def _is_released(item: Mapping[str, AttributeValueTypeDef]) -> bool:
+    """The AWS lock client's rule: an ``isReleased`` attribute of any value means released.
+
+    Items written by earlier versions of this plugin carry ``isReleased: false`` while held.
+    """
+    flag = item.get("isReleased")
+    return flag is not None and flag != {"BOOL": False}
+
+
+def _lease_ms(item: Mapping[str, AttributeValueTypeDef], default_ms: int) -> int:
+    """``leaseDuration`` in milliseconds: a string (AWS lock client) or a number (earlier versions).
+
+    A missing or unreadable one counts as ``default_ms`` (our own lease), never as zero: a holder
+    is not declared dead sooner because its item is odd.
+    """
+    value = item.get("leaseDuration", {})
+    text = value.get("S", value.get("N"))
+    try:
+        return int(text) if text is not None else default_ms
+    except ValueError:
+        return default_ms
 
 
 class DynamoDBLockProvider(LeasedLockProvider):
@@ -75,8 +102,8 @@ class DynamoDBLockProvider(LeasedLockProvider):
             KEY_ATTRIBUTE: {"S": self._item_key},
             "ownerName": {"S": self._owner},
             "recordVersionNumber": {"S": rvn},
-            "leaseDuration": {"N": str(int(self._options.lease_duration_secs * 1000))},
-            "isReleased": {"BOOL": False},
+            # A string, as the AWS lock client writes and parses it (Long.parseLong of the S value).
+            "leaseDuration": {"S": str(int(self._options.lease_duration_secs * 1000))},
         }
 
     @override
@@ -91,8 +118,8 @@ class DynamoDBLockProvider(LeasedLockProvider):
         else:
             current = item.get("recordVersionNumber", {}).get("S", "")
             self._last_holder = item.get("ownerName", {}).get("S")
-            released = bool(item.get("isReleased", {}).get("BOOL", False))
-            lease_s = int(item.get("leaseDuration", {}).get("N", "0")) / 1000
+            released = _is_released(item)
+            lease_s = _lease_ms(item, int(self._options.lease_duration_secs * 1000)) / 1000
             if current != self._seen_rvn:
                 self._seen_rvn, self._seen_at = current, seen_at
             stale = seen_at - self._seen_at >= lease_s + self._options.margin_secs
