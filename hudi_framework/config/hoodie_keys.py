@@ -231,6 +231,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
         ),
     ),
     _k("lock.options.validity_timeout_secs", "hoodie.write.lock.storage.validity.timeout.secs"),
+    _k("lock.options.path", "hoodie.write.lock.filesystem.path"),
+    _k("lock.options.expire", "hoodie.write.lock.filesystem.expire"),
     _k(
         "lock.options.renew_interval_secs",
         "hoodie.write.lock.storage.renew.interval.secs",

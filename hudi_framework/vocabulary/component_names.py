@@ -102,7 +102,7 @@ LOCK_PROVIDERS: Final = ComponentVocabulary(
     classes={
         "InProcessLockProvider": "in-process",
         "StorageBasedLockProvider": "storage",
-        "FileSystemBasedLockProvider": "storage",
+        "FileSystemBasedLockProvider": "filesystem",
         "DynamoDBBasedLockProvider": "dynamodb",
         "DynamoDBBasedImplicitPartitionKeyLockProvider": "dynamodb",
     },
@@ -110,6 +110,7 @@ LOCK_PROVIDERS: Final = ComponentVocabulary(
         "in-process": "org.apache.hudi.client.transaction.lock.InProcessLockProvider",
         "storage": "org.apache.hudi.client.transaction.lock.StorageBasedLockProvider",
         "dynamodb": "org.apache.hudi.aws.transaction.lock.DynamoDBBasedLockProvider",
+        "filesystem": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
     },
     export_classes=True,
 )

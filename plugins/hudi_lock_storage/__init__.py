@@ -2,8 +2,7 @@
 
 Works wherever the table's storage backend has atomic ``put_if_absent`` and ``compare_and_swap``
 (S3 with ``If-None-Match`` / ``If-Match``; the local file system within one process, best effort
-across processes). Apache Hudi's ``StorageBasedLockProvider`` (and ``FileSystemBasedLockProvider``)
-resolve to it.
+across processes). Apache Hudi's ``StorageBasedLockProvider`` resolves to it.
 """
 
 from __future__ import annotations
@@ -37,9 +36,7 @@ def hudi_lock_providers() -> Sequence[ComponentSpec[LockProviderFactory]]:
             description="A lease object in the table's storage (.hoodie/.locks/), conditional writes",
             aliases=(
                 "StorageBasedLockProvider",
-                "FileSystemBasedLockProvider",
                 "org.apache.hudi.client.transaction.lock.StorageBasedLockProvider",
-                "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
             ),
         )
     ]

@@ -6,7 +6,9 @@
 * storage on S3: moto's server on 127.0.0.1, each writer (and each spawned process) with its own
   client and backend; moto's S3 is serialised (``atomic_moto``) because its conditional PUT checks
   then writes without a lock, so racing writers could both "win" in the fake, never on S3;
-* dynamodb on the same moto server, its request handler serialised for the same reason.
+* dynamodb on the same moto server, its request handler serialised for the same reason;
+* filesystem (Apache Hudi's ``.hoodie/lock`` file) on local disk, each writer (and each spawned
+  process) with its own backend; no lease, like in-process.
 
 Leases are 1 s with 0.2 s heartbeats, so the whole run stays short.
 """
@@ -26,6 +28,7 @@ from hudi_framework.contracts.lock import LockContext, LockProvider
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.testing import DUMMY_AWS_ENV, LockProviderContract, MemoryStorageBackend
 from hudi_lock_dynamodb import DynamoDBLockFactory, DynamoDBLockOptions
+from hudi_lock_filesystem import FileSystemLockFactory, FileSystemLockOptions
 from hudi_lock_inprocess import InProcessLockFactory, InProcessLockTable
 from hudi_lock_storage import StorageLockFactory, StorageLockOptions
 from hudi_storage_local import LocalStorageProvider
@@ -66,6 +69,23 @@ def open_local_storage_lock(table_path: str, owner: str) -> LockProvider:
     """Open a storage lock on local disk with its own backend (module level: pickled into spawned processes)."""
     storage = LocalStorageProvider().open(table_path)
     return StorageLockFactory(_STORAGE_LOCK).open(_context(owner, storage, storage.root_uri))
+
+
+class TestFileSystemLockLocalDisk(LockProviderContract):
+    @pytest.fixture
+    def open_lock(self, tmp_path: Path) -> Callable[[str], LockProvider]:
+        return functools.partial(open_local_filesystem_lock, str(tmp_path / "table"))
+
+    @pytest.fixture
+    def spawn_lock(self, tmp_path: Path) -> Callable[[str], LockProvider]:
+        return functools.partial(open_local_filesystem_lock, str(tmp_path / "table"))
+
+
+def open_local_filesystem_lock(table_path: str, owner: str) -> LockProvider:
+    """Open a filesystem lock on local disk with its own backend (module level: pickled into spawned processes)."""
+    storage = LocalStorageProvider().open(table_path)
+    factory = FileSystemLockFactory(FileSystemLockOptions(poll_interval_secs=0.05))
+    return factory.open(_context(owner, storage, storage.root_uri))
 
 
 def _s3_options(endpoint: str) -> S3StorageOptions:

@@ -218,7 +218,7 @@ def test_key_generator_class_and_type_names(key: str, value: str, name: str) -> 
     [
         ("org.apache.hudi.client.transaction.lock.InProcessLockProvider", "in-process"),
         ("org.apache.hudi.client.transaction.lock.StorageBasedLockProvider", "storage"),
-        ("org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider", "storage"),
+        ("org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider", "filesystem"),
         ("org.apache.hudi.aws.transaction.lock.DynamoDBBasedLockProvider", "dynamodb"),
         ("org.apache.hudi.aws.transaction.lock.DynamoDBBasedImplicitPartitionKeyLockProvider", "dynamodb"),
         ("in-process", "in-process"),
