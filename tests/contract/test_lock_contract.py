@@ -28,7 +28,8 @@ from hudi_framework.contracts.lock import LockContext, LockProvider
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.testing import DUMMY_AWS_ENV, LockProviderContract, MemoryStorageBackend
 from hudi_lock_dynamodb import DynamoDBLockFactory, DynamoDBLockOptions
-from hudi_lock_filesystem import FileSystemLockFactory, FileSystemLockOptions
+from hudi_lock_filesystem.options import FileSystemLockOptions
+from hudi_lock_filesystem.provider import FileSystemLockFactory
 from hudi_lock_inprocess import InProcessLockFactory, InProcessLockTable
 from hudi_lock_storage import StorageLockFactory, StorageLockOptions
 from hudi_storage_local import LocalStorageProvider
