@@ -13,6 +13,8 @@ Requests (``{"op": ...}``):
 - ``read``: ``path``, ``options`` (query type, ``as.of.instant``, begin/end instant times,
   ``hoodie.metadata.enable``...), ``out`` (a directory to write the rows to) -> ``{"ok": true, "rows": n}``;
 - ``sql``: ``query`` (a CALL procedure or any statement) -> ``{"ok": true, "rows": [{column: text}]}``;
+- ``lock``: ``provider`` (a ``LockProvider`` class), ``options`` (hoodie options), ``action`` (``try_lock``
+  with ``timeout_ms``, or ``unlock``) on a fresh provider instance -> ``{"ok": true, "acquired": bool}``;
 - ``ping``, ``shutdown``.
 
 A failed request answers ``{"ok": false, "error": <Java or Python class>, "message": ..., "trace": ...}``
@@ -90,6 +92,25 @@ def _sql(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True, "rows": rows}
 
 
+def _lock(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    """Apache Hudi's own lock provider, outside any write: hold a table's lock as its writers would."""
+    jvm = spark._jvm
+    props = jvm.org.apache.hudi.common.config.TypedProperties()
+    for key, value in req.get("options", {}).items():
+        props.setProperty(key, value)
+    storage_conf = jvm.org.apache.hudi.storage.hadoop.HadoopStorageConfiguration(spark._jsc.hadoopConfiguration())
+    provider_class: Any = jvm
+    for part in req["provider"].split("."):
+        provider_class = getattr(provider_class, part)
+    # Never close() it: FileSystemBasedLockProvider.close() deletes the lock file, held or not.
+    provider = provider_class(jvm.org.apache.hudi.common.config.LockConfiguration(props), storage_conf)
+    if req["action"] == "unlock":
+        provider.unlock()
+        return {"ok": True, "acquired": False}
+    unit = jvm.java.util.concurrent.TimeUnit.MILLISECONDS
+    return {"ok": True, "acquired": bool(provider.tryLock(int(req.get("timeout_ms", 0)), unit))}
+
+
 def _error(exc: BaseException) -> dict[str, Any]:
     """The failure, named by its Java class when it is one, with its chain of causes (no stack)."""
     java = getattr(exc, "java_exception", None)
@@ -120,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     protocol.write(json.dumps({"ok": True, "ready": True, "spark": version, "hudi": str(hudi)}) + "\n")
     handlers: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
-        "write": _write, "read": _read, "sql": _sql, "ping": lambda _s, _r: {"ok": True},
+        "write": _write, "read": _read, "sql": _sql, "lock": _lock, "ping": lambda _s, _r: {"ok": True},
     }  # fmt: skip
     for line in sys.stdin:
         if not line.strip():
