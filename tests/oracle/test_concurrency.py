@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from hudi_framework import HudiSettings, HudiTable, WriteClient, read_table
@@ -31,7 +32,9 @@ from hudi_framework.contracts.lock import LockContext, LockProvider
 from hudi_framework.errors import LockAcquireTimeoutError, LockLostError, WriteConflictError
 from hudi_framework.write import client as client_module
 from hudi_framework.write import transaction as transaction_module
+from hudi_framework.write.conflicts import check_write_conflicts
 from hudi_framework.write.pipeline import WriteResult
+from hudi_framework.write.target_task import write_target
 from hudi_lock_filesystem.options import FileSystemLockOptions
 from hudi_lock_filesystem.provider import FileSystemLockFactory
 from hudi_storage_local import LocalStorageProvider
@@ -153,6 +156,46 @@ def _outcome(future: Future[Any]) -> Any:
         return exc
 
 
+def _ours_paused_before_its_files(
+    monkeypatch: pytest.MonkeyPatch, path: Path, ours_rows: pa.Table, apache_hudi_writes: Callable[[], None]
+) -> Any:
+    """Our upsert requests its instant and stops before writing files; Apache Hudi writes to the end;
+    then ours goes on. Returns what our upsert returned or raised."""
+    gate = _Gate()
+    monkeypatch.setattr(client_module, "write_target", gate.wrap(write_target))
+    ours = WriteClient(HudiTable.open(str(path)), _our_settings())
+    with _background(lambda: ours.upsert(ours_rows)) as future:
+        assert gate.reached.wait(WAIT_S), "our writer never reached its file writes"
+        apache_hudi_writes()
+        gate.open.set()
+        return _outcome(future)
+
+
+def _ours_holding_the_lock(
+    monkeypatch: pytest.MonkeyPatch,
+    path: Path,
+    ours_rows: pa.Table,
+    apache_hudi_writes: Callable[[], None],
+    while_held: Callable[[str, Future[Any]], None],
+) -> tuple[Any, Any]:
+    """Apache Hudi's write starts; once its instant is requested our upsert starts and stops inside its
+    commit lock (before its conflict check) while ``while_held(Apache Hudi's instant, its write)``
+    runs; then ours goes on. Returns what our upsert and Apache Hudi's write returned or raised."""
+    before = _completed_instants(path)
+    gate = _Gate()
+    monkeypatch.setattr(transaction_module, "check_write_conflicts", gate.wrap(check_write_conflicts))
+    with _background(apache_hudi_writes) as theirs:
+        _wait_for(lambda: _requested_by_apache_hudi(path, before) is not None, "Apache Hudi's requested instant")
+        hudi_instant = _requested_by_apache_hudi(path, before)
+        assert hudi_instant is not None
+        ours = WriteClient(HudiTable.open(str(path)), _our_settings())
+        with _background(lambda: ours.upsert(ours_rows)) as mine:
+            assert gate.reached.wait(WAIT_S), "our writer never took the lock"
+            while_held(hudi_instant, theirs)
+            gate.open.set()
+            return _outcome(mine), _outcome(theirs)
+
+
 def test_ours_commits_second_and_fails_with_a_write_conflict(
     apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,14 +203,10 @@ def test_ours_commits_second_and_fails_with_a_write_conflict(
     then ours commits: our conflict check (under the shared lock) refuses it."""
     path = _seed(apache_hudi, oracle_tally, tmp_path, "ours_second")
     before = _completed_instants(path)
-    gate = _Gate()
-    monkeypatch.setattr(client_module, "write_target", gate.wrap(client_module.write_target))
-    ours = WriteClient(HudiTable.open(str(path)), _our_settings())
-    with _background(lambda: ours.upsert(trip_rows(SF, ts=2))) as future:
-        assert gate.reached.wait(WAIT_S), "our writer never reached its file writes"
-        apache_hudi.write(path, trip_rows(SF, ts=3), _hudi_options("ours_second"), "upsert")
-        gate.open.set()
-        lost = _outcome(future)
+    lost = _ours_paused_before_its_files(
+        monkeypatch, path, trip_rows(SF, ts=2),
+        lambda: apache_hudi.write(path, trip_rows(SF, ts=3), _hudi_options("ours_second"), "upsert"),
+    )  # fmt: skip
     assert isinstance(lost, WriteConflictError), lost
     (theirs,) = _completed_instants(path) - before
     assert lost.other_instant == theirs
@@ -189,24 +228,19 @@ def test_apache_hudi_commits_second_and_fails_with_a_write_conflict(
     Hudi's conflict check then refuses its write."""
     path = _seed(apache_hudi, oracle_tally, tmp_path, "theirs_second")
     before = _completed_instants(path)
-    gate = _Gate()
-    check = transaction_module.check_write_conflicts
-    monkeypatch.setattr(transaction_module, "check_write_conflicts", gate.wrap(check))
-    theirs_rows = trip_rows(SF, ts=3)
-    with _background(lambda: apache_hudi.write(path, theirs_rows, _hudi_options("theirs_second"), "upsert")) as hudi:
-        _wait_for(lambda: _requested_by_apache_hudi(path, before) is not None, "Apache Hudi's requested instant")
-        hudi_instant = _requested_by_apache_hudi(path, before)
-        ours = WriteClient(HudiTable.open(str(path)), _our_settings())
-        with _background(lambda: ours.upsert(trip_rows(SF, ts=2))) as mine:
-            assert gate.reached.wait(WAIT_S), "our writer never took the lock"
-            assert (path / ".hoodie" / "lock").exists()
-            # Apache Hudi has written its new base file; it now waits for the lock ours holds.
-            _wait_for(lambda: bool(list((path / "sf").glob(f"*_{hudi_instant}.parquet"))), "Apache Hudi's files")
-            time.sleep(3)
-            assert hudi_instant not in _completed_instants(path), "Apache Hudi committed while ours held the lock"
-            gate.open.set()
-            won = _outcome(mine)
-        lost = _outcome(hudi)
+
+    def apache_hudi_waits(hudi_instant: str, _: Future[Any]) -> None:
+        assert (path / ".hoodie" / "lock").exists()
+        # Apache Hudi has written its new base file; it now waits for the lock ours holds.
+        _wait_for(lambda: bool(list((path / "sf").glob(f"*_{hudi_instant}.parquet"))), "Apache Hudi's files")
+        time.sleep(3)
+        assert hudi_instant not in _completed_instants(path), "Apache Hudi committed while ours held the lock"
+
+    won, lost = _ours_holding_the_lock(
+        monkeypatch, path, trip_rows(SF, ts=2),
+        lambda: apache_hudi.write(path, trip_rows(SF, ts=3), _hudi_options("theirs_second"), "upsert"),
+        apache_hudi_waits,
+    )  # fmt: skip
     assert isinstance(won, WriteResult), won
     assert isinstance(lost, ApacheHudiError), lost
     assert "HoodieWriteConflictException" in f"{lost.java_class} {lost.message}", lost
@@ -222,14 +256,10 @@ def test_non_overlapping_writes_of_both_engines_both_commit(
     """The same interleaving as the conflict case, on different file groups: no conflict."""
     path = _seed(apache_hudi, oracle_tally, tmp_path, "disjoint")
     before = _completed_instants(path)
-    gate = _Gate()
-    monkeypatch.setattr(client_module, "write_target", gate.wrap(client_module.write_target))
-    ours = WriteClient(HudiTable.open(str(path)), _our_settings())
-    with _background(lambda: ours.upsert(trip_rows(SF, ts=2))) as future:
-        assert gate.reached.wait(WAIT_S)
-        apache_hudi.write(path, trip_rows(NY, ts=3), _hudi_options("disjoint"), "upsert")
-        gate.open.set()
-        won = _outcome(future)
+    won = _ours_paused_before_its_files(
+        monkeypatch, path, trip_rows(SF, ts=2),
+        lambda: apache_hudi.write(path, trip_rows(NY, ts=3), _hudi_options("disjoint"), "upsert"),
+    )  # fmt: skip
     assert isinstance(won, WriteResult), won
     assert len(_completed_instants(path) - before) == 2
     assert _ts_by_key(path) == _expected(ours=(SF, 2), theirs=(NY, 3))
@@ -313,26 +343,23 @@ def test_apache_hudi_deleting_the_lock_ours_holds_stops_our_commit(
     path = _seed(apache_hudi, oracle_tally, tmp_path, "lock_deleted")
     before = _completed_instants(path)
     sf_files = {p.name for p in (path / "sf").glob("*.parquet")}
-    gate = _Gate()
-    check = transaction_module.check_write_conflicts
-    monkeypatch.setattr(transaction_module, "check_write_conflicts", gate.wrap(check))
     retries = {
         "hoodie.write.lock.client.num_retries": "4",
         "hoodie.write.lock.client.wait_time_ms_between_retry": "250",
     }
-    options = _hudi_options("lock_deleted", **retries)
-    with _background(lambda: apache_hudi.write(path, trip_rows(NY, ts=3), options, "upsert")) as hudi:
-        _wait_for(lambda: _requested_by_apache_hudi(path, before) is not None, "Apache Hudi's requested instant")
-        ours = WriteClient(HudiTable.open(str(path)), _our_settings())
-        with _background(lambda: ours.upsert(trip_rows(SF, ts=2))) as mine:
-            assert gate.reached.wait(WAIT_S), "our writer never took the lock"
-            refused = _outcome(hudi)
-            assert isinstance(refused, ApacheHudiError), refused
-            assert "HoodieLockException" in f"{refused.java_class} {refused.message}", refused
-            # Apache Hudi's behaviour, not ours: its failed writer removed the lock file ours holds.
-            assert not (path / ".hoodie" / "lock").exists()
-            gate.open.set()
-            lost = _outcome(mine)
+
+    def apache_hudi_gives_up(_: str, theirs: Future[Any]) -> None:
+        refused = _outcome(theirs)
+        assert isinstance(refused, ApacheHudiError), refused
+        assert "HoodieLockException" in f"{refused.java_class} {refused.message}", refused
+        # Apache Hudi's behaviour, not ours: its failed writer removed the lock file ours holds.
+        assert not (path / ".hoodie" / "lock").exists()
+
+    lost, _ = _ours_holding_the_lock(
+        monkeypatch, path, trip_rows(SF, ts=2),
+        lambda: apache_hudi.write(path, trip_rows(NY, ts=3), _hudi_options("lock_deleted", **retries), "upsert"),
+        apache_hudi_gives_up,
+    )  # fmt: skip
     assert isinstance(lost, LockLostError), lost
     assert _completed_instants(path) == before
     assert {p.name for p in (path / "sf").glob("*.parquet")} == sf_files, "our files are deleted"
