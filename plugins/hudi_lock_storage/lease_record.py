@@ -1,4 +1,8 @@
-"""The lease object ``.hoodie/.locks/table_lock.json``: who holds the table lock, until when."""
+"""The lease object ``.hoodie/.locks/table_lock.json``: who holds the table lock, until when.
+
+The same object, in the same JSON shape, as Apache Hudi's ``StorageBasedLockProvider`` keeps, so
+writers of both engines exclude each other on one table.
+"""
 
 from __future__ import annotations
 
@@ -29,17 +33,23 @@ class LeaseRecord:
     table: str
 
     def encode(self) -> bytes:
-        """JSON bytes, keys sorted."""
-        return json.dumps(asdict(self), sort_keys=True).encode()
+        """JSON bytes, keys sorted: Apache Hudi's ``StorageLockData`` fields (``expired``,
+        ``validUntil``, ``owner``) plus ``generation`` and ``table``, which its reader ignores."""
+        fields = asdict(self)
+        fields["validUntil"] = fields.pop("expiration")
+        return json.dumps(fields, sort_keys=True).encode()
 
     @classmethod
     def decode(cls, data: bytes) -> LeaseRecord | None:
-        """Parse the object; None when it is not a lease this provider wrote (then it is taken over)."""
+        """Parse the object, written by us or by Apache Hudi's ``StorageBasedLockProvider``; None when
+        it is not a lease at all (then it is taken over)."""
         try:
             raw = json.loads(data)
+            # validUntil: Apache Hudi's name, and ours; expiration: leases of earlier versions of ours.
+            valid_until = raw["validUntil"] if "validUntil" in raw else raw["expiration"]
             return cls(
                 owner=str(raw["owner"]),
-                expiration=int(raw["expiration"]),
+                expiration=int(valid_until),
                 expired=bool(raw["expired"]),
                 generation=int(raw.get("generation", 0)),
                 table=str(raw.get("table", "")),
