@@ -6,7 +6,11 @@ Spark Apache Hudi's newest 1.x bundle supports. Everything lands in the user's c
 
 - ``venv/``: a virtual environment holding only ``pyspark==<spark version>`` (and py4j);
 - ``hudi-spark3.5-bundle_2.12-<hudi version>.jar``: the bundle from Maven Central, its SHA-1
-  checked against Maven's ``.sha1`` file on download and on every reuse.
+  checked against Maven's ``.sha1`` file on download and on every reuse;
+- ``aws-lock-client/``, on demand (:func:`provision_aws_lock_client`): the AWS DynamoDB lock client that
+  Apache Hudi's ``DynamoDBBasedLockProvider`` drives and the AWS SDK jars of its synchronous client,
+  checked the same way. Apache Hudi's own ``hudi-aws-bundle`` is not on Maven Central as reachable
+  here, so the lock protocol is checked against the library that defines it.
 
 Idempotent and safe to call from several processes at once (an exclusive ``flock`` on a lock file
 beside the cache folder). Run ``python -m tests.oracle.provision`` to provision ahead of a test run;
@@ -37,6 +41,24 @@ BUNDLE_ARTIFACT = f"hudi-spark3.5-bundle_{SCALA_VERSION}"
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 BUNDLE_URL = f"{MAVEN_CENTRAL}/org/apache/hudi/{BUNDLE_ARTIFACT}/{HUDI_VERSION}/{BUNDLE_ARTIFACT}-{HUDI_VERSION}.jar"
 DOWNLOAD_TIMEOUT_S = 60
+#: Maven coordinates of ``com.amazonaws:dynamodb-lock-client:1.2.0`` and its runtime dependencies
+#: (resolved with Maven once; the Netty async HTTP client left out: the lock client is synchronous).
+AWS_SDK_VERSION = "2.20.8"
+_AWS_SDK_ARTIFACTS = (
+    "dynamodb", "aws-json-protocol", "third-party-jackson-core", "protocol-core", "profiles", "utils",
+    "metrics-spi", "json-utils", "endpoints-spi", "apache-client", "sdk-core", "annotations", "auth",
+    "regions", "http-client-spi", "aws-core",
+)  # fmt: skip
+AWS_LOCK_CLIENT_JARS: tuple[tuple[str, str, str], ...] = (
+    ("com.amazonaws", "dynamodb-lock-client", "1.2.0"),
+    *(("software.amazon.awssdk", name, AWS_SDK_VERSION) for name in _AWS_SDK_ARTIFACTS),
+    ("org.apache.httpcomponents", "httpclient", "4.5.13"),
+    ("org.apache.httpcomponents", "httpcore", "4.4.13"),
+    ("org.reactivestreams", "reactive-streams", "1.0.3"),
+    ("software.amazon.eventstream", "eventstream", "1.0.1"),
+    ("commons-logging", "commons-logging", "1.2"),
+    ("org.slf4j", "slf4j-api", "1.7.36"),
+)
 
 
 class OracleUnavailableError(RuntimeError):
@@ -93,22 +115,27 @@ def _sha1(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _ensure_bundle(root: Path) -> Path:
-    jar = root / f"{BUNDLE_ARTIFACT}-{HUDI_VERSION}.jar"
+def _ensure_jar(root: Path, url: str) -> Path:
+    """The jar at ``url`` in ``root``, downloaded unless a copy with Maven's SHA-1 is there."""
+    jar = root / url.rsplit("/", 1)[1]
     sha_file = root / (jar.name + ".sha1")
     if not sha_file.exists():
-        _fetch(BUNDLE_URL + ".sha1", sha_file)
+        _fetch(url + ".sha1", sha_file)
     # Maven's .sha1 holds the hex digest, sometimes followed by the file name.
     expected = sha_file.read_text().split()[0].strip().lower()
     if jar.exists() and _sha1(jar) == expected:
         return jar
     jar.unlink(missing_ok=True)
-    _fetch(BUNDLE_URL, jar)
+    _fetch(url, jar)
     actual = _sha1(jar)
     if actual != expected:
         jar.unlink()
-        raise OracleProvisionError(f"{BUNDLE_URL}: SHA-1 {actual} does not match Maven's {expected}")
+        raise OracleProvisionError(f"{url}: SHA-1 {actual} does not match Maven's {expected}")
     return jar
+
+
+def _ensure_bundle(root: Path) -> Path:
+    return _ensure_jar(root, BUNDLE_URL)
 
 
 def _venv_python(venv_dir: Path) -> Path:
@@ -148,6 +175,23 @@ def provision() -> OracleEnvironment:
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return OracleEnvironment(root=root, python=python, bundle_jar=jar)
+
+
+def _maven_url(group: str, artifact: str, version: str) -> str:
+    return f"{MAVEN_CENTRAL}/{group.replace('.', '/')}/{artifact}/{version}/{artifact}-{version}.jar"
+
+
+def provision_aws_lock_client() -> list[Path]:
+    """The class path of the AWS DynamoDB lock client; raise ``OracleUnavailableError`` when offline."""
+    root = environment_dir() / "aws-lock-client"
+    root.mkdir(parents=True, exist_ok=True)
+    lock_path = environment_dir().with_name(environment_dir().name + ".lock")
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return [_ensure_jar(root, _maven_url(*coordinates)) for coordinates in AWS_LOCK_CLIENT_JARS]
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def main(argv: list[str] | None = None) -> int:

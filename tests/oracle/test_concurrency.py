@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -30,16 +31,22 @@ import pytest
 from hudi_framework import HudiSettings, HudiTable, WriteClient, read_table
 from hudi_framework.contracts.lock import LockContext, LockProvider
 from hudi_framework.errors import LockAcquireTimeoutError, LockLostError, WriteConflictError
+from hudi_framework.testing import DUMMY_AWS_ENV, moto_server
+from hudi_framework.testing.memory_storage import MemoryStorageBackend
 from hudi_framework.write import client as client_module
 from hudi_framework.write import transaction as transaction_module
 from hudi_framework.write.conflicts import check_write_conflicts
 from hudi_framework.write.pipeline import WriteResult
 from hudi_framework.write.target_task import write_target
+from hudi_lock_dynamodb.options import DynamoDBLockOptions
+from hudi_lock_dynamodb.provider import DynamoDBLockFactory
 from hudi_lock_filesystem.options import FileSystemLockOptions
 from hudi_lock_filesystem.provider import FileSystemLockFactory
 from hudi_storage_local import LocalStorageProvider
+from tests.oracle.aws_lock_client import AwsLockClient
 from tests.oracle.client import ApacheHudi, ApacheHudiError
 from tests.oracle.compare import Tally, compare_reads
+from tests.oracle.provision import OracleUnavailableError, provision_aws_lock_client
 from tests.oracle.sequence import DATA_COLUMNS, KEY, apache_hudi_options, trip_rows
 
 pytestmark = pytest.mark.oracle
@@ -365,3 +372,48 @@ def test_apache_hudi_deleting_the_lock_ours_holds_stops_our_commit(
     assert {p.name for p in (path / "sf").glob("*.parquet")} == sf_files, "our files are deleted"
     assert _ts_by_key(path) == _expected()
     _compare(apache_hudi, oracle_tally, path, "neither write applied after Apache Hudi deleted the lock")
+
+
+@pytest.mark.oracle_full
+def test_our_dynamodb_lock_and_the_aws_lock_client_exclude_each_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Apache Hudi's DynamoDB lock provider is not available here (``docs/compatibility.md``); the AWS
+    DynamoDB lock client it drives is: on one moto DynamoDB server (127.0.0.1) each side's held lock
+    stops the other, each side's release frees it, and neither fails on the other's item."""
+    try:
+        jars = provision_aws_lock_client()
+    except OracleUnavailableError as exc:
+        pytest.skip(f"the AWS DynamoDB lock client is unavailable offline (nothing cached): {exc}")
+    for name, value in DUMMY_AWS_ENV.items():
+        monkeypatch.setenv(name, value)
+    with moto_server() as endpoint:
+        assert endpoint.startswith("http://127.0.0.1:")
+        options = DynamoDBLockOptions(
+            table=f"hudi-locks-{uuid.uuid4().hex[:8]}", region="us-east-1", endpoint_url=endpoint,
+            partition_key="trips", lease_duration_secs=3, heartbeat_interval_secs=1, margin_secs=0.2,
+            poll_interval_secs=0.1,
+        )  # fmt: skip
+        context = LockContext("memory://t", "trips", MemoryStorageBackend("memory://t"), "ours")
+        ours = DynamoDBLockFactory(options).open(context)
+        assert ours.try_lock(1)  # creates the lock table
+        ours.unlock()
+        theirs = AwsLockClient(jars, endpoint, options.table, "trips", lease_ms=3000)
+        try:
+            assert theirs.acquire(0)[0] == "acquired"
+            started = time.monotonic()
+            # Longer than two of its leases: its heartbeats keep the lock alive, ours must not take it over.
+            assert not ours.try_lock(8), "ours took over a lock the AWS lock client holds"
+            assert time.monotonic() - started >= 8
+            assert ours.last_holder() is not None
+            assert theirs.release()
+            assert ours.try_lock(1), "the AWS lock client's release (a delete) frees the lock"
+            # The client waits its additional time plus the lease of the item it found: ours heartbeats.
+            outcome, took_ms = theirs.acquire(2000)
+            assert outcome == "not-granted", outcome
+            assert took_ms >= 2000 + 3000
+            ours.unlock()
+            assert theirs.acquire(1000)[0] == "acquired", "ours' release (a delete) frees the lock"
+            assert not ours.try_lock(0.5)
+            assert theirs.release()
+        finally:
+            theirs.close()
+            ours.unlock()
