@@ -14,6 +14,7 @@ from hudi_framework.vocabulary import key_generator_component, key_generator_typ
 
 __all__ = ["check_settings_match_table", "table_config_from_settings", "timestamp_keygen_properties"]
 
+
 def timestamp_keygen_properties(settings: HudiSettings) -> dict[str, str]:
     """The ``hoodie.keygen.timebased.*`` properties ``settings.table.keygen_timestamp`` gives (none
     without a timestamp type)."""
