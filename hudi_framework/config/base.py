@@ -24,6 +24,7 @@ __all__ = [
     "FieldName",
     "InstantTime",
     "NonNegativeInt",
+    "PartitionPaths",
     "PositiveInt",
     "Section",
 ]
@@ -97,6 +98,9 @@ FieldName = Annotated[str, Field(pattern=r"^[^,\s](?:[^,]*[^,\s])?$")]
 #: A tuple of column names, given as a list or as Apache Hudi's comma-separated string.
 #: ``NoDecode`` stops pydantic-settings from requiring JSON for it in environment variables.
 CsvTuple = Annotated[tuple[FieldName, ...], NoDecode, BeforeValidator(_split_csv), AfterValidator(_no_repeats)]
+
+#: Partition paths (``2024/01/01``, ``city=sf``; patterns may hold ``*``), as a list or comma-separated.
+PartitionPaths = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_split_csv)]
 
 PositiveInt = Annotated[int, Field(ge=1)]
 NonNegativeInt = Annotated[int, Field(ge=0)]

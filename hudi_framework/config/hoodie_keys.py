@@ -173,6 +173,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.insert_drop_duplicates", "hoodie.datasource.write.insert.drop.duplicates"),
     _k("write.insert_dup_policy", "hoodie.datasource.insert.dup.policy"),
     _k("write.merge_allow_duplicate_on_inserts", "hoodie.merge.allow.duplicate.on.inserts"),
+    _csv("write.partitions_to_delete", "hoodie.datasource.write.partitions.to.delete"),
     # ------------------------------------------------------------------ read
     _k("read.query_type", "hoodie.datasource.query.type"),
     _k("read.begin_instant", "hoodie.datasource.read.begin.instanttime"),

@@ -15,6 +15,7 @@ from hudi_framework.config.base import (
     CsvTuple,
     InstantTime,
     NonNegativeInt,
+    PartitionPaths,
     PositiveInt,
     Section,
 )
@@ -177,6 +178,10 @@ class WriteSettings(Section):
     merge_allow_duplicate_on_inserts: bool = True
     """An ``insert`` routed to a small file group is appended after its rows, duplicates of stored keys
     included; ``False`` merges it with the stored rows like an upsert."""
+    partitions_to_delete: PartitionPaths | None = None
+    """``delete_partition`` with rows: the partitions to drop instead of those of the rows (which are then
+    not looked at). ``*`` (or ``%2A``) in a path matches any characters; paths no partition has are skipped.
+    Set but empty, nothing is dropped. ``client.delete_partition(paths)`` takes its paths instead."""
     set_null_for_missing_columns: bool = False
     """An upsert batch lacking some table columns writes them as null instead of as a partial update
     that keeps their stored values (``hoodie.write.set.null.for.missing.columns``; docs/mergers.md)."""

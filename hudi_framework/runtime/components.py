@@ -28,6 +28,7 @@ from hudi_framework.plugin.from_settings import manager_for_plugins, plugin_mana
 from hudi_framework.plugin.manager import HudiPluginManager
 from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry
 from hudi_framework.storage.resolve import StorageSpec, backend_for, open_storage, settings_section
+from hudi_framework.table.from_settings import timestamp_keygen_properties
 from hudi_framework.table.keys import build_key_generator, typed_partition_fields
 from hudi_framework.table.table_config import TableConfig
 
@@ -181,7 +182,10 @@ class Components:
             InvalidConfigValueError: The table's key settings are invalid for its key generator.
         """
         typed = typed_partition_fields(config, self.settings.table.partition_fields)
-        return build_key_generator(self.registry, config, partition_fields=typed)
+        # Timestamp options fill in what the table did not persist (Apache Hudi persists them for the
+        # timestamp key generator only; its writers pass them for a custom one's :TIMESTAMP fields).
+        given = timestamp_keygen_properties(self.settings)
+        return build_key_generator(self.registry, config, write_options=given, partition_fields=typed)
 
     def lock_provider(self) -> LockProviderFactory:
         """The lock provider ``settings.lock`` names (or an Apache Hudi class alias of it).

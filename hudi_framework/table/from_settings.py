@@ -12,9 +12,12 @@ from hudi_framework.errors import ConfigError, IncompatibleTableConfigError
 from hudi_framework.table.table_config import TableConfig, new_table_config
 from hudi_framework.vocabulary import key_generator_component, key_generator_type
 
-__all__ = ["check_settings_match_table", "table_config_from_settings"]
+__all__ = ["check_settings_match_table", "table_config_from_settings", "timestamp_keygen_properties"]
 
-def _timestamp_keygen_properties(settings: HudiSettings) -> dict[str, str]:
+
+def timestamp_keygen_properties(settings: HudiSettings) -> dict[str, str]:
+    """The ``hoodie.keygen.timebased.*`` properties ``settings.table.keygen_timestamp`` gives (none
+    without a timestamp type)."""
     ts = settings.table.keygen_timestamp
     if ts.timestamp_type is None:
         return {}
@@ -48,7 +51,7 @@ def table_config_from_settings(settings: HudiSettings) -> TableConfig:
     keygen = None
     if t.key_generator is not None:
         keygen = key_generator_type(t.key_generator.name)
-    extra = _timestamp_keygen_properties(settings)
+    extra = timestamp_keygen_properties(settings)
     if extra and keygen is None:
         keygen = "TIMESTAMP"
     return new_table_config(

@@ -35,6 +35,7 @@ from hudi_framework.write.batch import check_batch_schema, require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.insert_duplicates import insert_dup_policy
+from hudi_framework.write.partition_selection import select_partitions
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.session import WriteSession
@@ -203,6 +204,10 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             table = table.reload()
         if concurrency.optimistic:
             txn.baseline = WriteBaseline.of(table.timeline)  # what conflict checks compare against
+        named = session.settings.write.partitions_to_delete
+        by_option = op is WriteOperation.DELETE_PARTITION and data is not None and named is not None
+        if by_option:
+            data = None  # the option names the partitions; Apache Hudi does not look at the rows then
         incoming = self._incoming_schema(data) if data is not None else None
         if incoming is not None:
             keygen = session.keygen
@@ -213,6 +218,8 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
         slices, writer_slices, partitions = latest_slices(table, merge_on_read=mor)
+        if by_option and named is not None:
+            drop_partitions = select_partitions(named, partitions)
         staged = self._stage(op, data, schema, slices, partial) if data is not None else None
         steps: PostCommitSteps | None = None
         try:

@@ -82,6 +82,21 @@ def test_delete_partition_drops_the_partitions_of_the_rows(spark: Any, tmp_path:
     assert [tuple(r) for r in left] == [("c", "ny")]
 
 
+def test_partitions_to_delete_names_the_partitions_dropped(spark: Any, tmp_path: Path) -> None:
+    """With ``hoodie.datasource.write.partitions.to.delete`` (``*`` a wildcard) the DataFrame's rows
+    are not looked at, as in Apache Hudi's Spark writer."""
+    path = str(tmp_path / "trips")
+    opts = _opts()
+    rows = pa.table({"id": ["a", "b", "c"], "city": ["sf", "sj", "ny"], "ts": [1, 1, 1]})
+    spark.createDataFrame(rows).write.format("hudi").options(**opts).mode("append").save(path)
+    named = spark.createDataFrame(pa.table({"id": ["x"], "city": ["ny"], "ts": [9]}))
+    named.write.format("hudi").options(**opts).option("hoodie.datasource.write.operation", "delete_partition").option(
+        "hoodie.datasource.write.partitions.to.delete", "s*"
+    ).mode("append").save(path)
+    left = spark.read.format("hudi").load(path).select("id", "city").collect()
+    assert [tuple(r) for r in left] == [("c", "ny")]
+
+
 def test_partition_filter_pushdown(spark: Any, extract_fixture: Extract) -> None:
     base = _sql_fixture(extract_fixture, "cow/v9_txns_simple_meta")
     plain = spark.read.format("hudi").load(str(base)).filter("region = 'us'")
