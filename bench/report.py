@@ -29,6 +29,26 @@ class Ratio:
         return num.wall_s / den.wall_s
 
 
+#: Our local engine against Apache Hudi on Spark: "well under" its figures, taken as at most half of them.
+WELL_UNDER = 0.5
+#: Ours against Apache Hudi 1.2.0 on Spark local[2] (session start-up excluded on both sides): our
+#: Spark engine at most as slow, our local engine (WriteClient, read_table) well under.
+APACHE_HUDI_RATIOS = (
+    Ratio(
+        "COW upsert+delete on Spark: ours-spark / Apache Hudi", "ours-spark:cow_upsert", "apache-hudi:cow_upsert", 1.0
+    ),
+    Ratio("COW read on Spark: ours-spark / Apache Hudi", "ours-spark:cow_read", "apache-hudi:cow_read", 1.0),
+    Ratio("MOR read on Spark: ours-spark / Apache Hudi", "ours-spark:mor_read", "apache-hudi:mor_read", 1.0),
+    Ratio("bulk insert: ours (local) / Apache Hudi", "ours:bulk_insert", "apache-hudi:bulk_insert", WELL_UNDER),
+    Ratio("COW upsert+delete: ours (local) / Apache Hudi", "ours:cow_upsert", "apache-hudi:cow_upsert", WELL_UNDER),
+    Ratio("MOR upsert+delete: ours (local) / Apache Hudi", "ours:mor_upsert", "apache-hudi:mor_upsert", WELL_UNDER),
+    Ratio(
+        "MOR compaction: ours (local) / Apache Hudi", "ours:mor_compaction", "apache-hudi:mor_compaction", WELL_UNDER
+    ),
+    Ratio("COW read: ours (local) / Apache Hudi", "ours:cow_read", "apache-hudi:cow_read", WELL_UNDER),
+    Ratio("MOR read: ours (local) / Apache Hudi", "ours:mor_read", "apache-hudi:mor_read", WELL_UNDER),
+)
+
 #: The issue's targets, as ratios of medians measured in the same run.
 RATIOS = (
     Ratio("COW upsert+delete: ours / pyarrow floor", "ours:cow_upsert", "pyarrow:cow_upsert", 1.5),
@@ -49,6 +69,7 @@ RATIOS = (
     Ratio("bulk insert: ours / deltalake", "ours:bulk_insert", "deltalake:bulk_insert"),
     Ratio("COW read: ours / deltalake", "ours:cow_read", "deltalake:cow_read"),
     Ratio("COW read: ours / pyarrow on its own 11-column files", "ours:cow_read", "pyarrow:cow_read"),
+    *APACHE_HUDI_RATIOS,
 )
 
 
@@ -105,6 +126,39 @@ def ratios_table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
+#: The operations Apache Hudi's steps share with ours, in the order of the side-by-side table.
+APACHE_HUDI_OPERATIONS = ("bulk_insert", "cow_upsert", "mor_upsert", "mor_compaction", "cow_read", "mor_read")
+
+
+def apache_hudi_table(results: Sequence[Result]) -> str:
+    """Per size and operation: Apache Hudi's Spark time beside ours (local engine and Spark), and our
+    times over its. Empty when no Apache Hudi step ran."""
+    by_key = {(r.key, r.rows): r for r in results}
+    sizes = sorted({r.rows for r in results if r.system == "apache-hudi"})
+    if not sizes:
+        return ""
+    lines = [
+        "| rows | operation | Apache Hudi s (start-up + warm-up s) | ours local s | ours Spark s "
+        "| ours local / Apache Hudi | ours Spark / Apache Hudi |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for rows in sizes:
+        for name in APACHE_HUDI_OPERATIONS:
+            theirs = by_key.get((f"apache-hudi:{name}", rows))
+            if theirs is None:
+                continue
+            ours = [by_key.get((f"{system}:{name}", rows)) for system in ("ours", "ours-spark")]
+            walls = [None if r is None else r.wall_s for r in ours]
+            startup = f" ({theirs.startup_s:.1f} + {theirs.warmup_s or 0:.1f})" if theirs.startup_s is not None else ""
+            cells = [
+                f"{theirs.wall_s:.2f}{startup}",
+                *(_optional(wall, 2) for wall in walls),
+                *(_optional(None if wall is None else wall / theirs.wall_s, 2) for wall in walls),
+            ]
+            lines.append(f"| {rows:,} | {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plot(results: Sequence[Result], path: Path) -> bool:
     """Wall time against rows, one line per step; False when there is only one size (nothing to plot)."""
     sizes = sorted({r.rows for r in results})
@@ -118,7 +172,7 @@ def plot(results: Sequence[Result], path: Path) -> bool:
     fig, ax = plt.subplots(figsize=(9, 6))
     for key in sorted({r.key for r in results}):
         points = sorted((r.rows, r.wall_s) for r in results if r.key == key)
-        style = "--" if "spark" in key else "-"  # Spark steps: excluding session start-up
+        style = "--" if "spark" in key or "apache-hudi" in key else "-"  # Spark steps: excluding start-up
         ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o", label=key)
     ax.set_xlabel("rows")
     ax.set_ylabel("median wall time (s)")
@@ -327,6 +381,21 @@ METHOD = """\
 """
 
 
+def _apache_hudi_section(results: Sequence[Result]) -> list[str]:
+    table = apache_hudi_table(results)
+    if not table:
+        return []
+    return [
+        "## Against Apache Hudi on Spark",
+        "",
+        "Apache Hudi 1.2.0's Spark 3.5 bundle on the same `local[2]` session budget as our Spark steps, each",
+        "step in a fresh session whose start-up is not timed (see Method):",
+        "",
+        table,
+        "",
+    ]
+
+
 def markdown(
     results: Sequence[Result],
     *,
@@ -353,6 +422,7 @@ def markdown(
         "",
         ratios_table(results),
         "",
+        *_apache_hudi_section(results),
         "## All steps",
         "",
         results_table(results),
@@ -366,6 +436,6 @@ def markdown(
     if scaling and scaling_plan is not None:
         parts += ["", *scaling_section(scaling, scaling_plan, scaling_plot_file)]
     if skipped:
-        parts += ["", "Skipped (not installed): " + ", ".join(skipped)]
+        parts += ["", "Skipped (not installed, or not available here): " + ", ".join(skipped)]
     parts += ["", "## Method", "", METHOD.rstrip()]
     return "\n".join(parts) + "\n"

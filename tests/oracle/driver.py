@@ -13,6 +13,8 @@ Requests (``{"op": ...}``):
 - ``read``: ``path``, ``options`` (query type, ``as.of.instant``, begin/end instant times,
   ``hoodie.metadata.enable``...), ``out`` (a directory to write the rows to) -> ``{"ok": true, "rows": n}``;
 - ``sql``: ``query`` (a CALL procedure or any statement) -> ``{"ok": true, "rows": [{column: text}]}``;
+- ``scan``: ``path``, ``options``: read every row and column into Spark's ``noop`` sink (a read alone,
+  for the benchmarks) -> ``{"ok": true}``;
 - ``ping``, ``shutdown``.
 
 A failed request answers ``{"ok": false, "error": <Java or Python class>, "message": ..., "trace": ...}``
@@ -38,7 +40,7 @@ def _protocol_stream() -> Any:
     return protocol
 
 
-def _session(jar: str, warehouse: str) -> Any:
+def _session(jar: str, warehouse: str, overrides: dict[str, str]) -> Any:
     from pyspark.sql import SparkSession
 
     java_opts = "-Duser.timezone=UTC -XX:TieredStopAtLevel=1"
@@ -60,6 +62,8 @@ def _session(jar: str, warehouse: str) -> Any:
         .config("spark.default.parallelism", "2")
         .config("spark.sql.warehouse.dir", warehouse)
     )
+    for key, value in overrides.items():  # the benchmarks' session settings (no start-up tuning)
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -90,6 +94,12 @@ def _sql(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True, "rows": rows}
 
 
+def _scan(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    df = spark.read.format("hudi").options(**req.get("options", {})).load(req["path"])
+    df.write.format("noop").mode("overwrite").save()
+    return {"ok": True}
+
+
 def _error(exc: BaseException) -> dict[str, Any]:
     """The failure, named by its Java class when it is one, with its chain of causes (no stack)."""
     java = getattr(exc, "java_exception", None)
@@ -109,10 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve Apache Hudi requests as JSON lines on stdin/stdout.")
     parser.add_argument("--jar", required=True)
     parser.add_argument("--warehouse", required=True)
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="override a session setting")
     args = parser.parse_args(argv)
     protocol = _protocol_stream()
     try:
-        spark = _session(args.jar, args.warehouse)
+        spark = _session(args.jar, args.warehouse, dict(item.split("=", 1) for item in args.conf))
         version = spark.version
         hudi = spark._jvm.org.apache.hudi.HoodieVersion.get()
     except Exception as exc:
@@ -120,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     protocol.write(json.dumps({"ok": True, "ready": True, "spark": version, "hudi": str(hudi)}) + "\n")
     handlers: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
-        "write": _write, "read": _read, "sql": _sql, "ping": lambda _s, _r: {"ok": True},
+        "write": _write, "read": _read, "sql": _sql, "scan": _scan, "ping": lambda _s, _r: {"ok": True},
     }  # fmt: skip
     for line in sys.stdin:
         if not line.strip():
