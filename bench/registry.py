@@ -13,7 +13,7 @@ SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs", "spark", "apa
 #: The modules with a ``SCALING_STEPS`` list (the scaling section's steps, on its own inputs).
 SCALING_SYSTEMS = ("ours", "pyarrow_floor")
 #: Top-level packages of this project: their import errors are never "a baseline not installed".
-_OWN_PACKAGES = frozenset({"bench", "hudi_framework", "pyspark_hudi", "tests"})
+_OWN_PACKAGES = frozenset({"bench", "hudi_framework", "pyspark_hudi"})
 
 
 def _system(name: str, missing: list[str]) -> ModuleType | None:
