@@ -37,11 +37,16 @@ def upsert(ctx: StepContext) -> dict[str, Any]:
     return {"rows": result.num_writes, "files": len(result.stats), "deletes": result.num_deletes}
 
 
-def snapshot_read(ctx: StepContext) -> dict[str, Any]:
-    """Every row and column of the table into Spark's ``noop`` sink: the read alone, no output (a
-    ``count()`` would read no column at all)."""
+def snapshot(ctx: StepContext) -> DataFrame:
+    """Our ``format("hudi")`` snapshot of the step's table."""
     frame: DataFrame = ctx.spark.read.format("hudi").load(str(ctx.work / "table"))
-    frame.write.format("noop").mode("overwrite").save()
+    return frame
+
+
+def snapshot_read(ctx: StepContext) -> dict[str, Any]:
+    """Every row and column of the snapshot into Spark's ``noop`` sink: the read alone, no output (a
+    ``count()`` would read no column at all)."""
+    snapshot(ctx).write.format("noop").mode("overwrite").save()
     return {}
 
 
