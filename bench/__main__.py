@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from bench.dataset import generate
-from bench.registry import all_steps, scaling_steps
+from bench.registry import all_steps, runnable, scaling_steps
 from bench.report import (
     growth_table,
     harness_table,
@@ -107,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     if only:
         wanted = set(only)
         steps = {k: s for k, s in steps.items() if k in wanted or s.system in wanted or s.name in wanted}
+    steps, unavailable = runnable(steps)
+    skipped += unavailable
+    for reason in unavailable:
+        print(f"skipped: {reason}")
     plan = _scaling_plan(args)
     scaled = select(scaling_steps(), only) if plan is not None else []
     scratch = args.workdir or Path(tempfile.mkdtemp(prefix="hudi-bench-"))

@@ -9,7 +9,10 @@ worker samples the tree: :class:`TreeSampler` keeps the peak RSS of all descenda
 from __future__ import annotations
 
 import os
+import signal
 import threading
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -84,6 +87,22 @@ def descendants(pid: int) -> list[ProcStat]:
         found.append(stats[child])
         frontier += children.get(child, [])
     return found
+
+
+def await_exit(pids: Iterable[int], timeout: float) -> None:
+    """Wait until none of ``pids`` (descendants of this process) is running, killing what is left
+    after ``timeout`` seconds: the next repetition must not share the cores with a dying session."""
+    tree = set(pids)
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = {p.pid for p in descendants(os.getpid())} & tree
+        if not alive:
+            return
+        if time.monotonic() > deadline:
+            for pid in alive:
+                os.kill(pid, signal.SIGKILL)
+            return
+        time.sleep(0.1)
 
 
 def descendants_cpu_s(pid: int | None = None) -> float:

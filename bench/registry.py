@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
 
-from bench.step import Step
+from bench.step import Requirement, Step
 
 #: Modules under ``bench.systems``, in report order; a system whose package is missing is skipped.
-SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs", "spark")
+SYSTEMS = ("ours", "pyarrow_floor", "delta", "iceberg", "hudi_rs", "spark", "apache_hudi")
 #: The modules with a ``SCALING_STEPS`` list (the scaling section's steps, on its own inputs).
 SCALING_SYSTEMS = ("ours", "pyarrow_floor")
 #: Top-level packages of this project: their import errors are never "a baseline not installed".
@@ -36,6 +37,22 @@ def all_steps() -> tuple[dict[str, Step], list[str]]:
         if module is not None:
             steps.update({s.key: s for s in module.STEPS})
     return steps, missing
+
+
+def runnable(steps: Mapping[str, Step]) -> tuple[dict[str, Step], list[str]]:
+    """(the steps whose requirements hold here, the reasons of those skipped, one per requirement).
+
+    Each requirement is checked once (Apache Hudi's provisions its bundle, which takes a while the
+    first time), and only for the steps selected.
+    """
+    reasons: dict[Requirement, str | None] = {}
+    kept: dict[str, Step] = {}
+    for key, step in steps.items():
+        if step.requires is not None and step.requires not in reasons:
+            reasons[step.requires] = step.requires()
+        if step.requires is None or reasons[step.requires] is None:
+            kept[key] = step
+    return kept, [reason for reason in reasons.values() if reason is not None]
 
 
 def scaling_steps() -> dict[str, Step]:

@@ -29,6 +29,26 @@ class Ratio:
         return num.wall_s / den.wall_s
 
 
+#: Our local engine against Apache Hudi on Spark: "well under" its figures, taken as at most half of them.
+WELL_UNDER = 0.5
+#: Ours against Apache Hudi 1.2.0 on Spark local[2] (session start-up excluded on both sides): our
+#: Spark engine at most as slow, our local engine (WriteClient, read_table) well under.
+APACHE_HUDI_RATIOS = (
+    Ratio(
+        "COW upsert+delete on Spark: ours-spark / Apache Hudi", "ours-spark:cow_upsert", "apache-hudi:cow_upsert", 1.0
+    ),
+    Ratio("COW read on Spark: ours-spark / Apache Hudi", "ours-spark:cow_read", "apache-hudi:cow_read", 1.0),
+    Ratio("MOR read on Spark: ours-spark / Apache Hudi", "ours-spark:mor_read", "apache-hudi:mor_read", 1.0),
+    Ratio("bulk insert: ours (local) / Apache Hudi", "ours:bulk_insert", "apache-hudi:bulk_insert", WELL_UNDER),
+    Ratio("COW upsert+delete: ours (local) / Apache Hudi", "ours:cow_upsert", "apache-hudi:cow_upsert", WELL_UNDER),
+    Ratio("MOR upsert+delete: ours (local) / Apache Hudi", "ours:mor_upsert", "apache-hudi:mor_upsert", WELL_UNDER),
+    Ratio(
+        "MOR compaction: ours (local) / Apache Hudi", "ours:mor_compaction", "apache-hudi:mor_compaction", WELL_UNDER
+    ),
+    Ratio("COW read: ours (local) / Apache Hudi", "ours:cow_read", "apache-hudi:cow_read", WELL_UNDER),
+    Ratio("MOR read: ours (local) / Apache Hudi", "ours:mor_read", "apache-hudi:mor_read", WELL_UNDER),
+)
+
 #: The issue's targets, as ratios of medians measured in the same run.
 RATIOS = (
     Ratio("COW upsert+delete: ours / pyarrow floor", "ours:cow_upsert", "pyarrow:cow_upsert", 1.5),
@@ -49,6 +69,7 @@ RATIOS = (
     Ratio("bulk insert: ours / deltalake", "ours:bulk_insert", "deltalake:bulk_insert"),
     Ratio("COW read: ours / deltalake", "ours:cow_read", "deltalake:cow_read"),
     Ratio("COW read: ours / pyarrow on its own 11-column files", "ours:cow_read", "pyarrow:cow_read"),
+    *APACHE_HUDI_RATIOS,
 )
 
 
@@ -105,6 +126,39 @@ def ratios_table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
+#: The operations Apache Hudi's steps share with ours, in the order of the side-by-side table.
+APACHE_HUDI_OPERATIONS = ("bulk_insert", "cow_upsert", "mor_upsert", "mor_compaction", "cow_read", "mor_read")
+
+
+def apache_hudi_table(results: Sequence[Result]) -> str:
+    """Per size and operation: Apache Hudi's Spark time beside ours (local engine and Spark), and our
+    times over its. Empty when no Apache Hudi step ran."""
+    by_key = {(r.key, r.rows): r for r in results}
+    sizes = sorted({r.rows for r in results if r.system == "apache-hudi"})
+    if not sizes:
+        return ""
+    lines = [
+        "| rows | operation | Apache Hudi s (start-up + warm-up s) | ours local s | ours Spark s "
+        "| ours local / Apache Hudi | ours Spark / Apache Hudi |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for rows in sizes:
+        for name in APACHE_HUDI_OPERATIONS:
+            theirs = by_key.get((f"apache-hudi:{name}", rows))
+            if theirs is None:
+                continue
+            ours = [by_key.get((f"{system}:{name}", rows)) for system in ("ours", "ours-spark")]
+            walls = [None if r is None else r.wall_s for r in ours]
+            startup = f" ({theirs.startup_s:.1f} + {theirs.warmup_s or 0:.1f})" if theirs.startup_s is not None else ""
+            cells = [
+                f"{theirs.wall_s:.2f}{startup}",
+                *(_optional(wall, 2) for wall in walls),
+                *(_optional(None if wall is None else wall / theirs.wall_s, 2) for wall in walls),
+            ]
+            lines.append(f"| {rows:,} | {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plot(results: Sequence[Result], path: Path) -> bool:
     """Wall time against rows, one line per step; False when there is only one size (nothing to plot)."""
     sizes = sorted({r.rows for r in results})
@@ -118,7 +172,7 @@ def plot(results: Sequence[Result], path: Path) -> bool:
     fig, ax = plt.subplots(figsize=(9, 6))
     for key in sorted({r.key for r in results}):
         points = sorted((r.rows, r.wall_s) for r in results if r.key == key)
-        style = "--" if "spark" in key else "-"  # Spark steps: excluding session start-up
+        style = "--" if "spark" in key or "apache-hudi" in key else "-"  # Spark steps: excluding start-up
         ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o", label=key)
     ax.set_xlabel("rows")
     ax.set_ylabel("median wall time (s)")
@@ -287,6 +341,41 @@ METHOD = """\
     batch's columns wherever the key is in the batch, rows whose batch version is a delete dropped,
     `write.partitionBy("region").parquet` into a new directory (Spark cannot overwrite a path it reads).
     No ordering check, index, file groups or commit.
+- **Apache Hudi's steps** (`bench/systems/apache_hudi.py`, `apache-hudi:*`): Apache Hudi 1.2.0's
+  `hudi-spark3.5-bundle_2.12` on PySpark 3.5.9, provisioned once into the user's cache by the oracle's
+  `tests/oracle/provision.py` (a test and bench tool, never a runtime dependency; the system is skipped,
+  with the reason in the report, when it cannot be provisioned offline) and driven through the oracle's
+  JSON-lines driver (`tests/oracle/driver.py`), a child process of the worker, so its JVM's CPU time and
+  memory are counted as our Spark steps' are. Each run starts a fresh session (`bench/apache_hudi_session.py`)
+  with our Spark steps' settings: `local[2]`, `spark.sql.shuffle.partitions=2`, `spark.default.parallelism=2`,
+  UI off, Spark's default 1 GB driver, session time zone UTC, default JVM options (the oracle's
+  `-XX:TieredStopAtLevel=1` and 2 GB driver are overridden), plus what Apache Hudi requires (the Kryo
+  serializer with its registrator, its SQL extension and catalog). *Start-up* (the driver process, its JVM
+  and `getOrCreate`) and *warm-up* (a two-task `SELECT count(*) FROM range(...)`) are reported apart and
+  not timed, as for our Spark steps; the timer holds one request to the driver (a pipe round trip well
+  under a millisecond) and what Apache Hudi does for it, its classes' first loading included (as our
+  steps' first use of our modules in the Python workers is). Every step starts from a table Apache Hudi
+  wrote itself (prepared in a session of its own, unmeasured, then copied for each run): the same inputs,
+  its options for the same keys (`recordkey.field=id`, `partitionpath.field=region`, `precombine.field=ts`),
+  `hoodie.index.type=BLOOM`, `hoodie.parquet.small.file.limit=0` for merge-on-read writes (the batch goes
+  to log files, as ours), the rest at its defaults except `hoodie.metadata.enable=false`: we keep no
+  metadata table, and maintaining one is extra work, so both do the same work and the anchor is the faster
+  of Apache Hudi's two setups.
+  - `bulk_insert`: `df.write.format("hudi")` with `operation=bulk_insert` of the base parquet file into a new
+    copy-on-write table; `cow_upsert` / `mor_upsert`: `operation=upsert` of the change batch file (updates,
+    inserts and `_hoodie_is_deleted` deletes) into its bulk-inserted table; `mor_compaction`: `CALL
+    run_compaction(op => 'scheduleAndExecute', path => ..., options => 'hoodie.compact.inline.max.delta.commits=1')`
+    on its merge-on-read table after the upsert (its trigger counts delta commits, 5 by default; the table
+    has two), which must complete; `cow_read` / `mor_read`: `spark.read.format("hudi").load(path)` (snapshot)
+    written to Spark's `noop` sink, which reads every row and column and writes nothing (a `count()` would
+    read no column).
+  - `ours-spark:cow_read` / `ours-spark:mor_read`: the same `noop` read through our `format("hudi")`, of the
+    tables of `ours:cow_read` and `ours:mor_read`.
+  - **Targets**: our Spark engine at most as slow as Apache Hudi's (`ours-spark / apache-hudi <= 1.0` for the
+    COW upsert and both snapshot reads); our local engine (`WriteClient`, `read_table`) well under it, taken as
+    at most half (`ours / apache-hudi <= 0.5` for the bulk insert, both upserts, the compaction and both
+    reads). The local engine's steps have no session to start, Apache Hudi's exclude theirs: the local
+    ratios are the harder for us.
 - **Peak RSS (Python)** was `ru_maxrss` before 2026-11-22, which Linux carries across `exec`: small steps
   then showed the harness's own peak (e.g. 260/322 MB at 100k/300k rows) instead of theirs.
 - **Harness time** is what the harness spent per system and size: preparing and copying states, process
@@ -296,6 +385,11 @@ METHOD = """\
   took 5-6.5 min on a shared 2-core machine on 2026-11-22 (harness: ours 3-3.5 min, the pyarrow floor
   1.5-2.5 min, the 8M size ~60% of it; generating the inputs ~0.5 min); `--only scale_cow_upsert` runs
   that section alone, `--no-scaling` the comparison alone.
+  Apache Hudi's steps cost the most harness time: each run starts a JVM session (10-50 s on a loaded
+  machine) and each state is prepared in one; the 20,000-row smoke run of 2026-11-27 spent 11.5 min on
+  them (one run each, 3 states), so the default run (3 runs each) adds about half an hour on a loaded
+  2-core machine; `--only` leaves them out
+  (e.g. `--only ours,pyarrow,deltalake,pyiceberg,hudi-rs,ours-spark,spark-naive`).
 - **Scaling section** (`bench/scaling.py`; on by default, `--no-scaling` skips it, `--scaling-sizes a,b,c`
   changes the sizes, `--quick` runs it at 10,000/20,000/40,000 rows): our copy-on-write upsert on the local
   engine and the pyarrow floor, at 0.5M, 2M and 8M rows, 3 runs each in fresh directories, on inputs of
@@ -327,6 +421,21 @@ METHOD = """\
 """
 
 
+def _apache_hudi_section(results: Sequence[Result]) -> list[str]:
+    table = apache_hudi_table(results)
+    if not table:
+        return []
+    return [
+        "## Against Apache Hudi on Spark",
+        "",
+        "Apache Hudi 1.2.0's Spark 3.5 bundle on the same `local[2]` session budget as our Spark steps, each",
+        "step in a fresh session whose start-up is not timed (see Method):",
+        "",
+        table,
+        "",
+    ]
+
+
 def markdown(
     results: Sequence[Result],
     *,
@@ -353,6 +462,7 @@ def markdown(
         "",
         ratios_table(results),
         "",
+        *_apache_hudi_section(results),
         "## All steps",
         "",
         results_table(results),
@@ -366,6 +476,6 @@ def markdown(
     if scaling and scaling_plan is not None:
         parts += ["", *scaling_section(scaling, scaling_plan, scaling_plot_file)]
     if skipped:
-        parts += ["", "Skipped (not installed): " + ", ".join(skipped)]
+        parts += ["", "Skipped (not installed, or not available here): " + ", ".join(skipped)]
     parts += ["", "## Method", "", METHOD.rstrip()]
     return "\n".join(parts) + "\n"

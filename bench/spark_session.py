@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from bench.proctree import descendants
+from bench.proctree import await_exit, descendants
 
 #: The session of every Spark step (see ../shared/docs/spark-notes.md).
 CONF = {
@@ -69,13 +68,4 @@ def stop(spark: Any, timeout: float = 30.0) -> None:
             proc.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout)  # what is still running after this is killed below
-    deadline = time.monotonic() + timeout
-    while True:
-        alive = {p.pid for p in descendants(os.getpid())} & set(tree)
-        if not alive:
-            return
-        if time.monotonic() > deadline:
-            for pid in alive:
-                os.kill(pid, signal.SIGKILL)
-            return
-        time.sleep(0.1)
+    await_exit(tree, timeout)

@@ -17,10 +17,13 @@ class StepContext:
     inputs: Inputs
     work: Path
     spark: Any = None  #: the SparkSession, for steps on the Spark engine (run phase only)
+    apache_hudi: Any = None  #: the Apache Hudi session's client, for its steps (run phase only)
 
 
 Prepare = Callable[[StepContext], object]
 Run = Callable[[StepContext], dict[str, Any]]
+#: Why a step cannot run on this machine (e.g. "cannot provision Apache Hudi offline"), None when it can.
+Requirement = Callable[[], str | None]
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,11 @@ class Step:
         prepare: Builds the state ``run`` starts from (copied afresh for every repetition).
         relocatable: Whether a prepared state still works when copied elsewhere (an Iceberg catalog
             records absolute paths: its state is prepared again for every repetition instead).
-        engine: "spark" when ``run`` needs a SparkSession (``ctx.spark``); the worker starts one
-            before the measured run and reports its start-up apart. ``prepare`` never gets one.
+        engine: "spark" when ``run`` needs a SparkSession (``ctx.spark``), "apache-hudi" when it needs
+            Apache Hudi's Spark session (``ctx.apache_hudi``); the worker starts it before the measured
+            run and reports its start-up apart. ``prepare`` never gets one.
+        requires: Checked once before a run of the harness: a step whose requirement gives a reason is
+            skipped with that reason (shown in the report).
     """
 
     system: str
@@ -45,6 +51,7 @@ class Step:
     prepare: Prepare | None = None
     relocatable: bool = True
     engine: str = "local"
+    requires: Requirement | None = None
 
     @property
     def key(self) -> str:

@@ -4,8 +4,9 @@
 process's high-water mark (``VmHWM``), so it covers the step and its inputs (and the imports of
 every system), nothing measured before it.
 
-A Spark step's run first starts its session (:mod:`bench.spark_session`, timed apart as
-``startup_s`` and ``warmup_s``). Its CPU time then includes the JVM and the Python workers (the
+A Spark step's run first starts its session (:mod:`bench.spark_session`, or
+:mod:`bench.apache_hudi_session` for Apache Hudi's steps; timed apart as ``startup_s`` and
+``warmup_s``). Its CPU time then includes the JVM and the Python workers (the
 descendants of this process), and ``jvm_peak_rss_mb`` is the peak sum of their RSS, sampled every
 200 ms while the step runs; ``java_peak_rss_mb`` is the JVM alone.
 """
@@ -54,6 +55,18 @@ def _timed(step: Step, ctx: StepContext) -> dict[str, Any]:
     }
 
 
+def _session_fields(startup_s: float, warmup_s: float, sampler: TreeSampler) -> dict[str, Any]:
+    """What a Spark step reports beside its run: its session's start-up and the memory of the JVM
+    (and whatever else the worker's descendants are) while the step ran."""
+    return {
+        "startup_s": startup_s,
+        "warmup_s": warmup_s,
+        "jvm_peak_rss_mb": sampler.peak.total / MB,
+        "java_peak_rss_mb": sampler.peak.jvm / MB,
+        "rss_samples": sampler.samples,
+    }
+
+
 def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
     """The step's run, measured (a Spark step in a session of its own, stopped afterwards).
 
@@ -62,7 +75,16 @@ def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
     is the most this process's Arrow memory pool held (Arrow data only; RSS also counts what the
     allocator keeps after freeing, which varies from run to run).
     """
-    if step.engine != "spark":
+    if step.engine == "apache-hudi":
+        from bench import apache_hudi_session
+
+        with TreeSampler() as sampler:
+            oracle = apache_hudi_session.start()
+            sampler.reset()
+            out = _timed(step, replace(ctx, apache_hudi=oracle.client))
+        out |= _session_fields(oracle.startup_s, oracle.warmup_s, sampler)
+        apache_hudi_session.stop(oracle)
+    elif step.engine != "spark":
         out = _timed(step, ctx)
     else:
         from bench import spark_session
@@ -71,13 +93,7 @@ def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
             started = spark_session.start()
             sampler.reset()
             out = _timed(step, replace(ctx, spark=started.spark))
-        out |= {
-            "startup_s": started.startup_s,
-            "warmup_s": started.warmup_s,
-            "jvm_peak_rss_mb": sampler.peak.total / MB,
-            "java_peak_rss_mb": sampler.peak.jvm / MB,
-            "rss_samples": sampler.samples,
-        }
+        out |= _session_fields(started.startup_s, started.warmup_s, sampler)
         spark_session.stop(started.spark)
     out["peak_rss_mb"] = own_peak_rss_bytes() / MB
     # What Arrow's allocator held at most: the data, without what the allocator keeps after freeing.

@@ -1,4 +1,5 @@
-"""Spark ``local[2]``: our ``SparkWriteClient`` upsert, and the naive Spark upsert it is held to.
+"""Spark ``local[2]``: our ``SparkWriteClient`` upsert, and the naive Spark upsert it is held to; our
+``format("hudi")`` snapshot reads (held to Apache Hudi's, :mod:`bench.systems.apache_hudi`).
 
 ``naive_upsert`` is the floor for any Spark copy-on-write job: read the base parquet files, full
 outer join them with the batch on the key, keep the batch's version where there is one, drop the
@@ -36,6 +37,19 @@ def upsert(ctx: StepContext) -> dict[str, Any]:
     return {"rows": result.num_writes, "files": len(result.stats), "deletes": result.num_deletes}
 
 
+def snapshot(ctx: StepContext) -> DataFrame:
+    """Our ``format("hudi")`` snapshot of the step's table."""
+    frame: DataFrame = ctx.spark.read.format("hudi").load(str(ctx.work / "table"))
+    return frame
+
+
+def snapshot_read(ctx: StepContext) -> dict[str, Any]:
+    """Every row and column of the snapshot into Spark's ``noop`` sink: the read alone, no output (a
+    ``count()`` would read no column at all)."""
+    snapshot(ctx).write.format("noop").mode("overwrite").save()
+    return {}
+
+
 def naive_output(ctx: StepContext) -> str:
     """Where :func:`naive_upsert` writes the new version of the files."""
     return str(ctx.work / "rewritten")
@@ -57,4 +71,6 @@ def naive_upsert(ctx: StepContext) -> dict[str, Any]:
 STEPS = [
     Step("ours-spark", "cow_upsert", upsert, ours.load_cow, engine="spark"),
     Step("spark-naive", "cow_upsert", naive_upsert, pyarrow_floor.prepare, engine="spark"),
+    Step("ours-spark", "cow_read", snapshot_read, ours.load_cow, engine="spark"),
+    Step("ours-spark", "mor_read", snapshot_read, ours.upserted_mor, engine="spark"),
 ]

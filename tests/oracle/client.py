@@ -45,7 +45,8 @@ class OracleDiedError(RuntimeError):
 class ApacheHudi:
     """One long-lived Apache Hudi Spark session (``local[2]``) in another process."""
 
-    def __init__(self, env: OracleEnvironment, workdir: Path) -> None:
+    def __init__(self, env: OracleEnvironment, workdir: Path, conf: Mapping[str, str] | None = None) -> None:
+        """Start the driver; ``conf`` overrides its session's settings (the benchmarks' session)."""
         self.env = env
         self.workdir = workdir
         self.log_path = workdir / "driver.log"
@@ -55,8 +56,10 @@ class ApacheHudi:
         child_env["PYSPARK_PYTHON"] = str(env.python)
         child_env["PYSPARK_DRIVER_PYTHON"] = str(env.python)
         self._log: IO[str] = self.log_path.open("w")
+        overrides = [arg for key, value in (conf or {}).items() for arg in ("--conf", f"{key}={value}")]
         self._proc = subprocess.Popen(
-            [str(env.python), str(DRIVER), "--jar", str(env.bundle_jar), "--warehouse", str(workdir / "warehouse")],
+            [str(env.python), str(DRIVER), "--jar", str(env.bundle_jar), "--warehouse", str(workdir / "warehouse"),
+             *overrides],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True, env=child_env,
             cwd=workdir,
         )  # fmt: skip

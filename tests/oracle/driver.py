@@ -15,6 +15,8 @@ Requests (``{"op": ...}``):
 - ``sql``: ``query`` (a CALL procedure or any statement) -> ``{"ok": true, "rows": [{column: text}]}``;
 - ``lock``: ``provider`` (a ``LockProvider`` class), ``options`` (hoodie options), ``action`` (``try_lock``
   with ``timeout_ms``, or ``unlock``) on a fresh provider instance -> ``{"ok": true, "acquired": bool}``;
+- ``scan``: ``path``, ``options``: read every row and column into Spark's ``noop`` sink (a read alone,
+  for the benchmarks) -> ``{"ok": true}``;
 - ``ping``, ``shutdown``.
 
 A failed request answers ``{"ok": false, "error": <Java or Python class>, "message": ..., "trace": ...}``
@@ -40,7 +42,7 @@ def _protocol_stream() -> Any:
     return protocol
 
 
-def _session(jar: str, warehouse: str) -> Any:
+def _session(jar: str, warehouse: str, overrides: dict[str, str]) -> Any:
     from pyspark.sql import SparkSession
 
     java_opts = "-Duser.timezone=UTC -XX:TieredStopAtLevel=1"
@@ -62,6 +64,8 @@ def _session(jar: str, warehouse: str) -> Any:
         .config("spark.default.parallelism", "2")
         .config("spark.sql.warehouse.dir", warehouse)
     )
+    for key, value in overrides.items():  # the benchmarks' session settings (no start-up tuning)
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -110,6 +114,11 @@ def _lock(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     unit = jvm.java.util.concurrent.TimeUnit.MILLISECONDS
     return {"ok": True, "acquired": bool(provider.tryLock(int(req.get("timeout_ms", 0)), unit))}
 
+def _scan(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    df = spark.read.format("hudi").options(**req.get("options", {})).load(req["path"])
+    df.write.format("noop").mode("overwrite").save()
+    return {"ok": True}
+
 
 def _error(exc: BaseException) -> dict[str, Any]:
     """The failure, named by its Java class when it is one, with its chain of causes (no stack)."""
@@ -130,10 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve Apache Hudi requests as JSON lines on stdin/stdout.")
     parser.add_argument("--jar", required=True)
     parser.add_argument("--warehouse", required=True)
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="override a session setting")
     args = parser.parse_args(argv)
     protocol = _protocol_stream()
     try:
-        spark = _session(args.jar, args.warehouse)
+        spark = _session(args.jar, args.warehouse, dict(item.split("=", 1) for item in args.conf))
         version = spark.version
         hudi = spark._jvm.org.apache.hudi.HoodieVersion.get()
     except Exception as exc:
@@ -141,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     protocol.write(json.dumps({"ok": True, "ready": True, "spark": version, "hudi": str(hudi)}) + "\n")
     handlers: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
-        "write": _write, "read": _read, "sql": _sql, "lock": _lock, "ping": lambda _s, _r: {"ok": True},
+        "write": _write, "read": _read, "sql": _sql, "lock": _lock, "scan": _scan,
+        "ping": lambda _s, _r: {"ok": True},
     }  # fmt: skip
     for line in sys.stdin:
         if not line.strip():

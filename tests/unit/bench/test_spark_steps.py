@@ -54,3 +54,15 @@ def test_both_spark_upserts_leave_the_rows_the_batch_implies(spark: Any, tmp_pat
     spark_steps.naive_upsert(ctx)
     written = ds.dataset(spark_steps.naive_output(ctx), format="parquet", partitioning="hive").to_table()
     assert _rows(written, expected.schema) == _rows(expected, expected.schema)
+
+
+def test_our_spark_snapshot_reads_every_row_the_local_engine_reads(spark: Any, tmp_path: Path) -> None:
+    inputs = generate(tmp_path / "inputs", ROWS)
+    for name, prepare in (("cow", ours.load_cow), ("mor", ours.upserted_mor)):
+        ctx = StepContext(inputs, tmp_path / name, spark=spark)
+        prepare(replace(ctx, spark=None))
+        local = read_table(HudiTable.open(str(ctx.work / "table")))
+        assert spark_steps.snapshot_read(ctx) == {}
+        read = spark_steps.snapshot(ctx).toArrow()
+        assert read.num_rows == local.num_rows > 0
+        assert _rows(read, local.schema) == _rows(local, local.schema)
