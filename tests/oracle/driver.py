@@ -114,6 +114,7 @@ def _lock(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     unit = jvm.java.util.concurrent.TimeUnit.MILLISECONDS
     return {"ok": True, "acquired": bool(provider.tryLock(int(req.get("timeout_ms", 0)), unit))}
 
+
 def _scan(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     df = spark.read.format("hudi").options(**req.get("options", {})).load(req["path"])
     df.write.format("noop").mode("overwrite").save()
