@@ -1,0 +1,252 @@
+"""Apache Hudi as the oracle for merge semantics: the legacy payload classes (which table version 9
+turns into merge modes and partial-update settings, and version 8 keeps), soft deletes, custom merge
+strategies and partial updates, both directions.
+
+Every case writes with one engine, then the other writes on top; both engines' snapshot reads are
+compared row for row (all data columns and the five meta columns) after every write.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_config, read_table
+from tests.oracle.client import ApacheHudi
+from tests.oracle.compare import Tally, compare_reads
+from tests.oracle.payload_sequence import DATA_COLUMNS, FIRST_WRITES, KEY, PAYLOAD_PACKAGE, SECOND_WRITER
+from tests.oracle.sequence import apache_hudi_options
+
+pytestmark = pytest.mark.oracle
+
+TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
+PAYLOADS = (
+    "DefaultHoodieRecordPayload",
+    "OverwriteWithLatestAvroPayload",
+    "PartialUpdateAvroPayload",
+    "OverwriteNonDefaultsWithLatestAvroPayload",
+    "EventTimeAvroPayload",
+    "AWSDmsAvroPayload",
+)
+#: The default subset: the payload that fills nulls on a merge-on-read table of the default version.
+DEFAULT_CASE = ("PartialUpdateAvroPayload", "MERGE_ON_READ", 9)
+
+
+def _cases() -> list[object]:
+    cases: list[object] = []
+    for payload in PAYLOADS:
+        for table_type in TABLE_TYPES:
+            for version in (9, 8):
+                marks = () if (payload, table_type, version) == DEFAULT_CASE else (pytest.mark.oracle_full,)
+                cases.append(pytest.param(payload, table_type, version, marks=marks))
+    return cases
+
+
+def _their_options(name: str, payload: str, table_type: str, version: int) -> dict[str, str]:
+    return {
+        **apache_hudi_options(name, table_type, version),
+        "hoodie.datasource.write.payload.class": PAYLOAD_PACKAGE + payload,
+    }
+
+
+def _compare(apache_hudi: ApacheHudi, tally: Tally, path: Path, label: str) -> pa.Table:
+    ours = read_table(HudiTable.open(str(path)))
+    compare_reads(tally, label, ours, apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS)
+    return ours
+
+
+def _check_payload_semantics(payload: str, snapshot: pa.Table) -> None:
+    """What every payload must have done after the first writer's four writes (both engines agree on
+    the rows already; this pins that they did what the payload says)."""
+    by_key = {row["id"]: row for row in snapshot.to_pylist()}
+    assert "k007" not in by_key  # the delete operation
+    assert "k008" not in by_key  # the soft delete
+    assert ("k005" in by_key) is (payload != "AWSDmsAvroPayload")  # Op = 'D'
+    event_time = payload not in ("OverwriteWithLatestAvroPayload", "OverwriteNonDefaultsWithLatestAvroPayload",
+                                 "AWSDmsAvroPayload")  # fmt: skip
+    assert by_key["k002"]["ts"] == (5 if event_time else 3)  # a late update
+    fills_nulls = payload in ("PartialUpdateAvroPayload", "OverwriteNonDefaultsWithLatestAvroPayload")
+    assert (by_key["k000"]["fare"] is not None) is fills_nulls  # null in both updates of k000
+
+
+@pytest.mark.parametrize(("payload", "table_type", "version"), _cases())
+def test_apache_hudi_payload_tables_then_we_write(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, payload: str, table_type: str, version: int
+) -> None:
+    """Apache Hudi writes a table with a payload class; we read each step as it does, then upsert onto
+    it with the merger its table config names, and it reads our write as we do."""
+    path = tmp_path / "payload_by_apache_hudi"
+    oracle_tally.tables.add(str(path))
+    options = _their_options("payload_by_apache_hudi", payload, table_type, version)
+    label = f"Apache Hudi wrote {payload} {table_type} v{version}"
+    for done, (operation, rows) in enumerate(FIRST_WRITES, start=1):
+        apache_hudi.write(path, rows, options, operation)
+        snapshot = _compare(apache_hudi, oracle_tally, path, f"{label}, snapshot after {done} writes")
+    _check_payload_semantics(payload, snapshot)
+    table = HudiTable.open(str(path))
+    assert table.config.version == version
+    WriteClient(table, HudiSettings()).write(SECOND_WRITER[1], SECOND_WRITER[0])
+    _compare(apache_hudi, oracle_tally, path, f"{label}, upserted by us")
+
+
+@pytest.mark.parametrize(("payload", "table_type", "version"), _cases())
+def test_our_payload_tables_then_apache_hudi_writes(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, payload: str, table_type: str, version: int
+) -> None:
+    """We create and write a table with a payload class; Apache Hudi reads each step as we do, then
+    upserts onto it with the same payload class, and we read its write as it does."""
+    path = tmp_path / "payload_by_hudi_framework"
+    oracle_tally.tables.add(str(path))
+    config = new_table_config(
+        "payload_by_hudi_framework", table_type=table_type, version=version,
+        record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+        payload_class=PAYLOAD_PACKAGE + payload,
+    )  # fmt: skip
+    client = WriteClient(HudiTable.create(str(path), config), HudiSettings())
+    label = f"hudi_framework wrote {payload} {table_type} v{version}"
+    for done, (operation, rows) in enumerate(FIRST_WRITES, start=1):
+        client.write(rows, operation)
+        snapshot = _compare(apache_hudi, oracle_tally, path, f"{label}, snapshot after {done} writes")
+    _check_payload_semantics(payload, snapshot)
+    options = _their_options("payload_by_hudi_framework", payload, table_type, version)
+    apache_hudi.write(path, SECOND_WRITER[1], options, SECOND_WRITER[0])
+    _compare(apache_hudi, oracle_tally, path, f"{label}, upserted by Apache Hudi")
+
+
+# ---------------------------------------------------------------------------------------- soft deletes
+
+
+@pytest.mark.oracle_full
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+@pytest.mark.parametrize("writer", ["apache_hudi", "hudi_framework"])
+def test_soft_deletes_both_directions(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, writer: str, table_type: str
+) -> None:
+    """``_hoodie_is_deleted = true`` rows in upsert batches delete their keys, whichever engine writes them
+    and whichever engine wrote the table (no payload class: the table's default event-time ordering)."""
+    path = tmp_path / f"soft_deletes_{writer}"
+    oracle_tally.tables.add(str(path))
+    options = apache_hudi_options(f"soft_deletes_{writer}", table_type, 9)
+    label = f"{writer} wrote {table_type} with soft deletes"
+    client = None
+    if writer == "hudi_framework":
+        config = new_table_config(
+            f"soft_deletes_{writer}", table_type=table_type,
+            record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+        )  # fmt: skip
+        client = WriteClient(HudiTable.create(str(path), config), HudiSettings())
+    for done, (operation, rows) in enumerate(FIRST_WRITES, start=1):
+        if client is None:
+            apache_hudi.write(path, rows, options, operation)
+        else:
+            client.write(rows, operation)
+        _compare(apache_hudi, oracle_tally, path, f"{label}, snapshot after {done} writes")
+    # The other engine's soft deletes: k012 (and an Op='D' row, an ordinary update here).
+    if client is None:
+        WriteClient(HudiTable.open(str(path)), HudiSettings()).write(SECOND_WRITER[1], SECOND_WRITER[0])
+    else:
+        apache_hudi.write(path, SECOND_WRITER[1], options, SECOND_WRITER[0])
+    snapshot = _compare(apache_hudi, oracle_tally, path, f"{label}, then the other engine's soft delete")
+    keys = set(snapshot["id"].to_pylist())
+    assert {"k008", "k012"}.isdisjoint(keys)
+    assert {"k005", "k011", "k014"} <= keys
+
+
+# ------------------------------------------------------------------------------------- partial updates
+
+SQL_COLUMNS = ("id", "city", "ts", "fare", "name", "qty")
+
+
+def _sql_name(path: Path) -> str:
+    # One Spark session serves the whole run: table names must be unique across tests.
+    return f"t_{abs(hash(str(path))):x}"
+
+
+@pytest.mark.oracle_full
+def test_we_read_apache_hudi_merge_into_partial_updates(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path
+) -> None:
+    """Apache Hudi's Spark SQL ``MERGE INTO ... WHEN MATCHED THEN UPDATE SET`` of some columns on a
+    merge-on-read v9 table writes partial-update log blocks; we read them as it does, then upsert a
+    narrow batch (our partial update) that it reads as we do."""
+    path = tmp_path / "merge_into"
+    name = _sql_name(path)
+    oracle_tally.tables.add(str(path))
+    apache_hudi.sql(
+        f"CREATE TABLE {name} (id STRING, city STRING, ts BIGINT, fare DOUBLE, name STRING, qty INT) "
+        f"USING hudi PARTITIONED BY (city) LOCATION '{path}' "
+        "TBLPROPERTIES (type = 'mor', primaryKey = 'id', preCombineField = 'ts')"
+    )
+    values = ", ".join(
+        f"('k{i:03d}', '{('sf', 'ny', 'la')[i % 3]}', 5, {i * 1.5}, 'rider-{i}', {i % 7})" for i in range(9)
+    )
+    apache_hudi.sql(f"INSERT INTO {name} (id, city, ts, fare, name, qty) VALUES {values}")
+    label = "Apache Hudi MERGE INTO partial updates, MERGE_ON_READ v9"
+    _compare_sql(apache_hudi, oracle_tally, path, f"{label}: after its insert")
+    # Some columns of some keys, with a later and an earlier (late) ordering value.
+    apache_hudi.sql(
+        f"MERGE INTO {name} t USING (SELECT * FROM VALUES ('k000', 'sf', 6L, 100.0), ('k001', 'ny', 6L, 101.0), "
+        "('k002', 'la', 3L, 102.0) AS s(id, city, ts, fare)) s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET fare = s.fare, ts = s.ts"
+    )
+    snapshot = _compare_sql(apache_hudi, oracle_tally, path, f"{label}: after MERGE INTO (fare, ts)")
+    by_key = {row["id"]: row for row in snapshot.to_pylist()}
+    assert (by_key["k000"]["fare"], by_key["k000"]["name"], by_key["k000"]["qty"]) == (100.0, "rider-0", 0)
+    assert by_key["k002"]["fare"] == 3.0  # late: event time keeps the stored row
+    apache_hudi.sql(
+        f"MERGE INTO {name} t USING (SELECT * FROM VALUES ('k000', 'sf', 7L, 'renamed-0'), "
+        "('k003', 'sf', 7L, 'renamed-3') AS s(id, city, ts, name)) s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET name = s.name, ts = s.ts"
+    )
+    _compare_sql(apache_hudi, oracle_tally, path, f"{label}: after MERGE INTO (name, ts)")
+    narrow = pa.table(
+        {"id": ["k001", "k004"], "city": ["ny", "ny"], "ts": pa.array([8, 8], pa.int64()),
+         "qty": pa.array([70, 71], pa.int32())}
+    )  # fmt: skip
+    WriteClient(HudiTable.open(str(path)), HudiSettings()).upsert(narrow)
+    snapshot = _compare_sql(apache_hudi, oracle_tally, path, f"{label}: after our partial upsert (qty, ts)")
+    by_key = {row["id"]: row for row in snapshot.to_pylist()}
+    assert (by_key["k001"]["fare"], by_key["k001"]["qty"], by_key["k001"]["name"]) == (101.0, 70, "rider-1")
+
+
+def _compare_sql(apache_hudi: ApacheHudi, tally: Tally, path: Path, label: str) -> pa.Table:
+    ours = read_table(HudiTable.open(str(path)))
+    compare_reads(tally, label, ours, apache_hudi.read(path), key=KEY, data_columns=SQL_COLUMNS)
+    return ours
+
+
+@pytest.mark.oracle_full
+@pytest.mark.parametrize("set_null", [False, True])
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+def test_apache_hudi_reads_our_partial_updates(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, set_null: bool
+) -> None:
+    """Our upsert of a batch lacking some columns (a partial update; with
+    ``write.set_null_for_missing_columns``, null-filled) reads the same in Apache Hudi."""
+    path = tmp_path / "partial_by_us"
+    oracle_tally.tables.add(str(path))
+    config = new_table_config(
+        "partial_by_us", table_type=table_type,
+        record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+    )  # fmt: skip
+    table = HudiTable.create(str(path), config)
+    settings = HudiSettings(write={"set_null_for_missing_columns": set_null})
+    label = f"hudi_framework partial updates {table_type}, set_null_for_missing_columns={set_null}"
+    full = FIRST_WRITES[0][1].select(list(SQL_COLUMNS))
+    WriteClient(table, settings).write(full, "insert")
+    _compare_sql(apache_hudi, oracle_tally, path, f"{label}: after insert")
+    batches = (
+        full.slice(0, 4).select(["id", "city", "ts", "fare"]).set_column(2, "ts", pa.array([6, 6, 3, 6], pa.int64())),
+        full.slice(2, 4).select(["id", "city", "ts", "name"]).set_column(2, "ts", pa.array([7, 7, 7, 2], pa.int64())),
+    )
+    for done, batch in enumerate(batches, start=1):
+        WriteClient(HudiTable.open(str(path)), settings).upsert(batch)
+        snapshot = _compare_sql(apache_hudi, oracle_tally, path, f"{label}: after partial upsert {done}")
+    by_key = {row["id"]: row for row in snapshot.to_pylist()}
+    assert (by_key["k002"]["fare"] is None) is set_null  # fare absent from the second batch
+    assert by_key["k005"]["ts"] == 5  # a late partial update loses under event time
+
+
+# ---------------------------------------------------------------------------------- custom strategies
