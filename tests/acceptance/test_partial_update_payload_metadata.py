@@ -38,7 +38,7 @@ def _table(tmp_path: Path, version: int) -> tuple[HudiTable, list[str]]:
 
 @pytest.mark.parametrize("version", [6, 8])
 def test_late_update_takes_the_late_records_meta_columns_on_payload_tables(tmp_path: Path, version: int) -> None:
-    table, (first, late) = _table(tmp_path, version)
+    table, (_first, late) = _table(tmp_path, version)
     rows = read_table(table).sort_by("id").to_pylist()
     file_id = rows[0]["_hoodie_file_name"]
     # The stored data wins (ts 5, fare 1.0) with its null name filled from the late record...

@@ -14,7 +14,8 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_config, read_table
-from tests.oracle.client import ApacheHudi
+from hudi_framework.errors import MergeStrategyNotFoundError
+from tests.oracle.client import ApacheHudi, ApacheHudiError
 from tests.oracle.compare import Tally, compare_reads
 from tests.oracle.payload_sequence import DATA_COLUMNS, FIRST_WRITES, KEY, PAYLOAD_PACKAGE, SECOND_WRITER
 from tests.oracle.sequence import apache_hudi_options
@@ -250,3 +251,113 @@ def test_apache_hudi_reads_our_partial_updates(
 
 
 # ---------------------------------------------------------------------------------- custom strategies
+
+ACME = "8c1f7a52-3c6b-4d2e-9a41-5f0e7d2b6a13"  # examples/acme-merger's strategy
+ORDER_COLUMNS = ("id", "ts", "status", "order_updated_at", "order_item", "order_amount", "payment_updated_at",
+                 "payment_method", "payment_failure_reason")  # fmt: skip
+ORDER_TYPES = (pa.string(), pa.int64(), pa.string(), pa.int64(), pa.string(), pa.float64(), pa.int64(), pa.string(),
+               pa.string())  # fmt: skip
+NO_JAVA_MERGER = (
+    "No valid (spark )?merger implementation set for `hoodie.write.record.merge.custom.implementation.classes`"
+)
+
+
+def _orders(*rows: tuple[object, ...]) -> pa.Table:
+    return pa.table(
+        {n: pa.array([r[i] for r in rows], t) for i, (n, t) in enumerate(zip(ORDER_COLUMNS, ORDER_TYPES, strict=True))}
+    )
+
+
+def _files(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
+
+
+@pytest.mark.oracle_full
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+def test_our_custom_strategy_table_in_apache_hudi(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str
+) -> None:
+    """A CUSTOM table with our example merger's strategy UUID (no Java merger implements it): Apache Hudi
+    reads its base files as we do and refuses, typed, what needs the merger (merging log records, writing),
+    leaving the table as it was."""
+    pytest.importorskip("acme_merger", reason="examples/acme-merger is not installed")
+    path = tmp_path / "acme"
+    oracle_tally.tables.add(str(path))
+    config = new_table_config(
+        "acme", table_type=table_type, record_key_fields=["id"], ordering_fields=["ts"],
+        merge_mode="CUSTOM", merge_strategy_id=ACME,
+    )  # fmt: skip
+    client = WriteClient(HudiTable.create(str(path), config), HudiSettings())
+    client.insert(
+        _orders(("o1", 1, "new", 1, "book", 9.5, None, None, None), ("o2", 1, "new", 1, "pen", 1.0, None, None, None))
+    )
+    # The payment service, then a late order-service update: each column group by its own time.
+    client.upsert(_orders(("o1", 3, "paid", None, None, None, 3, "card", None)))
+    client.upsert(_orders(("o1", 2, "shipped", 2, "book2", 19.5, None, None, None)))
+    label = f"hudi_framework wrote {table_type} CUSTOM (acme strategy)"
+    ours = read_table(HudiTable.open(str(path)))
+    o1 = next(row for row in ours.to_pylist() if row["id"] == "o1")
+    assert (o1["status"], o1["order_item"], o1["payment_method"]) == ("paid", "book2", "card")
+    optimized = {"hoodie.datasource.query.type": "read_optimized"}
+    compare_reads(
+        oracle_tally, f"{label}: read_optimized",
+        read_table(HudiTable.open(str(path)), query_type="read_optimized"), apache_hudi.read(path, optimized),
+        key="id", data_columns=ORDER_COLUMNS,
+    )  # fmt: skip
+    if table_type == "COPY_ON_WRITE":
+        compare_reads(
+            oracle_tally, f"{label}: snapshot", ours, apache_hudi.read(path), key="id", data_columns=ORDER_COLUMNS
+        )
+    else:
+        with pytest.raises(ApacheHudiError, match=NO_JAVA_MERGER):
+            apache_hudi.read(path)
+    before = _files(path)
+    their_options = {
+        "hoodie.table.name": "acme", "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.datasource.write.partitionpath.field": "",
+        "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.NonpartitionedKeyGenerator",
+    }  # fmt: skip
+    with pytest.raises(ApacheHudiError, match=NO_JAVA_MERGER):
+        apache_hudi.write(path, _orders(("o2", 5, "x", 5, "y", 1.0, None, None, None)), their_options, "upsert")
+    # Its failed write leaves a requested/inflight instant behind (Apache Hudi rolls back later); the data
+    # files and what we read are unchanged.
+    assert [f for f in _files(path) if not f.startswith(".hoodie")] == [
+        f for f in before if not f.startswith(".hoodie")
+    ]
+    assert read_table(HudiTable.open(str(path))).sort_by("id") == ours.sort_by("id")
+
+
+@pytest.mark.oracle_full
+def test_apache_hudi_custom_strategies(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
+    """What Apache Hudi's Spark writer accepts as CUSTOM: not its built-in modes' UUIDs, and with its
+    generic CUSTOM UUID no merger for upserts; a table it leaves with that UUID we refuse, typed."""
+    base = {**apache_hudi_options("custom", "MERGE_ON_READ", 9), "hoodie.write.record.merge.mode": "CUSTOM"}
+    rows = FIRST_WRITES[0][1]
+    for strategy, merger in (
+        ("ce9acb64-bde0-424c-9b91-f6ebba25356d", "org.apache.hudi.OverwriteWithLatestSparkRecordMerger"),
+        ("eeb8d96f-b1e4-49fd-bbf8-28ac514178e5", "org.apache.hudi.DefaultSparkRecordMerger"),
+    ):
+        options = {**base, "hoodie.write.record.merge.strategy.id": strategy,
+                   "hoodie.write.record.merge.custom.implementation.classes": merger}  # fmt: skip
+        with pytest.raises(ApacheHudiError, match="is inconsistent with payload class"):
+            apache_hudi.write(tmp_path / strategy, rows, options, "insert")
+    path = tmp_path / "generic_custom"
+    oracle_tally.tables.add(str(path))
+    options = {**base, "hoodie.write.record.merge.strategy.id": "1897ef5f-18bc-4557-939c-9d6a8afd1519",
+               "hoodie.write.record.merge.custom.implementation.classes":
+                   "org.apache.hudi.common.model.OverwriteWithLatestMerger"}  # fmt: skip
+    apache_hudi.write(path, rows, options, "insert")
+    with pytest.raises(ApacheHudiError, match=NO_JAVA_MERGER):
+        apache_hudi.write(path, FIRST_WRITES[1][1], options, "upsert")
+    # Base files only: no merging, both engines read them.
+    compare_reads(
+        oracle_tally, "Apache Hudi wrote MERGE_ON_READ CUSTOM 1897ef5f…, insert only: snapshot",
+        read_table(HudiTable.open(str(path))), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
+    # Its delete operation succeeds (a delete block); merging it needs the merger neither engine has.
+    apache_hudi.write(path, FIRST_WRITES[2][1], options, "delete")
+    with pytest.raises(MergeStrategyNotFoundError, match="1897ef5f-18bc-4557-939c-9d6a8afd1519"):
+        read_table(HudiTable.open(str(path)))
+    with pytest.raises(ApacheHudiError, match=NO_JAVA_MERGER):
+        apache_hudi.read(path)
