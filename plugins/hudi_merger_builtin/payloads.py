@@ -146,7 +146,6 @@ class OverwriteNonDefaultsMerger(RecordMerger):
         return hash(type(self))
 
 
-@final
 class PartialUpdateOptions(BaseModel):
     """Options of :class:`PartialUpdateMerger`."""
 
@@ -159,6 +158,7 @@ class PartialUpdateOptions(BaseModel):
     tables run the merge mode the payload was migrated to, which keeps the stored version whole."""
 
 
+@final
 class PartialUpdateMerger(RecordMerger):
     """``PartialUpdateAvroPayload``: event-time ordering; the winner's null columns come from the other version.
 

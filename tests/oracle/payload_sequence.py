@@ -94,7 +94,7 @@ FIRST_WRITES: tuple[tuple[str, pa.Table], ...] = (
         ),
     ),
 )
-#: Then the other engine upserts: nulls, a late update, an Op='D' row, a soft delete, a new key.
+#: Then the other engine upserts: nulls, late updates, an Op='D' row, a soft delete, a new key.
 SECOND_WRITER: tuple[str, pa.Table] = (
     "upsert",
     rows(
@@ -105,6 +105,7 @@ SECOND_WRITER: tuple[str, pa.Table] = (
             Change(12, 10, soft_delete=True),
             Change(9, 10, nulls=("fare",)),
             Change(14, 10, nulls=("qty",), op="I"),
+            Change(13, 1),  # late, onto a stored row with a null column (k013's name)
         ]
     ),
 )
