@@ -363,3 +363,104 @@ def test_apache_hudi_custom_strategies(apache_hudi: ApacheHudi, oracle_tally: Ta
         read_table(HudiTable.open(str(path)))
     with pytest.raises(ApacheHudiError, match=NO_JAVA_MERGER):
         apache_hudi.read(path)
+
+
+# ---------------------------------------------------------------------------------- Postgres Debezium
+
+TOAST = "__debezium_unavailable_value"  # what Debezium sends for a TOASTed column it did not read
+DEBEZIUM_COLUMNS = ("id", "city", "_event_lsn", "name", "note", "_change_operation_type")
+
+
+def _debezium(*rows: tuple[int, int, str | None, str | None, str]) -> pa.Table:
+    """Rows of (key, lsn, name, note, operation)."""
+    return pa.table(
+        {
+            "id": pa.array([f"k{k:03d}" for k, *_ in rows], pa.string()),
+            "city": pa.array(["sf" if k % 2 else "ny" for k, *_ in rows], pa.string()),
+            "_event_lsn": pa.array([lsn for _, lsn, *_ in rows], pa.int64()),
+            "name": pa.array([r[2] for r in rows], pa.string()),
+            "note": pa.array([r[3] for r in rows], pa.string()),
+            "_change_operation_type": pa.array([r[4] for r in rows], pa.string()),
+        }
+    )
+
+
+DEBEZIUM_WRITES = (
+    ("insert", _debezium(*((k, 10, f"name-{k}", f"note-{k}", "c") for k in range(6)))),
+    # A TOASTed name, a delete, a late update, a new key.
+    (
+        "upsert",
+        _debezium(
+            (0, 11, TOAST, "n0", "u"),
+            (1, 11, None, None, "d"),
+            (2, 5, "late", "late", "u"),
+            (6, 11, "name-6", None, "c"),
+        ),
+    ),
+    # A TOASTed note, a late delete (ignored under event time), a null name.
+    ("upsert", _debezium((3, 12, "n3", TOAST, "u"), (4, 9, None, None, "d"), (0, 13, None, "n0b", "u"))),
+)
+DEBEZIUM_SECOND = _debezium((5, 14, None, None, "d"), (2, 15, TOAST, "x", "u"), (7, 15, "name-7", TOAST, "c"))
+
+
+#: Apache Hudi 1.2.0 disagrees with itself here: on a merge-on-read v8 table (the payload class runs)
+#: its snapshot read keeps a TOASTed marker from a log record and applies a late delete, where its
+#: copy-on-write write of the same rows keeps the stored value and ignores the late delete (as we do
+#: on both). Kept visible as a strict expected failure; docs/compatibility.md describes it.
+DEBEZIUM_MOR_V8 = pytest.mark.xfail(
+    reason="Apache Hudi 1.2.0's MOR v8 PostgresDebeziumAvroPayload read differs from its own COW merge",
+    strict=True,
+    raises=AssertionError,
+)
+
+
+@pytest.mark.oracle_full
+@pytest.mark.parametrize(
+    ("table_type", "version"),
+    [("COPY_ON_WRITE", 9), ("COPY_ON_WRITE", 8), ("MERGE_ON_READ", 9),
+     pytest.param("MERGE_ON_READ", 8, marks=DEBEZIUM_MOR_V8)],
+)  # fmt: skip
+@pytest.mark.parametrize("writer", ["apache_hudi", "hudi_framework"])
+def test_postgres_debezium_payload_both_directions(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, writer: str, table_type: str, version: int
+) -> None:
+    """``PostgresDebeziumAvroPayload`` (ordering ``_event_lsn``, ``_change_operation_type = 'd'`` deletes,
+    TOASTed values keep the stored ones): one engine writes, the other writes on top."""
+    path = tmp_path / "debezium"
+    oracle_tally.tables.add(str(path))
+    payload = PAYLOAD_PACKAGE + "debezium.PostgresDebeziumAvroPayload"
+    options = {
+        **apache_hudi_options("debezium", table_type, version),
+        "hoodie.datasource.write.precombine.field": "_event_lsn",
+        "hoodie.datasource.write.payload.class": payload,
+    }
+    client = None
+    if writer == "hudi_framework":
+        config = new_table_config(
+            "debezium", table_type=table_type, version=version, record_key_fields=["id"],
+            partition_fields=["city"], ordering_fields=["_event_lsn"], payload_class=payload,
+        )  # fmt: skip
+        client = WriteClient(HudiTable.create(str(path), config), HudiSettings())
+    label = f"{writer} wrote PostgresDebeziumAvroPayload {table_type} v{version}"
+    for done, (operation, rows) in enumerate(DEBEZIUM_WRITES, start=1):
+        if client is None:
+            apache_hudi.write(path, rows, options, operation)
+        else:
+            client.write(rows, operation)
+        ours = read_table(HudiTable.open(str(path)))
+        compare_reads(
+            oracle_tally, f"{label}, after {done} writes", ours, apache_hudi.read(path),
+            key=KEY, data_columns=DEBEZIUM_COLUMNS,
+        )  # fmt: skip
+    by_key = {row["id"]: row for row in ours.to_pylist()}
+    assert "k001" not in by_key  # a delete
+    assert "k004" in by_key  # a late delete, ignored under event time
+    assert by_key["k003"]["note"] == "note-3"  # the TOASTed note kept the stored value
+    if client is None:
+        WriteClient(HudiTable.open(str(path)), HudiSettings()).upsert(DEBEZIUM_SECOND)
+    else:
+        apache_hudi.write(path, DEBEZIUM_SECOND, options, "upsert")
+    compare_reads(
+        oracle_tally, f"{label}, then the other engine's upsert", read_table(HudiTable.open(str(path))),
+        apache_hudi.read(path), key=KEY, data_columns=DEBEZIUM_COLUMNS,
+    )  # fmt: skip
