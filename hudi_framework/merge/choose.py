@@ -111,16 +111,31 @@ def find_strategy(registry: ComponentRegistry, strategy_id: str, implementation_
     return candidates[0].spec.name
 
 
-def _payload_component(registry: ComponentRegistry, payload_class: str) -> str | None:
-    """The registered merger that implements a payload class (registered under its simple or full name)."""
+def _payload_component(
+    registry: ComponentRegistry, payload_class: str, migrated_to: RecordMergeMode | None = None
+) -> str | None:
+    """The registered merger that implements a payload class (registered under its simple or full name).
+
+    On a version-9 table, which migrated the payload to a built-in mode (``migrated_to``), a merger
+    registered as ``<payload class>@<MODE>`` comes first: Apache Hudi then runs the mode with the
+    payload's partial-update settings, not the payload class, and the two can differ.
+    """
     wanted = {payload_class, payload_class.rsplit(".", 1)[-1]}
+    if migrated_to is not None:
+        migrated = {f"{name}@{migrated_to.value}" for name in wanted}
+        specs = registry.specs(ComponentKind.MERGER)
+        if found := next((c.spec.name for c in specs if migrated & set(c.spec.aliases)), None):
+            return found
     return next((c.spec.name for c in registry.specs(ComponentKind.MERGER) if wanted & set(c.spec.aliases)), None)
 
 
 def _lookup_name(registry: ComponentRegistry, settings: MergerSettings, ordering_fields: Sequence[str]) -> str:
     if settings.name is not None:
         return settings.name
-    if settings.payload_class is not None and (found := _payload_component(registry, settings.payload_class)):
+    migrated_to = settings.mode if settings.mode not in (None, RecordMergeMode.CUSTOM) else None
+    if settings.payload_class is not None and (
+        found := _payload_component(registry, settings.payload_class, migrated_to)
+    ):
         # A payload merger: also on Hudi 1.1 tables that persist a built-in mode for a deprecated payload.
         return found
     mode = settings.effective_mode(ordering_fields)

@@ -90,7 +90,8 @@ def legacy_payload_properties(payload_class: str) -> dict[str, str]:
 
     ``hoodie.table.partial.update.mode`` (IGNORE_DEFAULTS for the two payloads that fill nulls from the
     older record, FILL_UNAVAILABLE for Postgres Debezium) and ``hoodie.record.merge.property.*``
-    entries that readers need (the AWS DMS delete field and marker, Debezium's unavailable value).
+    entries that readers need (the AWS DMS and Postgres Debezium delete field and marker, Debezium's
+    unavailable value).
     """
     simple = _simple_name(payload_class)
     props: dict[str, str] = {}
@@ -99,6 +100,9 @@ def legacy_payload_properties(payload_class: str) -> dict[str, str]:
     elif simple == "PostgresDebeziumAvroPayload":
         props[PARTIAL_UPDATE_MODE_KEY] = "FILL_UNAVAILABLE"
         props[MERGE_PROPERTY_PREFIX + "hoodie.write.partial.update.unavailable.value"] = DEBEZIUM_UNAVAILABLE_VALUE
+        # Apache Hudi 1.2 also persists the delete marker; its writers need it to take 'd' rows as deletes.
+        props[MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.field"] = "_change_operation_type"
+        props[MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.marker"] = "d"
     elif simple == "AWSDmsAvroPayload":
         props[MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.field"] = "Op"
         props[MERGE_PROPERTY_PREFIX + "hoodie.payload.delete.marker"] = "D"

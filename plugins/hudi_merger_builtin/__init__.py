@@ -28,6 +28,7 @@ from hudi_merger_builtin.payloads import (
     DeleteMarkerOptions,
     OverwriteNonDefaultsMerger,
     PartialUpdateMerger,
+    PartialUpdateOptions,
 )
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "EventTimeOrderingMerger",
     "OverwriteNonDefaultsMerger",
     "PartialUpdateMerger",
+    "PartialUpdateOptions",
     "hudi_record_mergers",
 ]
 
@@ -75,9 +77,17 @@ _PAYLOAD_SPECS: tuple[ComponentSpec[RecordMerger], ...] = (
     ComponentSpec(
         "partial-update",
         factory=PartialUpdateMerger,
-        options_model=NoOptions,
+        options_model=PartialUpdateOptions,
         description="Event-time winner, its null columns filled from the other version (PartialUpdateAvroPayload)",
         aliases=_payload_aliases("PartialUpdateAvroPayload"),
+    ),
+    ComponentSpec(
+        "partial-update-event-time",
+        factory=lambda _options: PartialUpdateMerger(PartialUpdateOptions(late_update_meta_columns=False)),
+        options_model=NoOptions,
+        description="PartialUpdateAvroPayload as version 9 migrates it: event time, IGNORE_DEFAULTS; a stored "
+        "winner keeps its meta columns",
+        aliases=tuple(f"{name}@EVENT_TIME_ORDERING" for name in _payload_aliases("PartialUpdateAvroPayload")),
     ),
     ComponentSpec(
         "delete-marker",

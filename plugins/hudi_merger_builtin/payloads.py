@@ -40,6 +40,7 @@ __all__ = [
     "DeleteMarkerOptions",
     "OverwriteNonDefaultsMerger",
     "PartialUpdateMerger",
+    "PartialUpdateOptions",
 ]
 
 
@@ -86,6 +87,22 @@ def _fill_unavailable(chosen: pa.Table, other: pa.Table, fill: BoolMask, marker:
     return chosen
 
 
+def _meta_from(chosen: pa.Table, other: pa.Table, rows: BoolMask, ctx: MergeContext) -> pa.Table:
+    """``chosen`` with its meta columns (``_hoodie_*`` but the flags) taken from ``other`` where ``rows``
+    are set and ``other``'s value is not null (incoming rows of a write carry no meta values yet)."""
+    if not rows.any():
+        return chosen
+    mask = pa.array(rows, type=pa.bool_())
+    fixed = _fixed_columns(ctx)
+    for i, name in enumerate(chosen.column_names):
+        if name in fixed or not name.startswith("_hoodie_"):
+            continue
+        column = chosen.column(i)
+        take_other = pc.and_(mask, pc.is_valid(other.column(name)))
+        chosen = chosen.set_column(i, chosen.field(i), pc.if_else(take_other, other.column(name), column))
+    return chosen
+
+
 def _select(pair: AlignedPair, take_newer: BoolMask) -> tuple[pa.Table, pa.Table]:
     """Per row, the chosen version and the other one."""
     index = np.arange(pair.size, dtype=np.int64)
@@ -129,6 +146,18 @@ class OverwriteNonDefaultsMerger(RecordMerger):
         return hash(type(self))
 
 
+class PartialUpdateOptions(BaseModel):
+    """Options of :class:`PartialUpdateMerger`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    late_update_meta_columns: bool = True
+    """When the stored version wins over a later write by its ordering value, the result takes the later
+    write's meta columns (commit time, sequence number, file name...): what Java's payload class does
+    (``mergeDisorderRecordsWithMetadata``) on the tables that run it (versions 6 and 8). Version 9
+    tables run the merge mode the payload was migrated to, which keeps the stored version whole."""
+
+
 @final
 class PartialUpdateMerger(RecordMerger):
     """``PartialUpdateAvroPayload``: event-time ordering; the winner's null columns come from the other version.
@@ -136,13 +165,15 @@ class PartialUpdateMerger(RecordMerger):
     The winner is chosen as by event-time ordering (a superseding newer row, else the larger ordering
     value, ties to the newer). Its null data columns are then filled from the losing version, unless
     the winner is a superseding newer row (a commit-time delete in its history starts afresh). Ordering
-    fields are never filled, so the merged ordering value is the winner's.
+    fields are never filled, so the merged ordering value is the winner's. With
+    ``late_update_meta_columns``, a live older winner takes the live newer version's non-null meta columns.
     """
 
     strategy_id: ClassVar[str] = PAYLOAD_BASED_STRATEGY_ID
 
-    def __init__(self, options: NoOptions | None = None) -> None:
-        """Build the merger; it takes no options."""
+    def __init__(self, options: PartialUpdateOptions | None = None) -> None:
+        """Build the merger from its options."""
+        self.options = options or PartialUpdateOptions()
 
     def merge(self, older: pa.Table, newer: pa.Table, ctx: MergeContext) -> pa.Table:
         """The event-time winner, its nulls filled from the loser; see :meth:`RecordMerger.merge`."""
@@ -150,13 +181,17 @@ class PartialUpdateMerger(RecordMerger):
         take_newer = pair.newer_supersedes | pair.newer_wins(ctx)
         chosen, other = _select(pair, take_newer)
         merged = _fill_nulls(chosen, other, ~(take_newer & pair.newer_supersedes), ctx)
+        if self.options.late_update_meta_columns:
+            deleted = delete_mask(pair.rows, ctx)
+            late = ~take_newer & ~deleted[: pair.size] & ~deleted[pair.size :]
+            merged = _meta_from(merged, other, late, ctx)
         return _finish(merged, pair, ctx)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
+        return type(other) is type(self) and other.options == self.options
 
     def __hash__(self) -> int:
-        return hash(type(self))
+        return hash((type(self), self.options))
 
 
 class DeleteMarkerOptions(BaseModel):

@@ -43,9 +43,13 @@ V9_PROPERTIES: dict[str, dict[str, str]] = {
     "AWSDmsAvroPayload": {**COMMIT, "hoodie.record.merge.property.hoodie.payload.delete.field": "Op",
                           "hoodie.record.merge.property.hoodie.payload.delete.marker": "D"},
     "debezium.MySqlDebeziumAvroPayload": EVENT,
+    # Apache Hudi 1.2.0 also persists Debezium's delete field and marker (the oracle's table; without
+    # them its writer took 'd' rows of ours as live rows).
     "debezium.PostgresDebeziumAvroPayload": {
         **EVENT, "hoodie.table.partial.update.mode": "FILL_UNAVAILABLE",
         "hoodie.record.merge.property.hoodie.write.partial.update.unavailable.value": "__debezium_unavailable_value",
+        "hoodie.record.merge.property.hoodie.payload.delete.field": "_change_operation_type",
+        "hoodie.record.merge.property.hoodie.payload.delete.marker": "d",
     },
 }  # fmt: skip
 

@@ -180,6 +180,15 @@ class TestPartialUpdate(RecordMergerContract):
         return merger
 
 
+class TestPartialUpdateEventTime(TestPartialUpdate):
+    """The version-9 form (a stored winner keeps its meta columns)."""
+
+    @pytest.fixture
+    def merger(self, registry: ComponentRegistry) -> RecordMerger:
+        merger: RecordMerger = registry.build(ComponentKind.MERGER, "partial-update-event-time")
+        return merger
+
+
 class TestAwsDms(RecordMergerContract):
     @pytest.fixture
     def merger(self, registry: ComponentRegistry) -> RecordMerger:
