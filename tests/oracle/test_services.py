@@ -54,7 +54,8 @@ def test_apache_hudi_cleans(
     table.theirs("upsert", trip_rows(range(30, 40), ts=6))
     files_before = {p.name for p in table.path.rglob("*") if p.is_file() and ".hoodie" not in p.parts}
     cleaned = table.call("run_clean", retain_commits=1)
-    assert len(cleaned) == 1 and int(cleaned[0]["total_files_deleted"] or 0) > 0
+    assert len(cleaned) == 1
+    assert int(cleaned[0]["total_files_deleted"] or 0) > 0
     files_after = {p.name for p in table.path.rglob("*") if p.is_file() and ".hoodie" not in p.parts}
     assert files_after < files_before
     assert "clean" in [action for _, action, _ in _completed(table.path)]
@@ -97,7 +98,7 @@ def _replaced_groups(path: Path) -> set[tuple[str, str]]:
 
 
 def _file_groups(rows: pa.Table) -> set[str]:
-    # Base and log file names start with the file id (<fileId>_<writeToken>_<instant>.parquet, .<fileId>_<instant>.log.N_...).
+    # Base and log file names start with the file id: <fileId>_<token>_<instant>.parquet, .<fileId>_<instant>.log.N_...
     return {name.lstrip(".").split("_")[0] for name in rows["_hoodie_file_name"].to_pylist()}
 
 

@@ -17,8 +17,8 @@ from hudi_framework import HudiSettings, HudiTable
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally
 from tests.oracle.selection import full_matrix
-from tests.oracle.shared_table import SharedTable, ts_by_key
 from tests.oracle.sequence import trip_rows
+from tests.oracle.shared_table import SharedTable, ts_by_key
 
 pytestmark = pytest.mark.oracle
 
@@ -54,8 +54,12 @@ def test_alternating_writers_and_services(
     expected: dict[str, int] = {}
 
     def step(
-        action: Callable[[], object], change: dict[str, int] | None = None, gone: range = range(0), *,
-        metadata_off: bool = FULL, read_optimized: bool = FULL,
+        action: Callable[[], object],
+        change: dict[str, int] | None = None,
+        gone: range = range(0),
+        *,
+        metadata_off: bool = FULL,
+        read_optimized: bool = FULL,
     ) -> None:
         action()
         expected.update(change or {})
@@ -80,7 +84,8 @@ def test_alternating_writers_and_services(
     service(lambda: table.call("run_clustering", op="scheduleAndExecute"))
     step(lambda: table.ours("upsert", trip_rows(range(5, 15), ts=3)), _keys(range(5, 15), 3))
     step(lambda: table.theirs("delete", trip_rows(range(20, 24), ts=4)), gone=range(20, 24))
-    service(lambda: table.our_service("clean", HudiSettings.from_hoodie_options({"hoodie.clean.commits.retained": "1"})))
+    keep_one = HudiSettings.from_hoodie_options({"hoodie.clean.commits.retained": "1"})
+    service(lambda: table.our_service("clean", keep_one))
     if mor:
         service(lambda: table.call("run_compaction", op="scheduleAndExecute", options=COMPACT_ONE))
     step(lambda: table.ours("upsert", trip_rows(range(0, 3), ts=5)), _keys(range(3), 5), read_optimized=True)
