@@ -7,7 +7,7 @@ a name: :class:`SharedTable` registers it once, under a name unique to the test.
 
 from __future__ import annotations
 
-import itertools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,6 @@ from tests.oracle.compare import Tally, compare_reads
 from tests.oracle.sequence import DATA_COLUMNS, KEY, apache_hudi_options
 
 READ_OPTIMIZED = {"hoodie.datasource.query.type": "read_optimized"}
-_NAMES = itertools.count()
 
 
 @dataclass
@@ -40,7 +39,8 @@ class SharedTable:
     _registered: bool = False
 
     def __post_init__(self) -> None:
-        self.name = self.name or f"{self.path.name}_{next(_NAMES)}"
+        # One catalog serves the whole run: the test's own temporary directory makes the name unique.
+        self.name = self.name or re.sub(r"\W", "_", f"{self.path.parent.name}_{self.path.name}").lower()
         self.tally.tables.add(str(self.path))
 
     # ------------------------------------------------------------------ creation

@@ -95,3 +95,58 @@ def test_alternating_writers_and_services(
     actions = [i.action.value for i in HudiTable.open(str(table.path)).timeline.completed()]
     assert (actions.count("clean"), actions.count("replacecommit")) == (2, 1), actions
     assert actions.count("commit") == (2 if mor else 5 + FULL), actions
+
+
+#: Apache Hudi's inline services on its writes: clustering every 2nd commit, compaction (MOR) after 2
+#: delta commits, cleaning keeping one commit.
+THEIR_INLINE = {
+    "hoodie.clustering.inline": "true",
+    "hoodie.clustering.inline.max.commits": "2",
+    "hoodie.compact.inline": "true",
+    "hoodie.compact.inline.max.delta.commits": "2",
+    "hoodie.clean.commits.retained": "1",
+    "hoodie.parquet.small.file.limit": "0",
+}
+#: Ours: inline compaction after 2 delta commits, automatic cleaning (the default) keeping one commit.
+OUR_INLINE = {
+    "hoodie.compact.inline": "true",
+    "hoodie.compact.inline.max.delta.commits": "2",
+    "hoodie.clean.commits.retained": "1",
+}
+
+
+@pytest.mark.oracle_full
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
+def test_alternating_writers_with_inline_services(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str
+) -> None:
+    """Both engines write in turns with their inline services on (its: clustering, compaction, cleaning;
+    ours: compaction, cleaning): both read the same after every write, and each engine's services ran."""
+    table = SharedTable(apache_hudi, oracle_tally, tmp_path / "inline", table_type)
+    table.their_extra = THEIR_INLINE
+    table.settings = HudiSettings.from_hoodie_options(OUR_INLINE)
+    table.create_ours()
+    expected: dict[str, int] = {}
+    writes = [
+        ("we", "insert", range(30), 1),
+        ("it", "upsert", range(0, 12), 2),
+        ("we", "upsert", range(6, 18), 3),
+        ("it", "upsert", range(12, 24), 4),
+        ("we", "upsert", range(18, 33), 5),
+        ("it", "delete", range(0, 4), 6),
+        ("we", "upsert", range(24, 30), 7),
+        ("it", "upsert", range(4, 10), 8),
+    ]
+    for writer, operation, keys, ts in writes:
+        (table.ours if writer == "we" else table.theirs)(operation, trip_rows(keys, ts=ts))
+        if operation == "delete":
+            for i in keys:
+                expected.pop(f"k{i:03d}")
+        else:
+            expected.update(_keys(keys, ts))
+        assert ts_by_key(table.check(metadata_off=True)) == expected, table.steps
+    actions = [i.action.value for i in HudiTable.open(str(table.path)).timeline.completed()]
+    assert "replacecommit" in actions, actions
+    assert "clean" in actions, actions
+    if table_type == "MERGE_ON_READ":
+        assert "commit" in actions, actions
