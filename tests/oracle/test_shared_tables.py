@@ -97,22 +97,17 @@ def test_alternating_writers_and_services(
     assert actions.count("commit") == (2 if mor else 5 + FULL), actions
 
 
-#: Apache Hudi's inline services on its writes: clustering every 2nd commit, compaction (MOR) after 2
-#: delta commits, cleaning keeping one commit.
+#: Inline compaction after 2 delta commits (merge-on-read only: Apache Hudi refuses it on copy-on-write).
+INLINE_COMPACTION = {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"}
+#: Apache Hudi's inline services on its writes: clustering every 2nd commit, cleaning keeping one commit.
 THEIR_INLINE = {
     "hoodie.clustering.inline": "true",
     "hoodie.clustering.inline.max.commits": "2",
-    "hoodie.compact.inline": "true",
-    "hoodie.compact.inline.max.delta.commits": "2",
     "hoodie.clean.commits.retained": "1",
     "hoodie.parquet.small.file.limit": "0",
 }
-#: Ours: inline compaction after 2 delta commits, automatic cleaning (the default) keeping one commit.
-OUR_INLINE = {
-    "hoodie.compact.inline": "true",
-    "hoodie.compact.inline.max.delta.commits": "2",
-    "hoodie.clean.commits.retained": "1",
-}
+#: Ours: automatic cleaning (the default) keeping one commit.
+OUR_INLINE = {"hoodie.clean.commits.retained": "1"}
 
 
 @pytest.mark.oracle_full
@@ -123,8 +118,9 @@ def test_alternating_writers_with_inline_services(
     """Both engines write in turns with their inline services on (its: clustering, compaction, cleaning;
     ours: compaction, cleaning): both read the same after every write, and each engine's services ran."""
     table = SharedTable(apache_hudi, oracle_tally, tmp_path / "inline", table_type)
-    table.their_extra = THEIR_INLINE
-    table.settings = HudiSettings.from_hoodie_options(OUR_INLINE)
+    compaction = INLINE_COMPACTION if table_type == "MERGE_ON_READ" else {}
+    table.their_extra = {**THEIR_INLINE, **compaction}
+    table.settings = HudiSettings.from_hoodie_options({**OUR_INLINE, **compaction})
     table.create_ours()
     expected: dict[str, int] = {}
     writes = [
