@@ -20,10 +20,15 @@ from tests.oracle.compare import Tally
 from tests.oracle.sequence import EXPECTED_TS, SEQUENCE, trip_rows
 from tests.oracle.shared_table import SharedTable, ts_by_key
 
-pytestmark = [pytest.mark.oracle, pytest.mark.oracle_full]
-
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 WRITERS = ("apache_hudi", "hudi_framework")
+#: Every case runs on both table types, on a table each engine wrote.
+pytestmark = [
+    pytest.mark.oracle,
+    pytest.mark.oracle_full,
+    pytest.mark.parametrize("writer", WRITERS),
+    pytest.mark.parametrize("table_type", TABLE_TYPES),
+]
 
 
 #: What the common sequence and then Apache Hudi's upsert of k030-k039 with ts 6 leave.
@@ -64,8 +69,6 @@ def _upsert_and_check(
     assert ts_by_key(table.check(metadata_off=metadata_off)) == expected
 
 
-@pytest.mark.parametrize("writer", WRITERS)
-@pytest.mark.parametrize("table_type", TABLE_TYPES)
 def test_apache_hudi_cleans(
     apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, writer: str
 ) -> None:
@@ -89,8 +92,6 @@ def test_apache_hudi_cleans(
     _upsert_and_check(table, "it", range(45, 50), 8, expected, metadata_off=False)
 
 
-@pytest.mark.parametrize("writer", WRITERS)
-@pytest.mark.parametrize("table_type", TABLE_TYPES)
 def test_we_clean_apache_hudi_tables(
     apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, writer: str
 ) -> None:
@@ -114,8 +115,6 @@ def _file_groups(rows: pa.Table) -> set[str]:
     return {name.lstrip(".").split("_")[0] for name in rows["_hoodie_file_name"].to_pylist()}
 
 
-@pytest.mark.parametrize("writer", WRITERS)
-@pytest.mark.parametrize("table_type", TABLE_TYPES)
 def test_apache_hudi_clusters(
     apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, writer: str
 ) -> None:
@@ -142,8 +141,6 @@ def test_apache_hudi_clusters(
     assert {k: v for k, v in ts_by_key(snapshot).items() if v == 8} == {f"k{i:03d}": 8 for i in range(15, 20)}
 
 
-@pytest.mark.parametrize("writer", WRITERS)
-@pytest.mark.parametrize("table_type", TABLE_TYPES)
 def test_apache_hudi_archives(
     apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, writer: str
 ) -> None:
@@ -175,8 +172,6 @@ def test_apache_hudi_archives(
     _upsert_and_check(table, "it", range(40, 45), 12, expected, metadata_off=False)
 
 
-@pytest.mark.parametrize("writer", WRITERS)
-@pytest.mark.parametrize("table_type", TABLE_TYPES)
 def test_apache_hudi_restores_a_savepoint(
     apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, writer: str
 ) -> None:
@@ -202,8 +197,6 @@ def test_apache_hudi_restores_a_savepoint(
     _upsert_and_check(table, "we", range(20, 25), 9, ts_by_key(at_second))
 
 
-@pytest.mark.parametrize("writer", WRITERS)
-@pytest.mark.parametrize("table_type", TABLE_TYPES)
 def test_apache_hudi_rolls_back_an_instant(
     apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, writer: str
 ) -> None:
