@@ -29,7 +29,6 @@ from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.plan import ReadTask
 from hudi_framework.read.reader import build_options, plan_read, run_task
 from hudi_framework.read.schema import read_schema, spark_type
-from hudi_framework.spark.datasource_write import build_writer
 from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_to_spark
@@ -111,6 +110,9 @@ class HudiDataSource(DataSource):
         return HudiDataSourceReader(options, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
+        # Imported here: the planner processes Spark starts for a read need no write path.
+        from hudi_framework.spark.datasource_write import build_writer
+
         # Bad options fail here, on the driver side, before any task runs.
         with reported_to_spark(write=True):
             return build_writer(SourceOptions.parse(self.options), schema, overwrite)
