@@ -64,12 +64,13 @@ def spark_session(
 
 
 def register_data_source(session: SparkSession) -> None:
-    """Make sure ``format("hudi")`` resolves in ``session``.
+    """Make sure ``format("hudi")`` resolves in ``session``, a session built elsewhere.
 
     Spark registers ``pyspark_hudi`` by itself (it scans the top-level ``pyspark_*`` modules; the
     project's build backend puts one in site-packages for editable installs too). Registering again
-    would replace that registration with a warning, so this registers only where the scan did not
-    find it (the project on ``PYTHONPATH`` only, say).
+    would replace that registration with a warning in the user's log, so this registers only where
+    the scan did not find it (the project on ``PYTHONPATH`` only, say). :func:`spark_session`
+    registers always, its log configuration silencing the warning.
     """
     if _registered(session):
         return

@@ -3,8 +3,8 @@
 * **Acquire.** Create ``<dir>/lock`` only if absent (``put_if_absent``: ``os.link`` on local disk, S3
   ``If-None-Match: *``) holding Apache Hudi's lock-info JSON (``lockCreateTime``, ``lockThreadName``:
   our writer id, ``lockStacksInfo``). A file that exists belongs to another writer, unless ``expire``
-  minutes passed since it was last modified: then it is abandoned and removed (with the Hadoop
-  checksum sidecar ``.lock.crc`` Apache Hudi's local writers leave beside it).
+  minutes passed since it was last modified: then it is abandoned and removed (the local storage
+  backend also removes the Hadoop checksum ``.lock.crc`` Apache Hudi's local writers leave beside it).
 * **Release.** Delete the file, only if it still names us.
 * **Fencing.** There is no lease. :meth:`FileSystemLockProvider.is_held` reads the file back: it is
   False once the file is gone or names someone else (another writer removed it as expired, or
@@ -67,7 +67,6 @@ class FileSystemLockProvider(LockProvider):
         self._storage = storage
         prefix = f"{directory}/" if directory else ""
         self._key = prefix + LOCK_FILE_NAME
-        self._checksum_key = f"{prefix}.{LOCK_FILE_NAME}.crc"
         self._owner = owner
         self._options = options
         self._held = False
@@ -112,7 +111,6 @@ class FileSystemLockProvider(LockProvider):
             if self._abandoned():
                 _log.warning("%s: removing the lock file abandoned for over %d min", self._key, self._options.expire)
                 self._storage.delete(self._key, missing_ok=True)
-                self._storage.delete(self._checksum_key, missing_ok=True)
             self._last_holder = self._holder() or "an unnamed writer"
             return False
         self._held = True
