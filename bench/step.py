@@ -43,6 +43,8 @@ class Step:
             run and reports its start-up apart. ``prepare`` never gets one.
         requires: Checked once before a run of the harness: a step whose requirement gives a reason is
             skipped with that reason (shown in the report).
+        warm: Unmeasured work in the step's session before ``run`` (a Spark or Apache Hudi step only):
+            what a long-lived job has already done by the time it runs ``run``.
     """
 
     system: str
@@ -52,6 +54,7 @@ class Step:
     relocatable: bool = True
     engine: str = "local"
     requires: Requirement | None = None
+    warm: Run | None = None
 
     @property
     def key(self) -> str:

@@ -80,8 +80,11 @@ def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
 
         with TreeSampler() as sampler:
             oracle = apache_hudi_session.start()
+            session_ctx = replace(ctx, apache_hudi=oracle.client)
+            if step.warm is not None:
+                step.warm(session_ctx)
             sampler.reset()
-            out = _timed(step, replace(ctx, apache_hudi=oracle.client))
+            out = _timed(step, session_ctx)
         out |= _session_fields(oracle.startup_s, oracle.warmup_s, sampler)
         apache_hudi_session.stop(oracle)
     elif step.engine != "spark":
@@ -91,8 +94,11 @@ def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
 
         with TreeSampler() as sampler:
             started = spark_session.start()
+            session_ctx = replace(ctx, spark=started.spark)
+            if step.warm is not None:
+                step.warm(session_ctx)
             sampler.reset()
-            out = _timed(step, replace(ctx, spark=started.spark))
+            out = _timed(step, session_ctx)
         out |= _session_fields(started.startup_s, started.warmup_s, sampler)
         spark_session.stop(started.spark)
     out["peak_rss_mb"] = own_peak_rss_bytes() / MB

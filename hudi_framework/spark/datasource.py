@@ -1,7 +1,8 @@
 """``format("hudi")``: the Spark Python data source (reads and writes).
 
 Reads: the driver plans one task per base file, or per file slice to merge for merge-on-read
-snapshots and incremental reads (the kernel's read plan); executors read (and merge) their files with
+snapshots and incremental reads (the kernel's read plan), and packs them into splits sized as Spark
+sizes file splits (:mod:`hudi_framework.read.splits`); executors read (and merge) their files with
 pyarrow and yield Arrow batches cast to Spark's exact schema.
 
 Writes: :mod:`hudi_framework.spark.datasource_write` (direct writes in executors for operations that
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pyarrow as pa
 from pyspark.sql.datasource import (
@@ -29,6 +31,7 @@ from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.plan import ReadTask
 from hudi_framework.read.reader import build_options, plan_read, run_task
 from hudi_framework.read.schema import read_schema, spark_type
+from hudi_framework.read.splits import SplitSizing, pack_tasks
 from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_to_spark
@@ -40,30 +43,33 @@ def _spark_schema(schema: pa.Schema) -> StructType:
 
 @dataclass(frozen=True)
 class _ReadPartition(InputPartition):
-    task: ReadTask | MergedReadTask
+    tasks: tuple[ReadTask | MergedReadTask, ...]
 
 
 class HudiDataSourceReader(DataSourceReader):
     """Plans on the driver, reads base files (and merges file slices) in executors."""
 
-    def __init__(self, options: SourceOptions, schema: StructType) -> None:
+    def __init__(self, options: SourceOptions, schema: StructType, sizing: SplitSizing | None = None) -> None:
         self._options = options
         self._arrow_schema = to_arrow_schema(schema, timezone="UTC")
         self._filters: list[Predicate] = []
+        self._sizing = sizing or SplitSizing()
 
     def partitions(self) -> Sequence[InputPartition]:
         with reported_to_spark():
             table = self._options.open_table()
             plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
-            return [_ReadPartition(task) for task in plan.tasks]
+            # One Spark task per file would pay a task's fixed cost (~50-80 ms) for every small file.
+            return [_ReadPartition(tuple(split)) for split in pack_tasks(plan.tasks, self._sizing)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, _ReadPartition):
             return  # an empty plan: Spark still runs one default partition
         with reported_to_spark():
             table = self._options.open_table()
-            for batch in run_task(partition.task, table.storage):
-                yield _to_spark_batch(batch, self._arrow_schema)
+            for task in partition.tasks:
+                for batch in run_task(task, table.storage):
+                    yield _to_spark_batch(batch, self._arrow_schema)
 
 
 class HudiPushdownReader(HudiDataSourceReader):
@@ -89,11 +95,25 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
 
 
 class HudiDataSource(DataSource):
-    """``spark.read.format("hudi")`` / ``df.write.format("hudi")``."""
+    """``spark.read.format("hudi")`` / ``df.write.format("hudi")``.
+
+    Read splits are sized from :attr:`split_sizing`; Spark's planner processes cannot see the
+    session, so :meth:`for_session` bakes the session's file-split settings into a subclass that
+    travels (pickled by value) with the registration.
+    """
+
+    #: How reads pack tasks into Spark partitions (None: Spark's defaults, this machine's CPU count).
+    split_sizing: ClassVar[SplitSizing | None] = None
 
     @classmethod
     def name(cls) -> str:
         return "hudi"
+
+    @classmethod
+    def for_session(cls, sizing: SplitSizing) -> type[HudiDataSource]:
+        """This data source, splitting reads by ``sizing`` (to register on the session it came from)."""
+        # Defined here, not importable by name: cloudpickle then ships the class with its sizing.
+        return type(cls.__name__, (cls,), {"split_sizing": sizing, "__qualname__": f"{cls.__qualname__}.for_session"})
 
     def schema(self) -> StructType:
         with reported_to_spark():
@@ -105,9 +125,8 @@ class HudiDataSource(DataSource):
     def reader(self, schema: StructType) -> DataSourceReader:
         with reported_to_spark():
             options = SourceOptions.parse(self.options)
-        if options.filter_pushdown:
-            return HudiPushdownReader(options, schema)
-        return HudiDataSourceReader(options, schema)
+        reader = HudiPushdownReader if options.filter_pushdown else HudiDataSourceReader
+        return reader(options, schema, self.split_sizing)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
         # Imported here: the planner processes Spark starts for a read need no write path.

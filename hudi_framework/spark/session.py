@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from hudi_framework.read.splits import SplitSizing
+
 _DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 _LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
@@ -56,27 +58,49 @@ def spark_session(
     # carries the session's Python environment, so its read tasks get workers from the same
     # daemon as every other Python job of the session (already started, our modules preloaded)
     # instead of booting a second one on the first read (1.5-2 s). The warning Spark logs for the
-    # replaced registration is silenced in this session's log configuration.
-    from hudi_framework.spark.datasource import HudiDataSource
-
-    session.dataSource.register(HudiDataSource)
+    # replaced registration is silenced in this session's log configuration. The registration also
+    # carries the session's file-split settings (see split_sizing).
+    _register(session)
     return session
 
 
-def register_data_source(session: SparkSession) -> None:
+def register_data_source(session: SparkSession, *, again: bool = False) -> None:
     """Make sure ``format("hudi")`` resolves in ``session``, a session built elsewhere.
 
     Spark registers ``pyspark_hudi`` by itself (it scans the top-level ``pyspark_*`` modules; the
     project's build backend puts one in site-packages for editable installs too). Registering again
     would replace that registration with a warning in the user's log, so this registers only where
-    the scan did not find it (the project on ``PYTHONPATH`` only, say). :func:`spark_session`
-    registers always, its log configuration silencing the warning.
+    the scan did not find it (the project on ``PYTHONPATH`` only, say), unless ``again``: then it
+    registers anyway, taking up the session's current file-split settings (see
+    :func:`split_sizing`). :func:`spark_session` registers always, its log configuration silencing
+    the warning.
     """
-    if _registered(session):
-        return
+    if again or not _registered(session):
+        _register(session)
+
+
+def _register(session: SparkSession) -> None:
     from hudi_framework.spark.datasource import HudiDataSource
 
-    session.dataSource.register(HudiDataSource)
+    session.dataSource.register(HudiDataSource.for_session(split_sizing(session)))
+
+
+def split_sizing(session: SparkSession) -> SplitSizing:
+    """How reads in ``session`` pack files into partitions: its ``spark.sql.files.maxPartitionBytes``,
+    ``spark.sql.files.openCostInBytes`` and ``spark.sql.files.minPartitionNum`` (else its default
+    parallelism), read when the data source is registered; Spark's defaults where the session does
+    not say (Spark Connect)."""
+    try:
+        conf = session._jsparkSession.sessionState().conf()
+        minimum = conf.filesMinPartitionNum()
+        parallelism = int(minimum.get()) if minimum.isDefined() else int(session.sparkContext.defaultParallelism)
+        return SplitSizing(
+            max_split_bytes=int(conf.filesMaxPartitionBytes()),
+            open_cost_bytes=int(conf.filesOpenCostInBytes()),
+            min_splits=max(1, parallelism),
+        )
+    except Exception:  # no JVM handle: Spark's defaults, the planning machine's CPUs
+        return SplitSizing()
 
 
 def _registered(session: SparkSession) -> bool:
