@@ -7,7 +7,7 @@ every task weighs its bytes plus an "open cost", and a split holds at most
 ``max(open_cost, total_weight / min_splits)`` capped at ``max_split_bytes``. Spark fills splits
 next-fit in decreasing size, which can put every large file in one split; here tasks go, largest
 first, to the lightest of the splits that bound calls for, so splits come out balanced, and a split
-exceeds the bound only when one task alone does.
+exceeds ``max_split_bytes`` only when one task alone does.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ class SplitSizing:
     def split_bytes(self, total_weight: int) -> int:
         """The target weight of one split for tasks weighing ``total_weight`` in all."""
         parallelism = self.min_splits or os.cpu_count() or 1
-        return max(1, min(self.max_split_bytes, max(self.open_cost_bytes, total_weight // parallelism)))
+        # Rounded up: ``parallelism`` splits of this weight hold ``total_weight``.
+        per_split = -(-total_weight // parallelism)
+        return max(1, min(self.max_split_bytes, max(self.open_cost_bytes, per_split)))
 
 
 def pack_tasks(tasks: Sequence[T], sizing: SplitSizing) -> list[list[T]]:
@@ -74,12 +76,12 @@ def pack_tasks(tasks: Sequence[T], sizing: SplitSizing) -> list[list[T]]:
     bound = sizing.split_bytes(total)
     count = min(len(tasks), max(1, math.ceil(total / bound)))
     # Largest first to the lightest split (LPT, within 4/3 of the best balance); a task the lightest
-    # split cannot take within the bound opens a split of its own.
+    # split cannot take within the maximum opens a split of its own.
     heap = [(0, split) for split in range(count)]
     members: list[list[int]] = [[] for _ in range(count)]
     for index in sorted(range(len(tasks)), key=lambda i: (-weights[i], i)):
         load, split = heap[0]
-        if load and load + weights[index] > bound:
+        if load and load + weights[index] > sizing.max_split_bytes:
             split = len(members)
             members.append([])
             heapq.heappush(heap, (weights[index], split))

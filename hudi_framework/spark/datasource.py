@@ -68,7 +68,9 @@ class HudiDataSourceReader(DataSourceReader):
         with reported_to_spark():
             table = self._options.open_table()
             for task in partition.tasks:
-                for batch in run_task(task, table.storage):
+                # A Spark task holds one core: decoding on Arrow's whole CPU pool would compete with the
+                # other tasks and with the JVM thread taking in the batches.
+                for batch in run_task(task, table.storage, use_threads=False):
                     yield _to_spark_batch(batch, self._arrow_schema)
 
 

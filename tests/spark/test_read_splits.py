@@ -16,7 +16,7 @@ from hudi_framework.spark.datasource import HudiDataSource
 from hudi_framework.spark.session import register_data_source, spark_session, split_sizing
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from hudi_rs_check import canonical_hash, read_via_hudi_rs
+from hudi_rs_check import build_table, canonical_hash, read_via_hudi_rs
 
 pytestmark = pytest.mark.spark
 
@@ -61,7 +61,7 @@ def test_eight_file_groups_read_in_as_many_partitions_as_slots(spark: Any, tmp_p
     # local[2]: 8 small file groups (MOR: base files with log files to merge) in 2 splits, not 8 tasks.
     assert df.rdd.getNumPartitions() == 2
     ours = df.toArrow()
-    expected = read_via_hudi_rs(path)
+    expected = read_via_hudi_rs(build_table(path))
     assert ours.num_rows == expected.num_rows == 80
     assert canonical_hash(ours) == canonical_hash(expected)
     assert sorted(ours.filter(pa.compute.equal(ours["v"], -1.0))["id"].to_pylist()) == [f"k{i:03d}" for i in range(20)]

@@ -34,6 +34,12 @@ def test_small_files_share_splits_up_to_the_parallelism() -> None:
     assert _names(splits) == [["t0", "t1", "t4", "t5"], ["t2", "t3", "t6", "t7"]]
 
 
+def test_nearly_equal_files_fill_exactly_the_parallelism() -> None:
+    # Sizes a few bytes apart: the last file must not open a third split over a rounding difference.
+    tasks = _tasks(434_068, 434_068, 434_068, 434_069, 434_073, 434_075, 434_083, 434_076)
+    assert [len(s) for s in pack_tasks(tasks, SplitSizing(min_splits=2))] == [4, 4]
+
+
 def test_large_files_are_split_by_the_maximum_bytes() -> None:
     tasks = _tasks(*[100 * MB] * 6)
     splits = pack_tasks(tasks, SplitSizing(min_splits=2))
@@ -88,10 +94,10 @@ def test_every_task_lands_in_exactly_one_split_in_plan_order(
         order = [index[t.name] for t in split]
         assert order == sorted(order)
     assert [index[s[0].name] for s in splits] == sorted(index[s[0].name] for s in splits)
-    # Never more splits than tasks; a split over the byte bound holds one task alone.
+    # Never more splits than tasks; a split over the maximum holds one task alone.
     weights = [(t.file_size or 0) + open_cost for t in tasks]
     if tasks:
-        bound = sizing.split_bytes(sum(weights))
+        bound = sizing.max_split_bytes
         assert len(splits) <= len(tasks)
         weight = {t.name: w for t, w in zip(tasks, weights, strict=True)}
         assert all(len(s) == 1 for s in splits if sum(weight[t.name] for t in s) > bound)
