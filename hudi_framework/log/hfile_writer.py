@@ -262,14 +262,11 @@ def _gzip(payload: bytes) -> bytes:
     return b"".join((_GZIP_HEADER, body, struct.pack("<II", zlib.crc32(payload), len(payload) & 0xFFFFFFFF)))
 
 
-
 def _block(magic: bytes, payload: bytes, prev_offset: int, compress: _Compress) -> bytes:
     stored = compress(payload)
     with_header = _HEADER_SIZE + len(stored)
     checksum = -(-with_header // _BYTES_PER_CHECKSUM) * _CHECKSUM_SIZE
-    header = _HEADER.pack(
-        magic, len(stored) + checksum, len(payload), prev_offset, 0, _BYTES_PER_CHECKSUM, with_header
-    )
+    header = _HEADER.pack(magic, len(stored) + checksum, len(payload), prev_offset, 0, _BYTES_PER_CHECKSUM, with_header)
     return b"".join((header, stored, bytes(checksum)))
 
 
