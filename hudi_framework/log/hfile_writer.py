@@ -20,8 +20,10 @@ module reproduces that writer byte for byte (the layout is described in :mod:`hu
   trailer field ``uncompressed_data_index_size`` to the data blocks' ``sum(len(row)+len(value)+21)``
   (Java's choice) and ends with version bytes ``00 00 00 03``.
 
-GZ blocks are gzip members with Java's ``GZIPOutputStream`` header (no mtime, OS byte 0) around a
-level-6 deflate stream, which zlib produces identically to the JDK's.
+GZ blocks are gzip members with Java's ``GZIPOutputStream`` header (no mtime, no extra flags)
+around a level-6 deflate stream, which zlib produces identically to the JDK's. The header's OS byte
+depends on the JDK that ran Apache Hudi: 0 up to JDK 15, 255 ("unknown") from JDK 16 on
+(JDK-8244706); :class:`HFileWriteOptions` writes 0 by default, as the fixtures' writer did.
 
 The only field that differs between two runs of Java's writer is ``hfile.CREATE_TIME_TS`` (the
 creation time in milliseconds); :class:`HFileWriteOptions` lets callers pin it.
@@ -66,7 +68,7 @@ _CELL_OVERHEAD: Final = 21
 _KEY_TAIL: Final = b"\x00" + (0x7FFFFFFFFFFFFFFF).to_bytes(8, "big") + b"\x04"
 _CELL_HEAD: Final = struct.Struct(">iiH")
 _INDEX_ENTRY: Final = struct.Struct(">qi")
-#: Java's ``GZIPOutputStream`` header: magic, deflate, no flags, mtime 0, no extra flags, OS 0.
+#: Java's ``GZIPOutputStream`` header: magic, deflate, no flags, mtime 0, no extra flags, OS (set per file).
 _GZIP_HEADER: Final = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x00"
 _PB_MAGIC: Final = b"PBUF"
 _VERSION_TAIL: Final = b"\x00\x00\x00\x03"
@@ -90,11 +92,13 @@ class HFileWriteOptions:
         block_size: Uncompressed data block size budget (``hoodie.hfile.block.size``).
         compression: Codec of every block (``hoodie.hfile.compression.algorithm``): NONE or GZ.
         creation_time_ms: ``hfile.CREATE_TIME_TS``; None for the current time.
+        gzip_os: The OS byte of each GZ block's gzip header: 0 as JDK 8-15 write it, 255 as JDK 16+.
     """
 
     block_size: int = DEFAULT_BLOCK_SIZE
     compression: HFileCompression = HFileCompression.GZ
     creation_time_ms: int | None = None
+    gzip_os: int = 0
 
     def __post_init__(self) -> None:
         if self.block_size <= 0:
@@ -103,6 +107,8 @@ class HFileWriteOptions:
             raise HFileWriteError(
                 f"compression codec {self.compression.name} cannot be written (only NONE and GZ, as Apache Hudi)"
             )
+        if self.gzip_os not in (0, 255):
+            raise HFileWriteError(f"gzip OS byte must be 0 (JDK 8-15) or 255 (JDK 16+), got {self.gzip_os}")
 
 
 def compression_from_name(name: str) -> HFileCompression:
@@ -145,7 +151,7 @@ def write_hfile(
     if len(keys) != len(values):
         raise HFileWriteError(f"{len(keys)} keys but {len(values)} values")
     _check_keys(keys)
-    compress = _compressor(opts.compression)
+    compress = _compressor(opts)
     parts: list[bytes] = []
     offset = 0
     index: list[tuple[bytes, int, int]] = []
@@ -248,18 +254,21 @@ def _cells(keys: Sequence[bytes], values: Sequence[bytes], first: int, stop: int
     return b"".join(parts)
 
 
-def _compressor(codec: HFileCompression) -> _Compress:
-    return _gzip if codec is HFileCompression.GZ else _identity
+def _compressor(opts: HFileWriteOptions) -> _Compress:
+    if opts.compression is not HFileCompression.GZ:
+        return _identity
+    header = _GZIP_HEADER[:-1] + bytes([opts.gzip_os])
+
+    def gzip(payload: bytes) -> bytes:
+        deflate = zlib.compressobj(6, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY)
+        body = deflate.compress(payload) + deflate.flush()
+        return b"".join((header, body, struct.pack("<II", zlib.crc32(payload), len(payload) & 0xFFFFFFFF)))
+
+    return gzip
 
 
 def _identity(payload: bytes) -> bytes:
     return payload
-
-
-def _gzip(payload: bytes) -> bytes:
-    deflate = zlib.compressobj(6, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY)
-    body = deflate.compress(payload) + deflate.flush()
-    return b"".join((_GZIP_HEADER, body, struct.pack("<II", zlib.crc32(payload), len(payload) & 0xFFFFFFFF)))
 
 
 def _block(magic: bytes, payload: bytes, prev_offset: int, compress: _Compress) -> bytes:

@@ -187,6 +187,15 @@ def test_codecs_apache_hudi_cannot_write_are_refused() -> None:
         HFileWriteOptions(compression=HFileCompression.SNAPPY)
     with pytest.raises(HFileWriteError, match="block size"):
         HFileWriteOptions(block_size=0)
+    with pytest.raises(HFileWriteError, match="gzip OS byte"):
+        HFileWriteOptions(gzip_os=3)
+
+
+@pytest.mark.parametrize("os_byte", [0, 255])
+def test_gzip_os_byte_follows_the_jdk_being_matched(os_byte: int) -> None:
+    data = write_hfile([b"k"], [b"v"], options=HFileWriteOptions(gzip_os=os_byte))
+    assert data[33:43] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00" + bytes([os_byte])
+    assert list(read_hfile(data)) == [(b"k", b"v")]
 
 
 SCHEMA = {
