@@ -31,12 +31,17 @@ creation time in milliseconds); :class:`HFileWriteOptions` lets callers pin it.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import struct
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
+
+import numpy as np
+import numpy.typing as npt
 
 from hudi_framework.errors import HFileWriteError
 from hudi_framework.log.hfile import (
@@ -150,12 +155,15 @@ def write_hfile(
     opts = options or HFileWriteOptions()
     if len(keys) != len(values):
         raise HFileWriteError(f"{len(keys)} keys but {len(values)} values")
-    _check_keys(keys)
+    key_lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    value_lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    _check_keys(keys, key_lengths)
+    cell_sizes = key_lengths + value_lengths + _CELL_OVERHEAD
     compress = _compressor(opts)
     parts: list[bytes] = []
     offset = 0
     index: list[tuple[bytes, int, int]] = []
-    for first, stop in _block_bounds(keys, values, opts.block_size):
+    for first, stop in _block_bounds(keys, cell_sizes, opts.block_size):
         prev = -1 if not index else offset
         block = _block(DATA_MAGIC, _cells(keys, values, first, stop), prev, compress)
         index.append((keys[first], offset, len(block)))
@@ -173,13 +181,13 @@ def write_hfile(
     root = _block(ROOT_INDEX_MAGIC, _root_index(index), -1, compress)
     meta = _block(ROOT_INDEX_MAGIC, _meta_index(meta_index), -1, compress)
     file_info_offset = load_on_open + len(root) + len(meta)
-    info = _block(FILE_INFO_MAGIC, _file_info(keys, values, file_info or {}, opts), -1, compress)
+    info = _block(FILE_INFO_MAGIC, _file_info(keys, key_lengths, value_lengths, file_info or {}, opts), -1, compress)
     parts += [root, meta, info]
     trailer = _trailer(
         [
             (1, file_info_offset),
             (2, load_on_open),
-            (3, sum(len(k) + len(v) + _CELL_OVERHEAD for k, v in zip(keys, values, strict=True))),
+            (3, int(cell_sizes.sum())),
             (5, len(index)),
             (6, len(meta_index)),
             (7, len(keys)),
@@ -223,26 +231,36 @@ def _spread(h: int) -> int:
     return h ^ (h >> 16)
 
 
-def _check_keys(keys: Sequence[bytes]) -> None:
-    for i, key in enumerate(keys):
-        if len(key) > MAX_KEY_LENGTH:
-            raise HFileWriteError(f"key {key[:40]!r}... is {len(key)} bytes, more than {MAX_KEY_LENGTH}")
-        if i and key < keys[i - 1]:
-            raise HFileWriteError(f"key {key!r} follows {keys[i - 1]!r}: HFile cells must be in key order")
+def _check_keys(keys: Sequence[bytes], key_lengths: npt.NDArray[np.int64]) -> None:
+    if len(keys) and int(key_lengths.max()) > MAX_KEY_LENGTH:
+        key = keys[int(key_lengths.argmax())]
+        raise HFileWriteError(f"key {key[:40]!r}... is {len(key)} bytes, more than {MAX_KEY_LENGTH}")
+    # Pairwise comparison at C speed; stops at the first key out of order.
+    descending = itertools.compress(itertools.count(1), map(operator.gt, keys, itertools.islice(keys, 1, None)))
+    i = next(descending, None)
+    if i is not None:
+        raise HFileWriteError(f"key {keys[i]!r} follows {keys[i - 1]!r}: HFile cells must be in key order")
 
 
-def _block_bounds(keys: Sequence[bytes], values: Sequence[bytes], block_size: int) -> Iterable[tuple[int, int]]:
-    """(first, stop) cell ranges of the data blocks, split where Java's writer splits."""
+def _block_bounds(
+    keys: Sequence[bytes], cell_sizes: npt.NDArray[np.int64], block_size: int
+) -> Iterable[tuple[int, int]]:
+    """(first, stop) cell ranges of the data blocks, split where Java's writer splits.
+
+    Java closes a block before cell ``j`` when the block's cells plus ``j`` pass the block size and
+    ``j``'s key differs from the previous one: with running totals ``ends``, at the first ``j`` whose
+    ``ends[j]`` passes the block start's total plus the block size (at least one cell per block).
+    """
+    ends = np.cumsum(cell_sizes)
+    count = len(keys)
     start = 0
-    used = 0
-    for i, (key, value) in enumerate(zip(keys, values, strict=True)):
-        size = len(key) + len(value) + _CELL_OVERHEAD
-        if i > start and key != keys[i - 1] and used + size > block_size:
-            yield start, i
-            start, used = i, 0
-        used += size
-    if start < len(keys):
-        yield start, len(keys)
+    while start < count:
+        base = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, base + block_size, side="right")), start + 1)
+        while stop < count and keys[stop] == keys[stop - 1]:
+            stop += 1
+        yield start, stop
+        start = stop
 
 
 def _cells(keys: Sequence[bytes], values: Sequence[bytes], first: int, stop: int) -> bytes:
@@ -294,7 +312,11 @@ def _meta_index(entries: Sequence[tuple[bytes, int, int]]) -> bytes:
 
 
 def _file_info(
-    keys: Sequence[bytes], values: Sequence[bytes], caller: Mapping[str, bytes], opts: HFileWriteOptions
+    keys: Sequence[bytes],
+    key_lengths: npt.NDArray[np.int64],
+    value_lengths: npt.NDArray[np.int64],
+    caller: Mapping[str, bytes],
+    opts: HFileWriteOptions,
 ) -> bytes:
     count = len(keys)
     last = keys[-1] if keys else b""
@@ -303,9 +325,9 @@ def _file_info(
     entries: dict[str, bytes] = {MAX_MEMSTORE_TS_KEY: bytes(8)}
     entries.update(caller)
     entries[LAST_KEY] = len(last).to_bytes(2, "big") + last if last else b""
-    entries[AVG_KEY_LEN] = _int32(sum(map(len, keys)) // count if count else 0)
+    entries[AVG_KEY_LEN] = _int32(int(key_lengths.sum()) // count if count else 0)
     entries[CREATE_TIME_TS] = created.to_bytes(8, "big", signed=True)
-    entries[AVG_VALUE_LEN] = _int32(sum(map(len, values)) // count if count else 0)
+    entries[AVG_VALUE_LEN] = _int32(int(value_lengths.sum()) // count if count else 0)
     entries[KEY_VALUE_VERSION] = _int32(1)
     pairs = [
         _pb_bytes(1, _pb_bytes(1, name.encode("utf-8")) + _pb_bytes(2, entries[name]))

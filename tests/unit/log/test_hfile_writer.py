@@ -91,6 +91,35 @@ def test_equal_keys_never_straddle_a_block_boundary() -> None:
     assert blocks == [[b"a"], [b"b", b"b", b"b"], [b"c"]]
 
 
+def _java_block_sizes(keys: list[bytes], values: list[bytes], block_size: int) -> list[int]:
+    """Cells per data block as Java's ``HFileWriterImpl.append`` loop splits them, cell by cell."""
+    blocks: list[int] = []
+    in_block, used, last = 0, 0, b""
+    for key, value in zip(keys, values, strict=True):
+        size = len(key) + len(value) + 21
+        if key != last and used + size > block_size:
+            if in_block:
+                blocks.append(in_block)
+            in_block, used = 0, 0
+        in_block += 1
+        used += size
+        last = key
+    return [*blocks, in_block] if in_block else blocks
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cells=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"c", b"d", b"e"]), st.binary(max_size=120)), max_size=40),
+    block_size=st.integers(1, 400),
+)
+def test_block_splitting_follows_javas_append_loop(cells: list[tuple[bytes, bytes]], block_size: int) -> None:
+    cells.sort(key=lambda c: c[0])
+    keys, values = [k for k, _ in cells], [v for _, v in cells]
+    data = write_hfile(keys, values, options=HFileWriteOptions(block_size=block_size, creation_time_ms=CREATED))
+    blocks = [len(_cells_of(b[3])) for b in _blocks(data) if b[0] == DATA_MAGIC]
+    assert blocks == _java_block_sizes(keys, values, block_size)
+
+
 def test_a_cell_larger_than_the_block_size_gets_its_own_block() -> None:
     data = write_hfile([b"a", b"b"], [b"x" * 5000, b"y"], options=HFileWriteOptions(block_size=64))
     assert [list(_cells_of(b[3])) for b in _blocks(data) if b[0] == DATA_MAGIC] == [[b"a"], [b"b"]]
