@@ -10,7 +10,9 @@ Unions of several record types (column-stats wrappers) become ``member<i>`` stru
 :mod:`hudi_framework.log.avro_unions`.
 
 :func:`encode_hfile_records` is the write side, as Apache Hudi's ``HFileUtils.serializeRecordsToLogBlock``:
-records sorted by key, the ``key`` field blanked in each value, the writer schema in the file info.
+records sorted by key, the ``key`` field blanked in each value, the writer schema in the file info;
+:func:`encode_hfile_base_file` adds what ``HoodieAvroHFileWriter`` adds to base files (key range and
+bloom filter).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Final
 import fastavro
 import pyarrow as pa
 
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
 from hudi_framework.errors import HFileFormatError, HFileWriteError, UnsupportedLogBlockError
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical
 from hudi_framework.log.avro_unions import rewrite_unions
@@ -116,6 +119,13 @@ def _schema(content: bytes, schema: AvroSchema | str | None) -> AvroSchema:
     return parsed
 
 
+#: The bloom filter of Apache Hudi's metadata-table base files: ``hoodie.metadata.bloom.filter.type``,
+#: ``.num.entries``, ``.fpp`` and ``.dynamic.max.entries`` at their defaults.
+METADATA_BLOOM_FILTER: Final = BloomFilterConfig(
+    num_entries=10_000, fpp=1e-9, filter_type=BloomFilterType.DYNAMIC_V0, dynamic_max_entries=100_000
+)
+
+
 def encode_hfile_records(
     records: Sequence[Mapping[str, Any]],
     schema: AvroSchema | str,
@@ -139,6 +149,44 @@ def encode_hfile_records(
             does not fit the schema.
     """
     text = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+    keys, values = _cells(records, text)
+    return write_hfile(keys, values, file_info={SCHEMA_INFO_KEY.decode(): text.encode("utf-8")}, options=options)
+
+
+def encode_hfile_base_file(
+    records: Sequence[Mapping[str, Any]],
+    schema: AvroSchema | str,
+    *,
+    bloom_filter: BloomFilterConfig | None = METADATA_BLOOM_FILTER,
+    options: HFileWriteOptions | None = None,
+) -> bytes:
+    """A metadata-table base file (``*.hfile``) of ``records``, as Apache Hudi's ``HoodieAvroHFileWriter``.
+
+    The cells are those of :func:`encode_hfile_records`. The file info holds ``schema`` and, with a
+    bloom filter, ``minRecordKey``, ``maxRecordKey`` and ``bloomFilterTypeCode``; the filter of
+    every key (Hudi's metadata-table defaults unless ``bloom_filter`` says otherwise, None for
+    none) is the ``bloomFilter`` meta block, serialised as Hudi serialises it.
+
+    Raises:
+        HFileWriteError: As :func:`encode_hfile_records`.
+    """
+    text = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+    keys, values = _cells(records, text)
+    info = {SCHEMA_INFO_KEY.decode(): text.encode("utf-8")}
+    meta: dict[str, bytes] = {}
+    if bloom_filter is not None:
+        info |= {
+            "minRecordKey": keys[0] if keys else b"",
+            "maxRecordKey": keys[-1] if keys else b"",
+            "bloomFilterTypeCode": str(bloom_filter.filter_type).encode(),
+        }
+        bloom = BloomFilter.from_keys(pa.array(keys, pa.binary()).cast(pa.string()), bloom_filter)
+        meta["bloomFilter"] = bloom.serialize().encode()
+    return write_hfile(keys, values, file_info=info, meta_blocks=meta, options=options)
+
+
+def _cells(records: Sequence[Mapping[str, Any]], text: str) -> tuple[list[bytes], list[bytes]]:
+    """Row keys (sorted) and values (the key blanked) of ``records`` in the schema ``text``."""
     parsed = _schema_for_write(text)
     keyed: list[tuple[bytes, Mapping[str, Any]]] = []
     for record in records:
@@ -164,7 +212,7 @@ def encode_hfile_records(
                 f"record {key.decode('utf-8', 'replace')!r} does not fit the schema: {type(e).__name__}: {e}"
             ) from e
         values.append(buffer.getvalue())
-    return write_hfile(keys, values, file_info={SCHEMA_INFO_KEY.decode(): text.encode("utf-8")}, options=options)
+    return keys, values
 
 
 def _schema_for_write(text: str) -> Any:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, bloom_size
 from hudi_framework.errors import HFileWriteError, HudiError, LogBlockEncodeError
 from hudi_framework.log import HeaderKey, HFileBlock, decode_block, encode_block, read_log_bytes
 from hudi_framework.log.hfile import (
@@ -19,7 +20,12 @@ from hudi_framework.log.hfile import (
     read_hfile,
     read_trailer,
 )
-from hudi_framework.log.hfile_records import decode_hfile_records, encode_hfile_records
+from hudi_framework.log.hfile_records import (
+    METADATA_BLOOM_FILTER,
+    decode_hfile_records,
+    encode_hfile_base_file,
+    encode_hfile_records,
+)
 from hudi_framework.log.hfile_writer import (
     DEFAULT_BLOCK_SIZE,
     HFileWriteOptions,
@@ -299,3 +305,27 @@ def _cells_of(payload: bytes) -> list[bytes]:
         keys.append(payload[pos + 10 : pos + 10 + row_length])
         pos += 8 + key_length + value_length + 1
     return keys
+
+
+def test_base_file_carries_key_range_and_the_metadata_tables_bloom_filter() -> None:
+    rows = [{"key": k, "type": 2, "payload": None} for k in ("m", "a", "z")]
+    data = encode_hfile_base_file(rows, SCHEMA, options=GZ)
+    info = read_file_info(data)
+    assert info[b"minRecordKey"] == b"a"
+    assert info[b"maxRecordKey"] == b"z"
+    assert info[b"bloomFilterTypeCode"] == b"DYNAMIC_V0"
+    assert json.loads(info[b"schema"]) == SCHEMA
+    (meta,) = [b[3] for b in _blocks(data) if b[0] == b"METABLKc"]
+    bloom = BloomFilter.deserialize(meta, "DYNAMIC_V0")
+    assert bloom.might_contain(["a", "m", "z"]).all()
+    assert (bloom.vector_size, bloom.nb_hash) == bloom_size(
+        METADATA_BLOOM_FILTER.num_entries, METADATA_BLOOM_FILTER.fpp
+    )
+    assert decode_hfile_records(data).column("key").to_pylist() == ["a", "m", "z"]
+
+
+def test_base_file_without_bloom_filter_has_only_the_schema() -> None:
+    data = encode_hfile_base_file([{"key": "a", "type": 1, "payload": b"x"}], SCHEMA, bloom_filter=None, options=NONE)
+    assert set(read_file_info(data)) & {b"minRecordKey", b"maxRecordKey", b"bloomFilterTypeCode"} == set()
+    assert [b for b in _blocks(data) if b[0] == b"METABLKc"] == []
+    assert read_trailer(data).entry_count == 1
