@@ -22,7 +22,9 @@ Requests (``{"op": ...}``):
   "entries": n, "keys": [...], "values": [...], "file_info": {name: b64}, "meta": {name: b64}}``
   (absent names are left out); ``action`` ``write`` with ``path``, ``keys`` (text), ``values``,
   ``file_info``/``meta`` ({name: b64}, in append order), ``codec`` (``gz``/``none``), ``block_size``,
-  ``created`` (ms, the file's creation time) -> ``{"ok": true}``;
+  ``created`` (ms, the file's creation time) -> ``{"ok": true}``; ``action`` ``records`` with ``path``,
+  ``fields`` and ``probe`` (keys) reads a base file with ``HoodieNativeAvroHFileReader`` -> ``{"ok": true,
+  "min", "max", "total", "rows": [{field: text}], "bloom_type", "bloom_contains": [bool per probe]}``;
 - ``ping``, ``shutdown``.
 
 A failed request answers ``{"ok": false, "error": <Java or Python class>, "message": ..., "trace": ...}``
@@ -146,6 +148,8 @@ def _hfile(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
             writer.append(key, bytearray(base64.b64decode(value)))
         writer.close()
         return {"ok": True}
+    if req["action"] == "records":
+        return _hfile_records(spark, req)
     data = jvm.java.nio.file.Files.readAllBytes(jvm.java.io.File(req["path"]).toPath())
     stream = jvm.org.apache.hudi.io.ByteArraySeekableDataInputStream(
         jvm.org.apache.hudi.io.ByteBufferBackedInputStream(data)
@@ -187,6 +191,36 @@ def _hfile(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     finally:
         reader.close()
     return {"ok": True, "entries": entries, "keys": keys, "values": values, "file_info": info, "meta": meta}
+
+
+def _hfile_records(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    """A base file's records through Hudi's ``HoodieNativeAvroHFileReader`` (its metadata-table reader)."""
+    jvm = spark._jvm
+    path = jvm.org.apache.hudi.storage.StoragePath(req["path"])
+    conf = jvm.org.apache.hudi.storage.hadoop.HadoopStorageConfiguration(spark._jsc.hadoopConfiguration())
+    storage = jvm.org.apache.hudi.storage.HoodieStorageUtils.getStorage(path, conf)
+    props = jvm.org.apache.hudi.common.config.TypedProperties()
+    factory = jvm.org.apache.hudi.io.storage.HFileReaderFactory.builder().withStorage(storage).withProps(props)
+    factory = factory.withPath(path).build()
+    builder = jvm.org.apache.hudi.io.storage.HoodieNativeAvroHFileReader.builder().readerFactory(factory).path(path)
+    reader = builder.schema(jvm.org.apache.hudi.common.util.Option.empty()).useBloomFilter(True).build()
+    try:
+        low, high = reader.readMinMaxRecordKeys()
+        bloom = reader.readBloomFilter()
+        schema = reader.getSchema()
+        rows = []
+        records = reader.getIndexedRecordIterator(schema, schema, jvm.java.util.HashMap())
+        while records.hasNext():
+            record = records.next()
+            rows.append({name: str(record.get(name)) for name in req["fields"]})
+        records.close()
+        return {
+            "ok": True, "min": low, "max": high, "total": reader.getTotalRecords(), "rows": rows,
+            "bloom_type": str(bloom.getBloomFilterTypeCode().toString()),
+            "bloom_contains": [bool(bloom.mightContain(key)) for key in req.get("probe", [])],
+        }  # fmt: skip
+    finally:
+        reader.close()
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
