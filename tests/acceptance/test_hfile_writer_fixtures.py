@@ -68,6 +68,7 @@ def _records(data: bytes, schema: str) -> list[dict[str, object]]:
         record = fastavro.schemaless_reader(
             io.BytesIO(value), parsed, None, return_named_type=True, return_named_type_override=True
         )
+        assert isinstance(record, dict)
         records.append({**record, "key": key.decode()})
     return records
 

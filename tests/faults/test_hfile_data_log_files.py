@@ -65,7 +65,7 @@ def test_hfile_data_log_files_round_trip(place: Place, registry: ComponentRegist
 
 def test_records_that_cannot_be_an_hfile_write_nothing(place: Place, registry: ComponentRegistry) -> None:
     storage = open_storage(registry, place.uri, options=place.options)
-    duplicated = [*_records(INSTANTS[0], 3), {"key": "region=002", "type": 2, "sizes": None}]
+    duplicated: list[dict[str, object]] = [*_records(INSTANTS[0], 3), {"key": "region=002", "type": 2, "sizes": None}]
     with pytest.raises(HFileWriteError, match="two records with key 'region=002'"):
         create_next_log_file(
             storage,

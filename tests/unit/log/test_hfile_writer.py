@@ -259,6 +259,7 @@ def test_hfile_data_block_round_trips(rows: list[dict[str, object]], gz: bool) -
     assert block.header[HeaderKey.INSTANT_TIME] == "20260101000000000"
     assert json.loads(block.header[HeaderKey.SCHEMA]) == SCHEMA
     (decoded,) = read_log_bytes(encode_block(block))
+    assert isinstance(decoded, HFileBlock)
     assert decoded == block
     expected = sorted(rows, key=lambda r: str(r["key"]).encode())
     table = decoded.records
