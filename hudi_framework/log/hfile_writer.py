@@ -123,7 +123,8 @@ def compression_from_name(name: str) -> HFileCompression:
         HFileWriteError: An unknown name, or a codec Apache Hudi cannot write either.
     """
     key = name.strip().upper()
-    codec = {"GZ": HFileCompression.GZ, "GZIP": HFileCompression.GZ, "NONE": HFileCompression.NONE}.get(key)
+    # Apache Hudi looks the value up by codec name, case-insensitively: "gz" or "none".
+    codec = {"GZ": HFileCompression.GZ, "NONE": HFileCompression.NONE}.get(key)
     if codec is None:
         raise HFileWriteError(f"hoodie.hfile.compression.algorithm={name!r} is not supported (use GZ or NONE)")
     return codec

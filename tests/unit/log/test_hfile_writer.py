@@ -218,6 +218,8 @@ def test_codecs_apache_hudi_cannot_write_are_refused() -> None:
     assert compression_from_name("NONE") is HFileCompression.NONE
     with pytest.raises(HFileWriteError, match=r"hoodie\.hfile\.compression\.algorithm='snappy'"):
         compression_from_name("snappy")
+    with pytest.raises(HFileWriteError, match="use GZ or NONE"):
+        compression_from_name("gzip")  # Apache Hudi knows GZ by the name "gz" only
     with pytest.raises(HFileWriteError, match="SNAPPY cannot be written"):
         HFileWriteOptions(compression=HFileCompression.SNAPPY)
     with pytest.raises(HFileWriteError, match="block size"):
