@@ -44,6 +44,7 @@ from hudi_framework.errors.data import (
 from hudi_framework.errors.log_format import (
     CorruptLogBlockError,
     HFileFormatError,
+    HFileWriteError,
     LogBlockDecodeError,
     LogBlockEncodeError,
     LogFormatError,
@@ -138,6 +139,7 @@ __all__ = [
     "DuplicateKeyError",
     "FileNameError",
     "HFileFormatError",
+    "HFileWriteError",
     "HudiDeprecationWarning",
     "HudiError",
     "IllegalTransitionError",

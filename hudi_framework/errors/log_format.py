@@ -7,6 +7,7 @@ from hudi_framework.errors.base import HudiError
 __all__ = [
     "CorruptLogBlockError",
     "HFileFormatError",
+    "HFileWriteError",
     "LogBlockDecodeError",
     "LogBlockEncodeError",
     "LogFormatError",
@@ -78,3 +79,15 @@ class LogBlockEncodeError(LogFormatError, ValueError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(f"cannot encode log block: {reason}")
+
+
+class HFileWriteError(LogBlockEncodeError):
+    """Cells cannot be written as an HFile: keys out of order, a key too long, an unsupported codec.
+
+    Attributes:
+        reason: What is wrong, naming the offending key or setting.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"HFile: {reason}")
+        self.reason = reason

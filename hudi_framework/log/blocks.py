@@ -15,7 +15,7 @@ Header and footer maps keep their entry order, so a decoded block re-encodes to 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Final
@@ -26,9 +26,10 @@ from hudi_framework.errors import CorruptLogBlockError, LogBlockEncodeError
 from hudi_framework.log.avro_records import conform_records
 from hudi_framework.log.delete_columns import DeleteColumns, columns_from_records
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, DeleteRecord, OrderingValue
-from hudi_framework.log.hfile_records import decode_hfile_records
+from hudi_framework.log.hfile_records import decode_hfile_records, encode_hfile_records
 
 if TYPE_CHECKING:
+    from hudi_framework.log.hfile_writer import HFileWriteOptions
     from hudi_framework.model.schema import AvroSchema
 
 
@@ -465,6 +466,28 @@ class HFileBlock(_Headed):
     def block_type(self) -> BlockType:
         """Always HFILE_DATA."""
         return BlockType.HFILE_DATA
+
+    @classmethod
+    def create(
+        cls,
+        records: Sequence[Mapping[str, Any]],
+        *,
+        instant_time: str,
+        schema: AvroSchema | str,
+        options: HFileWriteOptions | None = None,
+    ) -> HFileBlock:
+        """An HFILE_DATA block as Apache Hudi's metadata-table writer makes it.
+
+        The headers are INSTANT_TIME and SCHEMA (the schema text also goes into the HFile's file
+        info); the content is :func:`hudi_framework.log.hfile_records.encode_hfile_records`.
+
+        Raises:
+            HFileWriteError: A record without a string ``key``, a duplicate key, or a record that
+                does not fit the schema.
+        """
+        text = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+        content = encode_hfile_records(records, text, options)
+        return cls(content, _writer_header(instant_time, text))
 
     @property
     def records(self) -> pa.Table:

@@ -82,7 +82,7 @@ class HFileTrailer:
 
     Attributes:
         major_version: 2 or 3.
-        minor_version: The minor version (3 for Hudi and current HBase writers).
+        minor_version: The minor version (0 from Hudi 1.x's own writer, 3 from HBase's).
         load_on_open_offset: Where the root data index, meta index and file info start.
         entry_count: Number of cells.
         data_index_count: Entries in the root data index.

@@ -8,21 +8,30 @@ row key already holds it, and restores it on read; this decoder does the same an
 
 Unions of several record types (column-stats wrappers) become ``member<i>`` structs, see
 :mod:`hudi_framework.log.avro_unions`.
+
+:func:`encode_hfile_records` is the write side, as Apache Hudi's ``HFileUtils.serializeRecordsToLogBlock``:
+records sorted by key, the ``key`` field blanked in each value, the writer schema in the file info;
+:func:`encode_hfile_base_file` adds what ``HoodieAvroHFileWriter`` adds to base files (key range and
+bloom filter).
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import fastavro
 import pyarrow as pa
 
-from hudi_framework.errors import HFileFormatError, UnsupportedLogBlockError
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
+from hudi_framework.errors import HFileFormatError, HFileWriteError, UnsupportedLogBlockError
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical
 from hudi_framework.log.avro_unions import rewrite_unions
 from hudi_framework.log.hfile import read_file_info, read_hfile, read_trailer
+from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 from hudi_framework.model.schema import AvroSchema, avro_to_arrow
 
 #: The Avro field Hudi stores the record key in and blanks inside HFile values.
@@ -108,3 +117,114 @@ def _schema(content: bytes, schema: AvroSchema | str | None) -> AvroSchema:
     if not isinstance(parsed, dict) or parsed.get("type") != "record":
         raise HFileFormatError("schema is not an Avro record schema")
     return parsed
+
+
+#: The bloom filter of Apache Hudi's metadata-table base files: ``hoodie.metadata.bloom.filter.type``,
+#: ``.num.entries``, ``.fpp`` and ``.dynamic.max.entries`` at their defaults.
+METADATA_BLOOM_FILTER: Final = BloomFilterConfig(
+    num_entries=10_000, fpp=1e-9, filter_type=BloomFilterType.DYNAMIC_V0, dynamic_max_entries=100_000
+)
+
+
+def encode_hfile_records(
+    records: Sequence[Mapping[str, Any]],
+    schema: AvroSchema | str,
+    options: HFileWriteOptions | None = None,
+) -> bytes:
+    """The HFile of ``records`` as Apache Hudi writes an ``HFILE_DATA`` block's content.
+
+    Each record becomes one cell: the row key is its ``key`` field (UTF-8), the value its
+    schemaless Avro datum in ``schema`` with ``key`` set to ``""``. Cells are sorted by key bytes;
+    the file info holds ``schema``.
+
+    Args:
+        records: Records as fastavro writes them: physical Avro values (logical types not
+            applied), a union branch of several record types as ``(full name, record)`` when the
+            branch is ambiguous.
+        schema: The writer schema (JSON text is stored as given; a parsed schema compactly).
+        options: Block size (Hudi uses 1 MiB for log blocks), codec (GZ) and creation time.
+
+    Raises:
+        HFileWriteError: A record has no string ``key``, two records share a key, or a record
+            does not fit the schema.
+    """
+    text = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+    keys, values = _cells(records, text)
+    return write_hfile(keys, values, file_info={SCHEMA_INFO_KEY.decode(): text.encode("utf-8")}, options=options)
+
+
+def encode_hfile_base_file(
+    records: Sequence[Mapping[str, Any]],
+    schema: AvroSchema | str,
+    *,
+    bloom_filter: BloomFilterConfig | None = METADATA_BLOOM_FILTER,
+    options: HFileWriteOptions | None = None,
+) -> bytes:
+    """A metadata-table base file (``*.hfile``) of ``records``, as Apache Hudi's ``HoodieAvroHFileWriter``.
+
+    The cells are those of :func:`encode_hfile_records`. The file info holds ``schema`` and, with a
+    bloom filter, ``minRecordKey``, ``maxRecordKey`` and ``bloomFilterTypeCode``; the filter of
+    every key (Hudi's metadata-table defaults unless ``bloom_filter`` says otherwise, None for
+    none) is the ``bloomFilter`` meta block, serialised as Hudi serialises it.
+
+    Raises:
+        HFileWriteError: As :func:`encode_hfile_records`.
+    """
+    text = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))
+    keys, values = _cells(records, text)
+    info = {SCHEMA_INFO_KEY.decode(): text.encode("utf-8")}
+    meta: dict[str, bytes] = {}
+    if bloom_filter is not None:
+        info |= {
+            "minRecordKey": keys[0] if keys else b"",
+            "maxRecordKey": keys[-1] if keys else b"",
+            "bloomFilterTypeCode": str(bloom_filter.filter_type).encode(),
+        }
+        bloom = BloomFilter.from_keys(pa.array(keys, pa.binary()).cast(pa.string()), bloom_filter)
+        meta["bloomFilter"] = bloom.serialize().encode()
+    return write_hfile(keys, values, file_info=info, meta_blocks=meta, options=options)
+
+
+def _cells(records: Sequence[Mapping[str, Any]], text: str) -> tuple[list[bytes], list[bytes]]:
+    """Row keys (sorted) and values (the key blanked) of ``records`` in the schema ``text``."""
+    parsed = _schema_for_write(text)
+    keyed: list[tuple[bytes, Mapping[str, Any]]] = []
+    for record in records:
+        key = record.get(KEY_FIELD)
+        if not isinstance(key, str):
+            raise HFileWriteError(f"record has no string {KEY_FIELD!r} field: {key!r}")
+        keyed.append((key.encode("utf-8"), record))
+    keyed.sort(key=lambda item: item[0])
+    keys = [k for k, _ in keyed]
+    for previous, key in itertools.pairwise(keys):
+        if previous == key:
+            shown = key.decode("utf-8", "replace")
+            raise HFileWriteError(f"two records with key {shown!r}: an HFile holds one per key")
+    buffer = io.BytesIO()
+    values: list[bytes] = []
+    for key, record in keyed:
+        buffer.seek(0)
+        buffer.truncate()
+        try:
+            fastavro.schemaless_writer(buffer, parsed, {**record, KEY_FIELD: ""})
+        except Exception as e:  # fastavro raises many types on a misfit record
+            raise HFileWriteError(
+                f"record {key.decode('utf-8', 'replace')!r} does not fit the schema: {type(e).__name__}: {e}"
+            ) from e
+        values.append(buffer.getvalue())
+    return keys, values
+
+
+def _schema_for_write(text: str) -> Any:
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise HFileWriteError(f"schema is not JSON: {e}") from e
+    if not isinstance(parsed, dict) or parsed.get("type") != "record":
+        raise HFileWriteError("schema is not an Avro record schema")
+    if KEY_FIELD not in {f.get("name") for f in parsed.get("fields", [])}:
+        raise HFileWriteError(f"schema has no {KEY_FIELD!r} field to key the cells by")
+    try:
+        return fastavro.parse_schema(strip_logical_types(parsed))
+    except Exception as e:  # a broken schema fails in many ways
+        raise HFileWriteError(f"schema is not a usable Avro record schema: {e}") from e

@@ -17,6 +17,14 @@ Requests (``{"op": ...}``):
   with ``timeout_ms``, or ``unlock``) on a fresh provider instance -> ``{"ok": true, "acquired": bool}``;
 - ``scan``: ``path``, ``options``: read every row and column into Spark's ``noop`` sink (a read alone,
   for the benchmarks) -> ``{"ok": true}``;
+- ``hfile``: Apache Hudi's own HFile reader and writer (``org.apache.hudi.io.hfile``), bytes as base64:
+  ``action`` ``read`` with ``path``, ``file_info`` and ``meta`` (names to fetch) -> ``{"ok": true,
+  "entries": n, "keys": [...], "values": [...], "file_info": {name: b64}, "meta": {name: b64}}``
+  (absent names are left out); ``action`` ``write`` with ``path``, ``keys`` (text), ``values``,
+  ``file_info``/``meta`` ({name: b64}, in append order), ``codec`` (``gz``/``none``), ``block_size``,
+  ``created`` (ms, the file's creation time) -> ``{"ok": true}``; ``action`` ``records`` with ``path``,
+  ``fields`` and ``probe`` (keys) reads a base file with ``HoodieNativeAvroHFileReader`` -> ``{"ok": true,
+  "min", "max", "total", "rows": [{field: text}], "bloom_type", "bloom_contains": [bool per probe]}``;
 - ``ping``, ``shutdown``.
 
 A failed request answers ``{"ok": false, "error": <Java or Python class>, "message": ..., "trace": ...}``
@@ -121,6 +129,100 @@ def _scan(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True}
 
 
+def _hfile(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    """Read an HFile cell by cell with Hudi's ``HFileReaderImpl``, or write one with ``HFileWriterImpl``."""
+    import base64
+
+    jvm = spark._jvm
+    hfile = jvm.org.apache.hudi.io.hfile
+    if req["action"] == "write":
+        codec = jvm.org.apache.hudi.io.compress.CompressionCodec.findCodecByName(req["codec"])
+        builder = hfile.HFileContext.builder().blockSize(int(req["block_size"])).compressionCodec(codec)
+        context = builder.fileCreationTime(int(req["created"])).build()
+        writer = hfile.HFileWriterImpl(context, jvm.java.io.FileOutputStream(req["path"]))
+        for name, value in req.get("file_info", {}).items():
+            writer.appendFileInfo(name, bytearray(base64.b64decode(value)))
+        for name, value in req.get("meta", {}).items():
+            writer.appendMetaInfo(name, bytearray(base64.b64decode(value)))
+        for key, value in zip(req["keys"], req["values"], strict=True):
+            writer.append(key, bytearray(base64.b64decode(value)))
+        writer.close()
+        return {"ok": True}
+    if req["action"] == "records":
+        return _hfile_records(spark, req)
+    data = jvm.java.nio.file.Files.readAllBytes(jvm.java.io.File(req["path"]).toPath())
+    stream = jvm.org.apache.hudi.io.ByteArraySeekableDataInputStream(
+        jvm.org.apache.hudi.io.ByteBufferBackedInputStream(data)
+    )
+    reader = hfile.HFileReaderImpl(stream, len(data))
+    keys: list[str] = []
+    values: list[str] = []
+    try:
+        reader.initializeMetadata()
+        # A KeyValue points into its data block's buffer: fetch that once per block (cell offsets
+        # only grow inside a block) and slice each value at the offsets Hudi's reader gives.
+        block, last = b"", -1
+        found = reader.seekTo()
+        while found:
+            kv = reader.getKeyValue().get()
+            offset = kv.getKeyOffset()
+            if offset <= last:
+                block = b""
+            if not block:
+                block = bytes(kv.getBytes())
+            last = offset
+            keys.append(kv.getKey().getContentInString())
+            start = kv.getValueOffset()
+            values.append(base64.b64encode(block[start : start + kv.getValueLength()]).decode())
+            found = reader.next()
+        info = {}
+        for name in req.get("file_info", []):
+            got = reader.getMetaInfo(hfile.UTF8StringKey(name))
+            if got.isPresent():
+                info[name] = base64.b64encode(bytes(got.get())).decode()
+        meta = {}
+        for name in req.get("meta", []):
+            got = reader.getMetaBlock(name)
+            if got.isPresent():
+                buf = got.get()
+                start = buf.arrayOffset() + buf.position()
+                meta[name] = base64.b64encode(bytes(buf.array())[start : start + buf.remaining()]).decode()
+        entries = reader.getNumKeyValueEntries()
+    finally:
+        reader.close()
+    return {"ok": True, "entries": entries, "keys": keys, "values": values, "file_info": info, "meta": meta}
+
+
+def _hfile_records(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    """A base file's records through Hudi's ``HoodieNativeAvroHFileReader`` (its metadata-table reader)."""
+    jvm = spark._jvm
+    path = jvm.org.apache.hudi.storage.StoragePath(req["path"])
+    conf = jvm.org.apache.hudi.storage.hadoop.HadoopStorageConfiguration(spark._jsc.hadoopConfiguration())
+    storage = jvm.org.apache.hudi.storage.HoodieStorageUtils.getStorage(path, conf)
+    props = jvm.org.apache.hudi.common.config.TypedProperties()
+    factory = jvm.org.apache.hudi.io.storage.HFileReaderFactory.builder().withStorage(storage).withProps(props)
+    factory = factory.withPath(path).build()
+    builder = jvm.org.apache.hudi.io.storage.HoodieNativeAvroHFileReader.builder().readerFactory(factory).path(path)
+    reader = builder.schema(jvm.org.apache.hudi.common.util.Option.empty()).useBloomFilter(True).build()
+    try:
+        low, high = reader.readMinMaxRecordKeys()
+        bloom = reader.readBloomFilter()
+        schema = reader.getSchema()
+        rows = []
+        records = reader.getIndexedRecordIterator(schema, schema, jvm.java.util.HashMap())
+        while records.hasNext():
+            record = records.next()
+            rows.append({name: str(record.get(name)) for name in req["fields"]})
+        records.close()
+        return {
+            "ok": True, "min": low, "max": high, "total": reader.getTotalRecords(), "rows": rows,
+            "bloom_type": str(bloom.getBloomFilterTypeCode().toString()),
+            "bloom_contains": [bool(bloom.mightContain(key)) for key in req.get("probe", [])],
+        }  # fmt: skip
+    finally:
+        reader.close()
+
+
 def _error(exc: BaseException) -> dict[str, Any]:
     """The failure, named by its Java class when it is one, with its chain of causes (no stack)."""
     java = getattr(exc, "java_exception", None)
@@ -152,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     protocol.write(json.dumps({"ok": True, "ready": True, "spark": version, "hudi": str(hudi)}) + "\n")
     handlers: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
-        "write": _write, "read": _read, "sql": _sql, "lock": _lock, "scan": _scan,
+        "write": _write, "read": _read, "sql": _sql, "lock": _lock, "scan": _scan, "hfile": _hfile,
         "ping": lambda _s, _r: {"ok": True},
     }  # fmt: skip
     for line in sys.stdin:
