@@ -10,6 +10,7 @@ __all__ = [
     "LogBlockDecodeError",
     "LogBlockEncodeError",
     "LogFormatError",
+    "RecordPositionsError",
     "UnsupportedLogBlockError",
 ]
 
@@ -78,3 +79,15 @@ class LogBlockEncodeError(LogFormatError, ValueError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(f"cannot encode log block: {reason}")
+
+
+class RecordPositionsError(LogFormatError, ValueError):
+    """A RECORD_POSITIONS header does not decode, or positions cannot be encoded (a negative one).
+
+    Attributes:
+        reason: What is wrong.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
