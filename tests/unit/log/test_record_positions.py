@@ -36,7 +36,8 @@ def test_offsets_with_runs_from_four_containers() -> None:
     values = [v for key in range(4) for v in range(key << 16, (key << 16) + 10)]
     raw = _raw(values)
     cookie, marks = struct.unpack_from("<IB", raw, 12)
-    assert cookie == 12347 | 3 << 16 and marks == 0b1111
+    assert cookie == 12347 | 3 << 16
+    assert marks == 0b1111
     header = 12 + 4 + 1 + 4 * 4
     offsets = struct.unpack_from("<4I", raw, header)
     first = 4 + 1 + 4 * 4 + 4 * 4
@@ -49,7 +50,8 @@ def test_bitmap_container_above_4096_values() -> None:
     raw = _raw(values)
     assert struct.unpack_from("<IIHH", raw, 12) == (12346, 1, 0, 4999)
     words = np.frombuffer(raw[12 + 8 + 4 + 4 :], dtype="<u8")
-    assert len(words) == 1024 and words[0] == 0x5555555555555555
+    assert len(words) == 1024
+    assert words[0] == 0x5555555555555555
     assert decode_positions(encode_positions(values)).tolist() == values
 
 
