@@ -156,6 +156,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.insert_split_size", "hoodie.copyonwrite.insert.split.size"),
     _k("write.log_file_max_size_bytes", "hoodie.logfile.max.size"),
     _k("write.log_data_block_format", "hoodie.logfile.data.block.format"),
+    _k("write.write_record_positions", "hoodie.write.record.positions"),
     _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
