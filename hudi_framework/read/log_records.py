@@ -355,8 +355,10 @@ def collect_log_records(
             elif not task.validity.is_valid(block.instant_time):
                 continue
             elif isinstance(block, DataBlock | DeleteBlock):
-                data = isinstance(block, DataBlock)
-                rows = _data_rows(block, task, schema) if data else _delete_rows(block, task, schema)
+                if isinstance(block, DataBlock):
+                    rows = _data_rows(block, task, schema)
+                else:
+                    rows = _delete_rows(block, task, schema)
                 if positions is not None:
                     positions.add_block(block.header, rows.column(task.record_key_field))
                 buffer.add(rows, instant=block.instant_time or "", seq=seq)
