@@ -56,7 +56,7 @@ def _client(place: Place, *, version: int = 9, **options: str) -> WriteClient:
     )
     try:
         table = place.open()
-    except Exception:  # noqa: BLE001 - first write: create it
+    except Exception:  # first write: create it
         config = new_table_config(
             "positions", table_type=MOR, record_key_fields=["id"], partition_fields=["part"],
             ordering_fields=["ts"], version=version,
@@ -150,7 +150,8 @@ def test_merge_by_position_returns_the_rows_of_the_merge_by_key(
     n = int(rng.integers(50, 400))
     _client(place).bulk_insert(_rows(rng.permutation(n), 5, rng))
     for round_ in range(int(rng.integers(1, 4))):
-        ids = np.unique(np.concatenate([rng.choice(n, int(rng.integers(1, n)), replace=False), n + rng.integers(0, 40, 3)]))
+        stored = rng.choice(n, int(rng.integers(1, n)), replace=False)
+        ids = np.unique(np.concatenate([stored, n + rng.integers(0, 40, 3)]))  # and a few inserts
         ts = int(rng.choice([1, 6 + round_]))  # 1: older than the stored rows, loses under event-time ordering
         _client(place).upsert(_rows(ids, ts, rng, rng.random(len(ids)) < 0.2))
     positioned = []
@@ -192,5 +193,5 @@ def test_use_record_positions_takes_only_true_or_false() -> None:
 
     assert build_options(options={"hoodie.merge.use.record.positions": "TRUE"}).use_record_positions
     assert not build_options().use_record_positions
-    with pytest.raises(InvalidConfigValueError, match="hoodie.merge.use.record.positions"):
+    with pytest.raises(InvalidConfigValueError, match=r"hoodie\.merge\.use\.record\.positions"):
         build_options(options={"hoodie.merge.use.record.positions": "yes"})
