@@ -180,6 +180,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("read.begin_instant", "hoodie.datasource.read.begin.instanttime"),
     _k("read.end_instant", "hoodie.datasource.read.end.instanttime"),
     _k("read.as_of_instant", "as.of.instant"),
+    _k("read.use_record_positions", "hoodie.merge.use.record.positions"),
     # ------------------------------------------------------------------ index
     _k("index.type", "hoodie.index.type", parse=INDEX_TYPES.parse, render=INDEX_TYPES.render),
     _k("index.options.num_entries", "hoodie.index.bloom.num_entries"),

@@ -241,6 +241,9 @@ class ReadSettings(Section):
     """Time travel: read the table as of this instant."""
     filter_pushdown: bool = True
     """Skip partitions and files using filters and Parquet statistics."""
+    use_record_positions: bool = False
+    """Merge-on-read: pair log records with base rows by the record positions their blocks carry
+    instead of by key, where every block of a slice has positions of its base file; the rows are the same."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

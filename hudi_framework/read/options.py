@@ -135,6 +135,7 @@ class ReadOptions(BaseModel):
             "as_of": settings.as_of_instant,
             "begin": settings.begin_instant,
             "end": settings.end_instant,
+            "use_record_positions": settings.use_record_positions,
         }
         values.update(overrides)
         return cls(**values)
