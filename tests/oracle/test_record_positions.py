@@ -52,8 +52,8 @@ def _rows(ids: np.ndarray, ts: int) -> pa.Table:
 
 
 #: Insert 9,000 keys; update every other key (4,500 positions 2 apart: a bitmap container), then a
-#: contiguous range (runs) and a few scattered keys (arrays); delete scattered keys. Four writes:
-#: Apache Hudi's Spark writer compacts a merge-on-read table inline at the fifth delta commit.
+#: contiguous range (runs) and a few scattered keys (arrays); delete scattered keys. Four writes: after
+#: a fifth, Apache Hudi's table (default options) had been compacted and its latest slices had no logs.
 ROWS = 9_000
 STEPS: tuple[tuple[str, pa.Table], ...] = (
     ("insert", _rows(np.arange(ROWS), 1)),
