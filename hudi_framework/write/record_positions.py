@@ -1,6 +1,6 @@
 """Record positions of logged updates and deletes: where each key's row sits in the slice's base file.
 
-Apache Hudi 1.x (``hoodie.write.record.positions``, default true) gives a log block the headers
+Apache Hudi 1.x (``hoodie.write.record.positions``, default true there, false here) gives a log block the headers
 RECORD_POSITIONS (the base-file row index of each record, :mod:`hudi_framework.log.record_positions`)
 and BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS (the instant of that base file), with the block's
 records sorted by position, so that readers can merge by position instead of by key. Java leaves

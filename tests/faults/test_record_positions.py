@@ -1,6 +1,6 @@
 """Record positions in merge-on-read logs, on local disk and on S3.
 
-Writing (``hoodie.write.record.positions``, default true as in Apache Hudi 1.x): the update and delete
+Writing (``hoodie.write.record.positions=true``; Apache Hudi's default, not ours): the update and delete
 blocks of a delta commit carry RECORD_POSITIONS, the base-file rows of their keys, with the records
 sorted by position, and BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS. Reading
 (``hoodie.merge.use.record.positions``): the merge pairs log records with base rows by position and
@@ -32,6 +32,7 @@ from tests.faults.s3_faults import Place
 
 MOR = "MERGE_ON_READ"
 POSITIONS_ON = {"hoodie.merge.use.record.positions": "true"}
+WRITE_POSITIONS = {"hoodie.write.record.positions": "true"}
 SCHEMA = pa.schema([("id", pa.string()), ("part", pa.string()), ("ts", pa.int64()), ("v", pa.int64())])
 
 
@@ -51,9 +52,8 @@ def _rows(ids: np.ndarray, ts: int, rng: np.random.Generator, deleted: np.ndarra
 
 
 def _client(place: Place, *, version: int = 9, **options: str) -> WriteClient:
-    settings = HudiSettings.from_hoodie_options(
-        {"hoodie.parquet.small.file.limit": "0", "hoodie.index.bloom.num_entries": "500", **options}, env=False
-    )
+    base = {"hoodie.parquet.small.file.limit": "0", "hoodie.index.bloom.num_entries": "500"}
+    settings = HudiSettings.from_hoodie_options({**base, **WRITE_POSITIONS, **options}, env=False)
     try:
         table = place.open()
     except Exception:  # first write: create it
@@ -118,13 +118,13 @@ def test_update_and_delete_blocks_carry_the_base_file_positions_of_their_records
     assert sum(len(_keys(b)) for _, b in blocks) == 60
 
 
-def test_hoodie_write_record_positions_false_writes_none(place: Place) -> None:
+@pytest.mark.parametrize("setting", [{"hoodie.write.record.positions": "false"}, None])
+def test_no_positions_when_off_which_is_the_default(place: Place, setting: dict[str, str] | None) -> None:
     rng = np.random.default_rng(2)
     _client(place).bulk_insert(_rows(np.arange(100), 0, rng))
     ids = np.arange(0, 100, 7)
-    instant = _client(place, **{"hoodie.write.record.positions": "false"}).upsert(
-        _rows(ids, 1, rng, ids % 2 == 0)
-    ).instant
+    settings = HudiSettings.from_hoodie_options(setting or {}, env=False)
+    instant = WriteClient(place.open(), settings).upsert(_rows(ids, 1, rng, ids % 2 == 0)).instant
     blocks = _log_blocks(place.open(), instant)
     assert blocks
     for _, block in blocks:

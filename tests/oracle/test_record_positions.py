@@ -1,6 +1,7 @@
 """Record positions in merge-on-read logs, against Apache Hudi 1.2 (and hudi-rs).
 
-* Apache Hudi reads the RECORD_POSITIONS headers we write: our merge-on-read table, read by its Spark
+* Apache Hudi reads the RECORD_POSITIONS headers we write (``hoodie.write.record.positions=true``; off by
+  default here): our merge-on-read table, read by its Spark
   reader with ``hoodie.merge.use.record.positions`` true and false, equals our reads by key and by
   position; hudi-rs reads it the same.
 * We read Apache Hudi's headers: a table it writes with ``hoodie.write.record.positions=true`` carries
@@ -95,7 +96,8 @@ def test_apache_hudi_reads_our_record_positions(apache_hudi: ApacheHudi, oracle_
         "positions_by_hudi_framework", table_type=MOR, record_key_fields=["id"], partition_fields=["city"],
         ordering_fields=["ts"],
     )  # fmt: skip
-    client = WriteClient(HudiTable.create(str(path), config), HudiSettings())
+    settings = HudiSettings.from_hoodie_options({"hoodie.write.record.positions": "true"}, env=False)
+    client = WriteClient(HudiTable.create(str(path), config), settings)
     for operation, rows in STEPS:
         client.write(rows, operation)
     blocks = _positioned_blocks(HudiTable.open(str(path)))
