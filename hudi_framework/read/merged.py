@@ -5,7 +5,10 @@ are pre-combined in arrival order (:meth:`RecordMerger.combine`, so the newest v
 under the merger's rules and deletes keep their effect), then merged into the base file's rows with
 :func:`~hudi_framework.merge.merge_with_base`; keys only in the logs are inserted, deletes dropped.
 A key the base file holds more than once takes its log record into its first row (file order) only;
-its other rows are returned as stored (docs/reading.md, "Duplicate keys").
+its other rows are returned as stored (docs/reading.md, "Duplicate keys"). Log records find their
+base rows by a hash lookup of the base keys, or, with ``task.use_record_positions`` and log blocks
+that carry positions of the slice's base file, by those positions
+(:mod:`hudi_framework.read.record_positions`); both give the same pairs.
 
 Memory: the base file is streamed one batch at a time and only the log records of *one* file slice
 are held, up to ``max_memory_bytes``. Beyond that the log records are spilled to local Arrow IPC
