@@ -23,7 +23,8 @@ from hudi_framework.layout.naming import BaseFileName, LogFileName
 from hudi_framework.log import DataBlock, DeleteBlock, read_log_file
 from hudi_framework.log.blocks import HeaderKey
 from hudi_framework.log.record_positions import decode_positions, encode_positions
-from hudi_framework.read.reader import read_table
+from hudi_framework.read.merged_task import MergedReadTask
+from hudi_framework.read.reader import build_options, plan_read, read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Instant
@@ -167,6 +168,10 @@ def test_merge_by_position_returns_the_rows_of_the_merge_by_key(
     assert not positioned
     by_position = read_table(place.open(), options=POSITIONS_ON)
     assert positioned
+    plan = plan_read(place.open(), build_options(options=POSITIONS_ON))
+    merged_tasks = [t for t in plan.tasks if isinstance(t, MergedReadTask)]
+    assert merged_tasks
+    assert all(t.use_record_positions for t in merged_tasks)
     assert all(positioned)
     assert _sorted(by_position).equals(_sorted(by_key))
 
@@ -189,9 +194,9 @@ def test_wrong_positions_fall_back_to_the_merge_by_key(
 
 def test_use_record_positions_takes_only_true_or_false() -> None:
     from hudi_framework.errors import InvalidConfigValueError
-    from hudi_framework.read.reader import build_options
 
-    assert build_options(options={"hoodie.merge.use.record.positions": "TRUE"}).use_record_positions
+    # Spark lower-cases option keys and passes values as given.
+    assert build_options(options={"HOODIE.merge.use.record.positions": "TRUE"}).use_record_positions
     assert not build_options().use_record_positions
     with pytest.raises(InvalidConfigValueError, match=r"hoodie\.merge\.use\.record\.positions"):
         build_options(options={"hoodie.merge.use.record.positions": "yes"})
