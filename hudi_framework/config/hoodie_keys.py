@@ -156,6 +156,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.insert_split_size", "hoodie.copyonwrite.insert.split.size"),
     _k("write.log_file_max_size_bytes", "hoodie.logfile.max.size"),
     _k("write.log_data_block_format", "hoodie.logfile.data.block.format"),
+    _k("write.write_record_positions", "hoodie.write.record.positions"),
     _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
@@ -179,6 +180,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("read.begin_instant", "hoodie.datasource.read.begin.instanttime"),
     _k("read.end_instant", "hoodie.datasource.read.end.instanttime"),
     _k("read.as_of_instant", "as.of.instant"),
+    _k("read.use_record_positions", "hoodie.merge.use.record.positions"),
     # ------------------------------------------------------------------ index
     _k("index.type", "hoodie.index.type", parse=INDEX_TYPES.parse, render=INDEX_TYPES.render),
     _k("index.options.num_entries", "hoodie.index.bloom.num_entries"),

@@ -148,6 +148,10 @@ class WriteSettings(Section):
     """Not supported: merge-on-read log files do not roll over by size (each delta commit writes its own)."""
     log_data_block_format: LogBlockFormat = LogBlockFormat.PARQUET
     """Merge-on-read log data blocks: ``parquet`` (PARQUET_DATA) or ``avro`` (AVRO_DATA, Apache Hudi's default)."""
+    write_record_positions: bool = False
+    """Merge-on-read: log blocks of updates and deletes carry the base-file row positions of their records
+    (RECORD_POSITIONS header) when every record has one, as Apache Hudi 1.x writes them (table version 8+).
+    Off by default (Apache Hudi: on): finding the positions reads each updated base file's key column."""
     small_file_group_candidates_limit: PositiveInt = 1
     """Merge-on-read: how many of a partition's smallest log-free file groups may take inserts."""
     parquet_compression_codec: ParquetCodec = ParquetCodec.ZSTD
@@ -238,6 +242,9 @@ class ReadSettings(Section):
     """Time travel: read the table as of this instant."""
     filter_pushdown: bool = True
     """Skip partitions and files using filters and Parquet statistics."""
+    use_record_positions: bool = False
+    """Merge-on-read: pair log records with base rows by the record positions their blocks carry
+    instead of by key, where every block of a slice has positions of its base file; the rows are the same."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

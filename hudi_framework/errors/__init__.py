@@ -48,6 +48,7 @@ from hudi_framework.errors.log_format import (
     LogBlockDecodeError,
     LogBlockEncodeError,
     LogFormatError,
+    RecordPositionsError,
     UnsupportedLogBlockError,
 )
 from hudi_framework.errors.plugins import (
@@ -182,6 +183,7 @@ __all__ = [
     "PreconditionFailedError",
     "ReadError",
     "RecordIndexError",
+    "RecordPositionsError",
     "SavepointError",
     "SchemaConversionError",
     "SchemaEvolutionRequiredError",

@@ -11,6 +11,7 @@ __all__ = [
     "LogBlockDecodeError",
     "LogBlockEncodeError",
     "LogFormatError",
+    "RecordPositionsError",
     "UnsupportedLogBlockError",
 ]
 
@@ -91,3 +92,15 @@ class HFileWriteError(LogBlockEncodeError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"HFile: {reason}")
         self.reason = reason
+
+
+class RecordPositionsError(LogFormatError, ValueError):
+    """A RECORD_POSITIONS header does not decode, or positions cannot be encoded (a negative one).
+
+    Attributes:
+        reason: What is wrong.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)

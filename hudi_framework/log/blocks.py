@@ -327,6 +327,7 @@ class DeleteBlock(_Headed):
         instant_time: str,
         ordering_values: Iterable[OrderingValue | None] | None = None,
         schema: AvroSchema | str | None = None,
+        extra_header: Mapping[HeaderKey, str] | None = None,
     ) -> DeleteBlock:
         """A delete block as a writer makes it.
 
@@ -337,6 +338,7 @@ class DeleteBlock(_Headed):
             ordering_values: One per key; by default ``IntWrapper(0)``, a commit-time delete, which
                 is what Apache Hudi writes and the only value hudi-rs 0.5 reads correctly.
             schema: The table schema for the SCHEMA header (Java writes it; readers ignore it).
+            extra_header: Further header entries (record positions), after INSTANT_TIME and SCHEMA.
 
         Raises:
             LogBlockEncodeError: The three sequences differ in length.
@@ -349,19 +351,25 @@ class DeleteBlock(_Headed):
                 f"{len(keys)} keys, {len(paths)} partition paths and {len(orderings)} ordering values"
             )
         records = tuple(DeleteRecord(k, p, o) for k, p, o in zip(keys, paths, orderings, strict=True))
-        return cls(records, _writer_header(instant_time, schema))
+        return cls(records, {**_writer_header(instant_time, schema), **(extra_header or {})})
 
     @classmethod
     def create_from_columns(
-        cls, columns: DeleteColumns, *, instant_time: str, schema: AvroSchema | str | None = None
+        cls,
+        columns: DeleteColumns,
+        *,
+        instant_time: str,
+        schema: AvroSchema | str | None = None,
+        extra_header: Mapping[HeaderKey, str] | None = None,
     ) -> DeleteBlock:
         """A delete block as a writer makes it, from columns: no Python object per deleted key, and
         the content is encoded from the columns (:mod:`~hudi_framework.log.delete_encode`).
+        ``extra_header`` entries (record positions) follow INSTANT_TIME and SCHEMA.
 
         Raises:
             LogBlockEncodeError: ``columns`` has no ordering column.
         """
-        return cls.from_columns(columns, _writer_header(instant_time, schema))
+        return cls.from_columns(columns, {**_writer_header(instant_time, schema), **(extra_header or {})})
 
     @property
     def record_keys(self) -> tuple[str | None, ...]:

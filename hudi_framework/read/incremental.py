@@ -197,7 +197,7 @@ def _full_scan(
         tasks = plan_slice_tasks(
             table, slices, schema=plan.schema, full_schema=full_schema, filters=filters,
             validity=instant_validity(table), commit_time_filter=commit_filter,
-            max_memory_bytes=options.merge_max_memory_bytes,
+            max_memory_bytes=options.merge_max_memory_bytes, use_record_positions=options.use_record_positions,
         )  # fmt: skip
         return replace(plan, tasks=tasks, full_table_scan=True)
     files = [
@@ -341,5 +341,6 @@ def _plan_mor(
     tasks = plan_slice_tasks(
         table, slices, schema=plan.schema, full_schema=full_schema, filters=filters, validity=validity,
         commit_time_filter=_window_filter(window, by_completion), max_memory_bytes=options.merge_max_memory_bytes,
+        use_record_positions=options.use_record_positions,
     )  # fmt: skip
     return replace(plan, tasks=tasks)

@@ -43,6 +43,7 @@ from hudi_framework.read.spill import DEFAULT_SPILL_PARTITIONS, SpillPartitions,
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.read.merged_task import MergedReadTask
+    from hudi_framework.read.record_positions import SlicePositions
 
 __all__ = [
     "BLOCK_SEQ_FIELD",
@@ -321,6 +322,7 @@ def collect_log_records(
     buffer: LogRecordBuffer,
     *,
     on_corrupt: CorruptBlockHandler | None = None,
+    positions: SlicePositions | None = None,
 ) -> list[CorruptBlock]:
     """Read the slice's log files into ``buffer``; return the corrupt blocks skipped.
 
@@ -329,6 +331,7 @@ def collect_log_records(
         task: The slice (log file keys, block validity, schemas).
         buffer: Receives rows in the log schema.
         on_corrupt: Called for each corrupt block (besides the warning every skip raises).
+        positions: Gathers the record positions of the valid data and delete blocks (merging by position).
 
     Raises:
         UnsupportedLogBlockError: An HFILE_DATA block in a data table's log.
@@ -351,10 +354,14 @@ def collect_log_records(
                     buffer.rollback(block.target_instant_time, seq=seq)
             elif not task.validity.is_valid(block.instant_time):
                 continue
-            elif isinstance(block, DataBlock):
-                buffer.add(_data_rows(block, task, schema), instant=block.instant_time or "", seq=seq)
-            elif isinstance(block, DeleteBlock):
-                buffer.add(_delete_rows(block, task, schema), instant=block.instant_time or "", seq=seq)
+            elif isinstance(block, DataBlock | DeleteBlock):
+                if isinstance(block, DataBlock):
+                    rows = _data_rows(block, task, schema)
+                else:
+                    rows = _delete_rows(block, task, schema)
+                if positions is not None:
+                    positions.add_block(block.header, rows.column(task.record_key_field))
+                buffer.add(rows, instant=block.instant_time or "", seq=seq)
             elif isinstance(block, HFileBlock):
                 block.records  # noqa: B018 - raises UnsupportedLogBlockError naming the block type
     buffer.finish()

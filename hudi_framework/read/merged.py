@@ -5,7 +5,10 @@ are pre-combined in arrival order (:meth:`RecordMerger.combine`, so the newest v
 under the merger's rules and deletes keep their effect), then merged into the base file's rows with
 :func:`~hudi_framework.merge.merge_with_base`; keys only in the logs are inserted, deletes dropped.
 A key the base file holds more than once takes its log record into its first row (file order) only;
-its other rows are returned as stored (docs/reading.md, "Duplicate keys").
+its other rows are returned as stored (docs/reading.md, "Duplicate keys"). Log records find their
+base rows by a hash lookup of the base keys, or, with ``task.use_record_positions`` and log blocks
+that carry positions of the slice's base file, by those positions
+(:mod:`hudi_framework.read.record_positions`); both give the same pairs.
 
 Memory: the base file is streamed one batch at a time and only the log records of *one* file slice
 are held, up to ``max_memory_bytes``. Beyond that the log records are spilled to local Arrow IPC
@@ -19,6 +22,7 @@ adds what a query needs on top (commit-time and row filters, projection).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -36,6 +40,7 @@ from hudi_framework.merge.selection import select_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
 from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema
 from hudi_framework.read.plan import ReadTask
+from hudi_framework.read.record_positions import PositionPairs, SlicePositions, same_keys
 from hudi_framework.read.spill import SpillPartitions, key_partitions
 
 if TYPE_CHECKING:
@@ -45,6 +50,8 @@ if TYPE_CHECKING:
     from hudi_framework.read.merged_task import MergedReadTask
 
 __all__ = ["merge_file_slice", "read_merged_task"]
+
+_LOG = logging.getLogger(__name__)
 
 
 def _base_batches(
@@ -88,7 +95,8 @@ def _merge_batch(
     task: MergedReadTask,
     ctx: MergeContext,
     consumed: npt.NDArray[np.bool_],
-) -> tuple[pa.Table | None, npt.NDArray[np.int64]]:
+    by_position: PositionPairs | None = None,
+) -> tuple[pa.Table | None, npt.NDArray[np.int64], bool]:
     """Merge one base batch with the (pre-combined, so unique) log rows whose keys it holds, by position.
 
     A log row merges into the first stored row of its key only, as in Apache Hudi's file group
@@ -104,8 +112,12 @@ def _merge_batch(
     deleted, in file order, then the merge results that replaced stored rows, in the order of those
     rows (see :func:`_stored_then_merged`).
 
+    With ``by_position`` the pairs come from the log records' positions instead of the hash lookup,
+    once the paired keys are checked equal (otherwise the batch merges by key).
+
     Returns:
-        ``(merged rows or None when no log row merges into the batch, positions of the log rows merged)``.
+        ``(merged rows or None when no log row merges into the batch, positions of the log rows merged,
+        whether the pairs came from record positions)``.
 
     Raises:
         MergeError: A null record key in a batch the logs update, or a merger that broke its contract.
@@ -116,16 +128,21 @@ def _merge_batch(
     base_keys, log_keys = base.column(key), combined.column(key)
     if log_keys.type != base_keys.type:
         log_keys = log_keys.cast(base_keys.type)
-    base_at, at = _matches(contiguous(pc.index_in(base_keys, value_set=log_keys)))
+    positioned = False
+    if by_position is not None:
+        base_at, at = by_position.next_batch(num_base)
+        positioned = same_keys(base_keys, log_keys, base_at, at)
+    if not positioned:
+        base_at, at = _matches(contiguous(pc.index_in(base_keys, value_set=log_keys)))
     if not len(base_at):
-        return None, base_at
+        return None, base_at, positioned
     if base_keys.null_count:
         raise MergeError(f"{base_keys.null_count} row(s) to merge have a null record key")
     fresh = ~consumed[at]
     if not fresh.all():
         base_at, at = base_at[fresh], at[fresh]
         if not len(base_at):
-            return None, at
+            return None, at, positioned
     # Counted by marking (np.unique would import numpy.ma, ~25 ms of a fresh process's first read).
     hit = np.zeros(combined.num_rows, dtype=np.bool_)
     hit[at] = True
@@ -137,7 +154,8 @@ def _merge_batch(
         # Stored rows stay unless a log row replaces or deletes them; the live newer ones follow.
         newer = selection.take_newer & ~selection.deleted
         keep[base_at[selection.take_newer | selection.deleted]] = False
-        return _stored_then_merged(base, keep, project_to_schema(gather(combined, at[newer]), base.schema)), at
+        merged_rows = project_to_schema(gather(combined, at[newer]), base.schema)
+        return _stored_then_merged(base, keep, merged_rows), at, positioned
     # The pair step of merge_with_base (same merger calls), on the aligned pairs only.
     newer = gather(combined, at)
     if ctx.partial_columns:
@@ -147,7 +165,8 @@ def _merge_batch(
         raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
     live = ~delete_mask(merged, ctx)
     keep[base_at] = False
-    return _stored_then_merged(base, keep, project_to_schema(merged.filter(from_numpy(live)), base.schema)), at
+    merged_rows = project_to_schema(merged.filter(from_numpy(live)), base.schema)
+    return _stored_then_merged(base, keep, merged_rows), at, positioned
 
 
 def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.Table) -> pa.Table:
@@ -165,19 +184,32 @@ def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.
 
 
 def _merge_part(
-    base_batches: Iterable[pa.RecordBatch], logs: pa.Table, task: MergedReadTask, ctx: MergeContext, batch_size: int
+    base_batches: Iterable[pa.RecordBatch],
+    logs: pa.Table,
+    task: MergedReadTask,
+    ctx: MergeContext,
+    batch_size: int,
+    positions: SlicePositions | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """Merge streamed base rows with the log rows of the same keys (one partition, or the whole slice)."""
+    """Merge streamed base rows with the log rows of the same keys (one partition, or the whole slice).
+
+    ``positions``: the whole slice's record positions, to pair log rows with base rows by position.
+    """
     if not logs.num_rows:
         yield from base_batches
         return
     # Marked once here (marking is per row, and marking marked rows changes nothing), not per batch.
     combined = task.merger.mark_deletes(task.merger.combine(logs, ctx), ctx)
     matched = np.zeros(combined.num_rows, dtype=np.bool_)
+    rows_of = None if positions is None else positions.of(combined.column(ctx.record_key_field))
+    by_position = None if rows_of is None else PositionPairs(rows_of)
     for batch in base_batches:
         if not batch.num_rows:
             continue
-        merged, at = _merge_batch(batch, combined, task, ctx, matched)
+        merged, at, positioned = _merge_batch(batch, combined, task, ctx, matched, by_position)
+        if by_position is not None and not positioned:
+            _LOG.warning("record positions of %s do not match its base file's keys; merging by key", task.file_id)
+            by_position = None
         if merged is None:
             yield batch
             continue
@@ -224,13 +256,15 @@ def merge_file_slice(
     ctx = task.merge_context
     key = ctx.record_key_field
     label = task.file_id or "slice"
+    by_position = task.use_record_positions and task.base_file_key is not None
+    positions = SlicePositions(task.instant_time) if by_position else None
     with LogRecordBuffer(
         log_schema(task.merge_schema), key, max_memory_bytes=task.max_memory_bytes, label=label
     ) as buffer:
-        collect_log_records(storage, task, buffer, on_corrupt=on_corrupt)
+        collect_log_records(storage, task, buffer, on_corrupt=on_corrupt, positions=positions)
         if buffer.spill is None:
             base_batches = _base_batches(storage, task, batch_size, use_threads)
-            yield from _merge_part(base_batches, buffer.in_memory(), task, ctx, batch_size)
+            yield from _merge_part(base_batches, buffer.in_memory(), task, ctx, batch_size, positions)
             return
         n = buffer.num_partitions
         with SpillPartitions(task.merge_schema, n, prefix=f"{label}-base") as base_spill:

@@ -94,6 +94,7 @@ def plan_slice_tasks(
     validity: InstantValidity,
     commit_time_filter: CommitTimeFilter | None = None,
     max_memory_bytes: int | None = None,
+    use_record_positions: bool = False,
 ) -> tuple[ReadTask | MergedReadTask, ...]:
     """One task per slice of a partition that may match ``filters``: plain for base-file-only slices.
 
@@ -106,6 +107,7 @@ def plan_slice_tasks(
         validity: Which log blocks count.
         commit_time_filter: Incremental reads: commit times to keep (applied after merging).
         max_memory_bytes: ``hoodie.memory.merge.max.size``; None for the default.
+        use_record_positions: ``hoodie.merge.use.record.positions``: merge by record positions.
     """
     config = table.config
     plain = [
@@ -149,6 +151,7 @@ def plan_slice_tasks(
                     commit_time_filter=commit_time_filter,
                     row_filter=filters,
                     filter_schema=filter_schema,
+                    use_record_positions=use_record_positions,
                 )
             )
     return tuple(sorted(tasks, key=lambda t: (t.partition_path, t.file_id)))

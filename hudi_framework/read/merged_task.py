@@ -76,6 +76,8 @@ class MergedReadTask:
         commit_time_filter: Incremental reads: which ``_hoodie_commit_time`` values of the merged rows to keep.
         row_filter: Normalised filters applied to the merged rows.
         filter_schema: Read-schema types of the columns ``row_filter`` uses.
+        use_record_positions: ``hoodie.merge.use.record.positions``: pair log records with base rows
+            by the positions their blocks carry (:mod:`~hudi_framework.read.record_positions`).
     """
 
     base_file_key: str | None
@@ -95,6 +97,7 @@ class MergedReadTask:
     commit_time_filter: CommitTimeFilter | None = None
     row_filter: Disjunction = ()
     filter_schema: pa.Schema | None = None
+    use_record_positions: bool = False
 
     @property
     def merge_context(self) -> MergeContext:

@@ -13,6 +13,8 @@ keywords; both end up in one validated :class:`ReadOptions`. Option names and me
 ``hoodie.datasource.read.incr.fallback.fulltablescan.enable``  incremental: full scan when files are gone
 ``hoodie.memory.merge.max.size``                          merge-on-read: log record bytes per file slice
                                                           held in memory before spilling
+``hoodie.merge.use.record.positions``                     merge-on-read: merge log records by the base-file
+                                                          positions their blocks carry (default false)
 ========================================================  ==============================================
 """
 
@@ -36,6 +38,7 @@ BEGIN_INSTANT_KEY: Final = "hoodie.datasource.read.begin.instanttime"
 END_INSTANT_KEY: Final = "hoodie.datasource.read.end.instanttime"
 INCR_FALLBACK_KEY: Final = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
 MERGE_MAX_MEMORY_KEY: Final = "hoodie.memory.merge.max.size"
+USE_RECORD_POSITIONS_KEY: Final = "hoodie.merge.use.record.positions"
 
 
 if TYPE_CHECKING:
@@ -74,6 +77,9 @@ class ReadOptions(BaseModel):
     #: ``hoodie.memory.merge.max.size``: merge-on-read log records of one file slice kept in memory
     #: before spilling to local disk; None takes the default (1 GiB).
     merge_max_memory_bytes: int | None = Field(default=None, gt=0)
+    #: ``hoodie.merge.use.record.positions``: merge-on-read log records are paired with base rows by the
+    #: positions their blocks carry (:mod:`hudi_framework.read.record_positions`); off, by key.
+    use_record_positions: bool = False
 
     @field_validator("as_of", "begin", "end")
     @classmethod
@@ -108,6 +114,11 @@ class ReadOptions(BaseModel):
             if flag not in ("true", "false"):
                 raise InvalidConfigValueError(INCR_FALLBACK_KEY, "expected true or false")
             values["incremental_fallback_full_scan"] = flag == "true"
+        if USE_RECORD_POSITIONS_KEY in lowered:
+            flag = lowered[USE_RECORD_POSITIONS_KEY].strip().lower()
+            if flag not in ("true", "false"):
+                raise InvalidConfigValueError(USE_RECORD_POSITIONS_KEY, "expected true or false")
+            values["use_record_positions"] = flag == "true"
         if MERGE_MAX_MEMORY_KEY in lowered:
             size = lowered[MERGE_MAX_MEMORY_KEY].strip()
             if not size.isdigit() or int(size) <= 0:
@@ -124,6 +135,7 @@ class ReadOptions(BaseModel):
             "as_of": settings.as_of_instant,
             "begin": settings.begin_instant,
             "end": settings.end_instant,
+            "use_record_positions": settings.use_record_positions,
         }
         values.update(overrides)
         return cls(**values)

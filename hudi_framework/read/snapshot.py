@@ -124,6 +124,7 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
         tasks = plan_slice_tasks(
             table, slices, schema=schema, full_schema=full_schema, filters=filters,
             validity=instant_validity(table, as_of=as_of), max_memory_bytes=options.merge_max_memory_bytes,
+            use_record_positions=options.use_record_positions,
         )  # fmt: skip
         return ReadPlan(options.query_type, schema, tasks, as_of=as_of)
     files = [

@@ -87,6 +87,8 @@ class WriteTaskContext:
         table_name: The table name (names the Avro record of log block schemas).
         table_version: ``hoodie.table.version`` (log file naming differs before 8).
         log_block_type: Data block type of log appends (AVRO_DATA or PARQUET_DATA).
+        record_positions: Log blocks of updates and deletes carry their records' base-file positions
+            (``hoodie.write.record.positions``; :mod:`~hudi_framework.write.record_positions`).
         delete_ordering: Log deletes carry the row's ordering value (soft deletes of an upsert);
             False: ``IntWrapper(0)``, a commit-time delete (the delete operation).
         partial_columns: Partial update: the data columns the incoming rows carry (the others are
@@ -109,6 +111,7 @@ class WriteTaskContext:
     table_name: str = "hudi_table"
     table_version: int = 9
     log_block_type: BlockType = BlockType.AVRO_DATA
+    record_positions: bool = False
     delete_ordering: bool = False
     partial_columns: tuple[str, ...] = ()
     keep_incoming: bool = False

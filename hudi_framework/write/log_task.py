@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from hudi_framework.contracts.arrays import contiguous, from_numpy, repeated_string
@@ -40,6 +41,7 @@ from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, w
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.file_group_task import FILE_NAME, RECORD_KEY, FileGroupWrite, WriteTaskContext, stamp_incoming
 from hudi_framework.write.markers import IOType, create_marker
+from hudi_framework.write.record_positions import base_file_positions, positioned
 
 __all__ = ["append_file_group", "delete_columns", "log_block_schema", "ordering_column", "ordering_values"]
 
@@ -189,6 +191,29 @@ def _data_records(rows: pa.Table, ctx: WriteTaskContext, file_id: str, task_part
     return rows.select(schema.names).cast(schema)
 
 
+def _positions(
+    storage: StorageBackend, ctx: WriteTaskContext, target: FileGroupWrite, incoming: pa.Table
+) -> npt.NDArray[np.int64] | None:
+    """Base-file positions of the incoming keys (-1: not in the base file); None when not written.
+
+    Only for a slice whose base file is the latest one (a pending compaction's slice has none yet)
+    and tables of version 8+, whose header set has BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS.
+    """
+    if (
+        not ctx.record_positions
+        or ctx.table_version < _OWN_INSTANT_LOG_VERSION
+        or target.base_file_key is None
+        or target.base_instant != target.slice_instant
+        or not incoming.num_rows
+    ):
+        return None
+    return base_file_positions(storage, target.base_file_key, incoming.column(RECORD_KEY))
+
+
+def _of(positions: npt.NDArray[np.int64] | None, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64] | None:
+    return None if positions is None else positions[rows]
+
+
 def append_file_group(
     storage: StorageBackend,
     ctx: WriteTaskContext,
@@ -225,24 +250,33 @@ def append_file_group(
     upserts = incoming.filter(pa.array(~deleted))
     deletes = incoming.filter(pa.array(deleted))
     schema_json = log_block_schema(ctx)
+    positions = _positions(storage, ctx, target, incoming)
     blocks: list[LogBlock] = []
     if upserts.num_rows:
         records = _data_records(upserts, ctx, target.file_id, task_partition_id)
+        records, header = positioned(records, _of(positions, ~deleted), target.base_instant or "")
         partial = bool(ctx.partial_columns)
+        if partial:
+            header[HeaderKey.IS_PARTIAL] = "true"
         blocks.append(
             DataBlock.create(
                 records,
                 instant_time=ctx.instant,
                 schema=log_block_schema(ctx, partial=True) if partial else schema_json,
                 block_type=ctx.log_block_type,
-                extra_header={HeaderKey.IS_PARTIAL: "true"} if partial else None,
+                extra_header=header or None,
                 compression=ctx.parquet.compression,
             )
         )
     if deletes.num_rows:
+        deletes, header = positioned(deletes, _of(positions, deleted), target.base_instant or "")
         columns = delete_columns(deletes, target.partition, ctx.ordering_fields if ctx.delete_ordering else ())
         if columns is not None:
-            blocks.append(DeleteBlock.create_from_columns(columns, instant_time=ctx.instant, schema=schema_json))
+            blocks.append(
+                DeleteBlock.create_from_columns(
+                    columns, instant_time=ctx.instant, schema=schema_json, extra_header=header or None
+                )
+            )
         else:
             blocks.append(
                 DeleteBlock.create(
@@ -251,6 +285,7 @@ def append_file_group(
                     instant_time=ctx.instant,
                     ordering_values=ordering_values(deletes, ctx.ordering_fields),
                     schema=schema_json,
+                    extra_header=header or None,
                 )
             )
     own_instant = ctx.table_version >= _OWN_INSTANT_LOG_VERSION

@@ -228,6 +228,7 @@ class WriteSession:
             table_name=config.name,
             table_version=config.version,
             log_block_type=BlockType.PARQUET_DATA if parquet_blocks else BlockType.AVRO_DATA,
+            record_positions=w.write_record_positions,
             # The delete operation writes commit-time deletes (IntWrapper(0)), as Apache Hudi does.
             delete_ordering=operation is not WriteOperation.DELETE,
             partial_columns=self.partial_columns(config, schema, incoming, operation),
