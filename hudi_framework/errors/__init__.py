@@ -49,6 +49,7 @@ from hudi_framework.errors.log_format import (
     LogFormatError,
     UnsupportedLogBlockError,
 )
+from hudi_framework.errors.metadata import MetadataKeyError, MetadataTableError, MetadataTableUnusableError
 from hudi_framework.errors.plugins import (
     ComponentLoadError,
     DuplicateComponentError,
@@ -165,6 +166,9 @@ __all__ = [
     "LogFormatError",
     "LogRepairError",
     "MergeError",
+    "MetadataKeyError",
+    "MetadataTableError",
+    "MetadataTableUnusableError",
     "MergeModeMismatchError",
     "MergeStrategyNotFoundError",
     "MissingDataFileError",
