@@ -158,13 +158,21 @@ class IndexKey:
     file_id: str | None
 
 
-def _check(key: str, width: int, kind: str) -> None:
-    if len(key) != width:
-        raise MetadataKeyError(key, f"a {kind} key has {width} characters")
-    try:
-        base64.b64decode(key, validate=True)
-    except ValueError as e:
-        raise MetadataKeyError(key, f"a {kind} key is Base64") from e
+def _check(key: str, widths: tuple[int, ...], kind: str) -> list[str]:
+    """Split ``key`` into ids of ``widths``, each valid padded Base64."""
+    if len(key) != sum(widths):
+        raise MetadataKeyError(key, f"a {kind} key has {sum(widths)} characters")
+    parts = []
+    at = 0
+    for width in widths:
+        part = key[at : at + width]
+        try:
+            base64.b64decode(part, validate=True)
+        except ValueError as e:
+            raise MetadataKeyError(key, f"a {kind} key is Base64 ids") from e
+        parts.append(part)
+        at += width
+    return parts
 
 
 def decode_column_stats_key(key: str) -> IndexKey:
@@ -173,9 +181,8 @@ def decode_column_stats_key(key: str) -> IndexKey:
     Raises:
         MetadataKeyError: The key is not three Base64 ids of the expected widths.
     """
-    _check(key, COLUMN_ID_WIDTH + PARTITION_ID_WIDTH + FILE_ID_WIDTH, "column_stats")
-    p = COLUMN_ID_WIDTH + PARTITION_ID_WIDTH
-    return IndexKey(key[:COLUMN_ID_WIDTH], key[COLUMN_ID_WIDTH:p], key[p:])
+    column, partition, file = _check(key, (COLUMN_ID_WIDTH, PARTITION_ID_WIDTH, FILE_ID_WIDTH), "column_stats")
+    return IndexKey(column, partition, file)
 
 
 def decode_bloom_filter_key(key: str) -> IndexKey:
@@ -184,8 +191,8 @@ def decode_bloom_filter_key(key: str) -> IndexKey:
     Raises:
         MetadataKeyError: The key is not two Base64 ids of the expected widths.
     """
-    _check(key, PARTITION_ID_WIDTH + FILE_ID_WIDTH, "bloom_filters")
-    return IndexKey(None, key[:PARTITION_ID_WIDTH], key[PARTITION_ID_WIDTH:])
+    partition, file = _check(key, (PARTITION_ID_WIDTH, FILE_ID_WIDTH), "bloom_filters")
+    return IndexKey(None, partition, file)
 
 
 def decode_partition_stats_key(key: str) -> IndexKey:
@@ -194,5 +201,5 @@ def decode_partition_stats_key(key: str) -> IndexKey:
     Raises:
         MetadataKeyError: The key is not two Base64 ids of the expected widths.
     """
-    _check(key, COLUMN_ID_WIDTH + PARTITION_ID_WIDTH, "partition_stats")
-    return IndexKey(key[:COLUMN_ID_WIDTH], key[COLUMN_ID_WIDTH:], None)
+    column, partition = _check(key, (COLUMN_ID_WIDTH, PARTITION_ID_WIDTH), "partition_stats")
+    return IndexKey(column, partition, None)

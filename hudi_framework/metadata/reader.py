@@ -48,8 +48,8 @@ from hudi_framework.log.reader import read_log_bytes
 from hudi_framework.metadata.keys import (
     ALL_PARTITIONS_KEY,
     COLUMN_ID_WIDTH,
-    bloom_filter_key,
     PARTITION_ID_WIDTH,
+    bloom_filter_key,
     partition_id,
     partition_path_of,
 )
@@ -60,7 +60,6 @@ from hudi_framework.metadata.records import (
     metadata_record_schema,
 )
 from hudi_framework.table.properties import parse_properties
-from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.timeline import Timeline
 
 __all__ = [
@@ -488,7 +487,9 @@ def _merge_file_lists(rows: pa.Table) -> dict[str, dict[str, int]]:
     sizes = alive.group_by(["key", "name"]).aggregate([("size", "max")])
     out: dict[str, dict[str, int]] = {}
     for key, name, size in zip(
-        sizes.column("key").to_pylist(), sizes.column("name").to_pylist(), sizes.column("size_max").to_pylist(),
+        sizes.column("key").to_pylist(),
+        sizes.column("name").to_pylist(),
+        sizes.column("size_max").to_pylist(),
         strict=True,
     ):  # one entry per file of the table, not per record of a data file
         out.setdefault(key, {})[name] = size
@@ -527,7 +528,9 @@ def _merge_column_stats(rows: pa.Table) -> pa.Table:
     """Java's column-stats merge per key: tombstones replace, live records after one merge."""
     if rows.num_rows == 0:
         return rows
-    latest = _latest_per_key(_Records(rows, pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())})))
+    latest = _latest_per_key(
+        _Records(rows, pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())}))
+    )
     deleted_flags = pc.fill_null(pc.struct_field(latest.column("ColumnStatsMetadata"), "isDeleted"), False)
     counts = rows.group_by("key").aggregate([("key", "count")])
     multi = counts.filter(pc.greater(counts.column("key_count"), 1)).column("key")
@@ -597,7 +600,9 @@ def _file_ids(info: pa.StructArray) -> pa.Array:
     digits[:, 0::2] = hexchars[raw >> 4]
     digits[:, 1::2] = hexchars[raw & 0x0F]
     dash = np.full((n, 1), ord("-"), dtype=np.uint8)
-    text = np.hstack([digits[:, :8], dash, digits[:, 8:12], dash, digits[:, 12:16], dash, digits[:, 16:20], dash, digits[:, 20:]])
+    text = np.hstack(
+        [digits[:, :8], dash, digits[:, 8:12], dash, digits[:, 12:16], dash, digits[:, 16:20], dash, digits[:, 20:]]
+    )
     uuids = pa.array(text.reshape(-1).view("S36").astype(str) if n else np.array([], dtype=str), pa.string())
     index = info.field("fileIndex")
     suffixed = pc.binary_join_element_wise(uuids, pc.cast(index, pa.string()), "-")

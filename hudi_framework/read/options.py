@@ -13,6 +13,8 @@ keywords; both end up in one validated :class:`ReadOptions`. Option names and me
 ``hoodie.datasource.read.incr.fallback.fulltablescan.enable``  incremental: full scan when files are gone
 ``hoodie.memory.merge.max.size``                          merge-on-read: log record bytes per file slice
                                                           held in memory before spilling
+``hoodie.metadata.enable``                                plan from the metadata table's file listing
+                                                          when it is usable (default true)
 ========================================================  ==============================================
 """
 
@@ -36,6 +38,7 @@ BEGIN_INSTANT_KEY: Final = "hoodie.datasource.read.begin.instanttime"
 END_INSTANT_KEY: Final = "hoodie.datasource.read.end.instanttime"
 INCR_FALLBACK_KEY: Final = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
 MERGE_MAX_MEMORY_KEY: Final = "hoodie.memory.merge.max.size"
+METADATA_ENABLE_KEY: Final = "hoodie.metadata.enable"
 
 
 if TYPE_CHECKING:
@@ -74,6 +77,9 @@ class ReadOptions(BaseModel):
     #: ``hoodie.memory.merge.max.size``: merge-on-read log records of one file slice kept in memory
     #: before spilling to local disk; None takes the default (1 GiB).
     merge_max_memory_bytes: int | None = Field(default=None, gt=0)
+    #: ``hoodie.metadata.enable``: take the file listing from the metadata table when it is usable
+    #: (Apache Hudi 1.x readers default to true); false always lists storage.
+    metadata_enable: bool = True
 
     @field_validator("as_of", "begin", "end")
     @classmethod
@@ -108,6 +114,11 @@ class ReadOptions(BaseModel):
             if flag not in ("true", "false"):
                 raise InvalidConfigValueError(INCR_FALLBACK_KEY, "expected true or false")
             values["incremental_fallback_full_scan"] = flag == "true"
+        if METADATA_ENABLE_KEY in lowered:
+            enabled = lowered[METADATA_ENABLE_KEY].strip().lower()
+            if enabled not in ("true", "false"):
+                raise InvalidConfigValueError(METADATA_ENABLE_KEY, "expected true or false")
+            values["metadata_enable"] = enabled == "true"
         if MERGE_MAX_MEMORY_KEY in lowered:
             size = lowered[MERGE_MAX_MEMORY_KEY].strip()
             if not size.isdigit() or int(size) <= 0:
