@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import pyarrow as pa
@@ -67,6 +67,7 @@ __all__ = [
     "RECORD_INDEX_SCHEMA",
     "MetadataTable",
     "record_index_file_group",
+    "record_index_file_groups",
     "stat_values",
 ]
 
@@ -121,23 +122,46 @@ class _Records:
 
 
 def record_index_file_group(record_key: str, file_groups: int) -> int:
-    """The record-index file group a key lives in (Java ``mapRecordKeyToFileGroupIndex``): Java's
-    ``String.hashCode`` of the key, made non-negative, modulo the number of file groups."""
-    h = 0
-    for ch in record_key.encode("utf-16-be").decode("utf-16-be"):
-        for unit in _utf16_units(ch):
-            h = (31 * h + unit) & 0xFFFFFFFF
-    signed = h - (1 << 32) if h >= 1 << 31 else h
-    # Java: Math.abs(Math.abs(hash) % numBuckets); Math.abs(MIN_VALUE) stays negative, % keeps it so.
-    return abs(abs(signed) % file_groups) if signed != -(1 << 31) else abs(signed % file_groups)
+    """The record-index file group a key lives in (Java ``mapRecordKeyToFileGroupIndex``)."""
+    return int(record_index_file_groups(pa.array([record_key], pa.string()), file_groups)[0])
 
 
-def _utf16_units(ch: str) -> tuple[int, ...]:
-    code = ord(ch)
-    if code < 0x10000:
-        return (code,)
-    code -= 0x10000
-    return (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+def record_index_file_groups(keys: pa.Array, file_groups: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Java ``mapRecordKeyToFileGroupIndex`` of each key: ``String.hashCode`` (31-polynomial over
+    UTF-16 code units, 32-bit wrap-around), its absolute value, modulo the number of file groups.
+
+    Vectorised over keys: one numpy step per character position, not per key.
+    """
+    units, lengths = _utf16_units(keys)
+    n = len(lengths)
+    h = np.zeros(n, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if n else np.zeros(0, dtype=np.int64)
+    for pos in range(int(lengths.max()) if n else 0):
+        live = lengths > pos
+        h[live] = (h[live] * 31 + units[starts[live] + pos]) & 0xFFFFFFFF
+    signed = np.where(h >= 1 << 31, h - (1 << 32), h)
+    # Math.abs(Math.abs(h) % n): |Integer.MIN_VALUE| stays negative in Java, and the outer abs fixes it.
+    return np.abs(signed) % file_groups
+
+
+def _utf16_units(keys: pa.Array) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
+    """The UTF-16 code units of every key, concatenated, and the number of units per key."""
+    encoded = (
+        pc.cast(keys, pa.string()).combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys.cast(pa.string())
+    )
+    encoded = pc.fill_null(encoded, "")
+    lengths = pc.binary_length(encoded).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = np.frombuffer(encoded.buffers()[1], dtype=np.int32)[encoded.offset : encoded.offset + len(encoded) + 1]
+    values = encoded.buffers()[2]
+    data = (
+        np.frombuffer(values, dtype=np.uint8)[offsets[0] : offsets[-1]] if values is not None else np.zeros(0, np.uint8)
+    )
+    if not data.size or int(data.max()) < 0x80:
+        return data.astype(np.int64), lengths  # ASCII: one unit per byte (the common case)
+    # Other text: Python's UTF-16 encoder per key.
+    per_key = [np.frombuffer(k.encode("utf-16-be"), dtype=">u2").astype(np.int64) for k in encoded.to_pylist()]
+    counts = np.array([len(u) for u in per_key], dtype=np.int64)
+    return (np.concatenate(per_key) if per_key else np.zeros(0, np.int64)), counts
 
 
 class MetadataTable:
@@ -417,8 +441,8 @@ class MetadataTable:
         slices = self.file_slices(MetadataPartition.RECORD_INDEX)
         if not slices or len(wanted) == 0:
             return RECORD_INDEX_SCHEMA.empty_table()
-        groups = {record_index_file_group(k, len(slices)) for k in wanted.unique().to_pylist() if k is not None}
-        chosen = [slices[i] for i in sorted(groups)]
+        groups = np.unique(record_index_file_groups(wanted.unique().drop_null(), len(slices)))
+        chosen = [slices[int(i)] for i in groups]
         records = self._read_slices(chosen, ["key", "recordIndexMetadata"])
         latest = _latest_per_key(records, wanted.unique())
         info = latest.column("recordIndexMetadata").combine_chunks()
