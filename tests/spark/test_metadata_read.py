@@ -39,5 +39,5 @@ def test_metadata_enable_true_is_refused_on_writes(spark: Any, tmp_path: Path) -
         .option("hoodie.metadata.enable", "true")
         .mode("append")
     )
-    with pytest.raises(Exception, match="hoodie.metadata.enable"):
+    with pytest.raises(Exception, match=r"hoodie\.metadata\.enable"):
         writer.save(str(tmp_path / "t"))
