@@ -43,7 +43,7 @@ from hudi_framework.errors import HudiError, MetadataTableUnusableError, Storage
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
-from hudi_framework.log.hfile_records import decode_hfile_records, hfile_records_schema
+from hudi_framework.log.hfile_records import HFileRecordDecoder, hfile_records_schema, hfile_schema_text
 from hudi_framework.log.reader import read_log_bytes
 from hudi_framework.metadata.keys import (
     ALL_PARTITIONS_KEY,
@@ -181,6 +181,8 @@ class MetadataTable:
         self._timeline = timeline
         self._table_partitions = tuple(table_partitions)
         self._version = int(properties.get("hoodie.table.version", "0"))
+        # Prepared HFile decoders by (writer schema, decoded fields): MDT files share a few schemas.
+        self._decoders: dict[tuple[str, tuple[str, ...]], HFileRecordDecoder] = {}
 
     @classmethod
     def open(cls, storage: StorageBackend, data_properties: Mapping[str, str]) -> MetadataTable | None:
@@ -262,16 +264,19 @@ class MetadataTable:
         tables: list[pa.Table] = []
         deleted: list[pa.Table] = []
         seq = 0
+        # Every file of the slices in one batch: object stores read them concurrently.
+        keys = [k for s in slices for k in ([s.base_file_key] if s.base_file_key else []) + s.log_file_keys]
+        contents = dict(zip(keys, self._read_many(keys), strict=True))
         for file_slice in slices:
             if file_slice.base_file_key is not None:
-                content = self._read(file_slice.base_file_key)
-                tables.append(_tag(_decode(content, None, file_slice.base_file_key), columns, seq))
+                content = contents[file_slice.base_file_key]
+                tables.append(_tag(self._decode(content, None, columns, file_slice.base_file_key), columns, seq))
                 seq += 1
             # Blocks of the slice, in order: (instant, rows or deleted keys) until a rollback drops them.
             blocks: list[tuple[str, pa.Table, bool]] = []
             for log_key in file_slice.log_file_keys:
                 full = f"{METADATA_TABLE_DIR}/{log_key}"
-                for block in read_log_bytes(self._read(log_key), path=full):
+                for block in read_log_bytes(contents[log_key], path=full):
                     if isinstance(block, CorruptBlock):
                         raise MetadataTableUnusableError(f"log file {full!r} has a corrupt block: {block.reason}")
                     instant = block.header.get(HeaderKey.INSTANT_TIME)
@@ -282,7 +287,8 @@ class MetadataTable:
                     if instant is None or not (instant in completed or (start is not None and instant < start)):
                         continue
                     if isinstance(block, HFileBlock):
-                        blocks.append((instant, _tag(block.records, columns, seq), False))
+                        records = self._decode(block.content, block.header.get(HeaderKey.SCHEMA), columns, full)
+                        blocks.append((instant, _tag(records, columns, seq), False))
                     elif isinstance(block, DeleteBlock):
                         keys = block.columns.record_keys
                         deletes = pa.table({"key": keys.cast(pa.string()), _SEQ: pa.array(np.full(len(keys), seq))})
@@ -299,12 +305,23 @@ class MetadataTable:
             )
         return _Records(rows, pa.concat_tables([empty_deleted, *deleted]))
 
-    def _read(self, key: str) -> bytes:
-        full = f"{METADATA_TABLE_DIR}/{key}"
+    def _decode(self, content: bytes, schema: str | None, columns: Sequence[str], where: str) -> pa.Table:
+        """The records of one HFile, only ``columns`` decoded; decoders are kept per writer schema."""
         try:
-            return self._storage.read(full)
+            text = schema if schema is not None else hfile_schema_text(content)
+            cache_key = (text, tuple(columns))
+            decoder = self._decoders.get(cache_key)
+            if decoder is None:
+                decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
+            return decoder.decode(content)
+        except HudiError as e:
+            raise MetadataTableUnusableError(f"{where!r} does not decode: {e}") from e
+
+    def _read_many(self, keys: Sequence[str]) -> list[bytes]:
+        try:
+            return self._storage.read_many([f"{METADATA_TABLE_DIR}/{key}" for key in keys])
         except StorageNotFoundError as e:
-            raise MetadataTableUnusableError(f"file {full!r} is listed but cannot be read") from e
+            raise MetadataTableUnusableError(f"a file of the metadata table is listed but cannot be read: {e}") from e
 
     # ----------------------------------------------------------------- files
     @cached_property
@@ -456,13 +473,6 @@ class MetadataTable:
             },
             schema=RECORD_INDEX_SCHEMA,
         )
-
-
-def _decode(content: bytes, schema: str | None, key: str) -> pa.Table:
-    try:
-        return decode_hfile_records(content, schema)
-    except HudiError as e:
-        raise MetadataTableUnusableError(f"base file {key!r} does not decode: {e}") from e
 
 
 def _tag(table: pa.Table, columns: Sequence[str], seq: int) -> pa.Table:
