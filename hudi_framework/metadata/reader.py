@@ -27,7 +27,6 @@ the file groups the keys hash to, as Java routes them.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -57,13 +56,14 @@ from hudi_framework.metadata.records import (
     METADATA_TABLE_DIR,
     TABLE_METADATA_PARTITIONS_KEY,
     MetadataPartition,
+    file_group_id,
     metadata_record_schema,
 )
 from hudi_framework.table.properties import parse_properties
 from hudi_framework.timeline.timeline import Timeline
 
 __all__ = [
-    "COLUMN_STATS_SCHEMA",
+    "COLUMN_STATS_COLUMNS",
     "RECORD_INDEX_SCHEMA",
     "MetadataTable",
     "record_index_file_group",
@@ -71,34 +71,28 @@ __all__ = [
     "stat_values",
 ]
 
-_LOG = logging.getLogger(__name__)
-
 _PROPERTIES_KEY: Final = f"{METADATA_TABLE_DIR}/.hoodie/hoodie.properties"
 _SEQ: Final = "_seq"
 #: ``HoodieRecordIndexInfo.fileIndex`` of a file id without a ``-<n>`` suffix.
 _MISSING_FILE_INDEX: Final = -1
 #: ``HoodieRecordIndexInfo.fileIdEncoding``: 0 = UUID bits + file index, 1 = the file id as a string.
 _FILE_ID_ENCODING_RAW: Final = 1
-#: ``HoodieValueTypeInfo.typeOrdinal`` of decimals stored as unscaled big-endian bytes.
-_DECIMAL_TYPE_ORDINAL: Final = 10
 
-#: The shape of :meth:`MetadataTable.column_stats` (one row per file and column).
-COLUMN_STATS_SCHEMA: Final = pa.schema(
-    [
-        pa.field("partition_path", pa.string(), nullable=False),
-        pa.field("file_name", pa.string(), nullable=False),
-        pa.field("column_name", pa.string(), nullable=False),
-        pa.field("min_value", pa.null()),  # placeholder: the stored union struct (see stat_values)
-        pa.field("max_value", pa.null()),
-        pa.field("null_count", pa.int64()),
-        pa.field("value_count", pa.int64()),
-        pa.field("total_size", pa.int64()),
-        pa.field("total_uncompressed_size", pa.int64()),
-        pa.field("is_deleted", pa.bool_()),
-        pa.field("is_tight_bound", pa.bool_()),
-        pa.field("value_type", pa.int32()),
-        pa.field("value_type_info", pa.string()),
-    ]
+#: The columns of :meth:`MetadataTable.column_stats` (one row per file and column), in order.
+COLUMN_STATS_COLUMNS: Final = (
+    "partition_path",
+    "file_name",
+    "column_name",
+    "min_value",
+    "max_value",
+    "null_count",
+    "value_count",
+    "total_size",
+    "total_uncompressed_size",
+    "is_deleted",
+    "is_tight_bound",
+    "value_type",
+    "value_type_info",
 )
 
 #: The shape of :meth:`MetadataTable.record_index`.
@@ -362,7 +356,7 @@ class MetadataTable:
     def column_stats(self, columns: Iterable[str] | None = None) -> pa.Table:
         """File-level column statistics, one row per (file, column), deleted entries dropped.
 
-        The table has the columns of :data:`COLUMN_STATS_SCHEMA`: ``partition_path`` (``""`` for a
+        The table has the columns of :data:`COLUMN_STATS_COLUMNS`: ``partition_path`` (``""`` for a
         non-partitioned table; resolved from the key's partition id against the ``files`` listing,
         null when no listed partition hashes to it), ``file_name``, ``column_name``, ``min_value`` and
         ``max_value`` (the stored Avro union as a struct with one ``member<i>`` per wrapper type;
@@ -458,6 +452,12 @@ class MetadataTable:
         slices = self.file_slices(MetadataPartition.RECORD_INDEX)
         if not slices or len(wanted) == 0:
             return RECORD_INDEX_SCHEMA.empty_table()
+        # Keys are routed by the number of file groups: every one must be there, in id order.
+        expected = [file_group_id(MetadataPartition.RECORD_INDEX, i) for i in range(len(slices))]
+        if [s.file_id for s in slices] != expected:
+            raise MetadataTableUnusableError(
+                f"record_index file groups {[s.file_id for s in slices]} are not {expected[0]}..{expected[-1]}"
+            )
         groups = np.unique(record_index_file_groups(wanted.unique().drop_null(), len(slices)))
         chosen = [slices[int(i)] for i in groups]
         records = self._read_slices(chosen, ["key", "recordIndexMetadata"])
@@ -580,39 +580,37 @@ def _merge_column_stats(rows: pa.Table) -> pa.Table:
     return pa.concat_tables([single, pa.Table.from_pylist(kept, schema=single.schema)])
 
 
-def _merge_stats_group(group: pa.Table) -> dict[str, object] | None:
-    ordered = group.sort_by(_SEQ).to_pylist()
-    current: dict[str, object] | None = None
-    for row in ordered:
-        stats = row["ColumnStatsMetadata"]
-        if current is None or stats["isDeleted"] or current["ColumnStatsMetadata"]["isDeleted"]:  # type: ignore[index]
-            current = row
+def _merge_stats_group(group: pa.Table) -> dict[str, Any] | None:
+    """Java ``mergeColumnStatsRecords`` over one key's records, oldest first; None if deleted."""
+    current: dict[str, Any] | None = None
+    for row in group.sort_by(_SEQ).to_pylist():
+        stats: dict[str, Any] = row["ColumnStatsMetadata"]
+        if current is None or stats["isDeleted"] or current["ColumnStatsMetadata"]["isDeleted"]:
+            current = row  # a tombstone replaces, and a record after a tombstone starts afresh
             continue
-        prev = current["ColumnStatsMetadata"]
-        assert isinstance(prev, dict)
+        prev: dict[str, Any] = current["ColumnStatsMetadata"]
         merged = dict(stats)
-        merged["minValue"] = _pick(prev["minValue"], stats["minValue"], min)
-        merged["maxValue"] = _pick(prev["maxValue"], stats["maxValue"], max)
+        merged["minValue"] = _bound(prev["minValue"], stats["minValue"], smaller=True)
+        merged["maxValue"] = _bound(prev["maxValue"], stats["maxValue"], smaller=False)
         for name in ("valueCount", "nullCount", "totalSize", "totalUncompressedSize"):
             merged[name] = (prev[name] or 0) + (stats[name] or 0)
         current = dict(row, ColumnStatsMetadata=merged)
-    if current is None or current["ColumnStatsMetadata"]["isDeleted"]:  # type: ignore[index]
+    if current is None or current["ColumnStatsMetadata"]["isDeleted"]:
         return None
     return current
 
 
-def _pick(a: dict[str, object] | None, b: dict[str, object] | None, choose: object) -> dict[str, object] | None:
-    """The smaller/larger of two wrapped statistics (nulls ignored), comparing the wrapped values."""
+def _bound(a: dict[str, Any] | None, b: dict[str, Any] | None, *, smaller: bool) -> dict[str, Any] | None:
+    """The smaller (or larger) of two wrapped statistics, comparing the wrapped values; nulls lose."""
     va, vb = _unwrap(a), _unwrap(b)
     if va is None:
         return b
     if vb is None:
         return a
-    assert callable(choose)
-    return a if choose(va, vb) == va else b
+    return a if (va <= vb) == smaller else b
 
 
-def _unwrap(wrapped: dict[str, object] | None) -> object:
+def _unwrap(wrapped: dict[str, Any] | None) -> Any:
     if wrapped is None:
         return None
     for member in wrapped.values():

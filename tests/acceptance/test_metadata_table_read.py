@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.metadata.keys import (
     column_stats_key,
     decode_column_stats_key,
@@ -283,3 +284,13 @@ def test_metadata_enable_false_never_opens_the_mdt(extract_fixture: Extract, tmp
     (base / ".hoodie" / "metadata" / ".hoodie" / "hoodie.properties").write_bytes(b"\x00garbage=")
     out = read_table(HudiTable.open(str(base)), options={"hoodie.metadata.enable": "false"})
     assert _rows(out) == _rows(_gold(gold_dir))
+
+
+def test_record_index_with_a_missing_file_group_is_refused(extract_fixture: Extract, tmp_path: Path) -> None:
+    """Keys are routed by the number of file groups: with one gone, lookups would silently miss keys."""
+    base, _ = _copy(extract_fixture, tmp_path)
+    for path in (base / ".hoodie" / "metadata" / "record_index").glob("*record-index-0003-0*"):
+        path.unlink()
+    _, mdt = _open(base)
+    with pytest.raises(MetadataTableUnusableError, match="record-index-0000-0"):
+        mdt.record_index(["TXN-001"])
