@@ -221,61 +221,62 @@ def _read_with_fallback(base: Path, caplog: pytest.LogCaptureFixture, reason: st
     return out
 
 
-def test_out_of_sync_mdt_falls_back(extract_fixture: Extract, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    base, gold_dir = _copy(extract_fixture, tmp_path)
+def _unfinished_mdt_commit(base: Path) -> None:
+    """The MDT delta commit of the last data write never completed."""
     writes = [i for i in HudiTable.open(str(base)).timeline.completed() if i.action in ("commit", "deltacommit")]
     timeline = base / ".hoodie" / "metadata" / ".hoodie" / "timeline"
-    # The MDT delta commit of the last data write never completed.
     (latest,) = timeline.glob(f"{writes[-1].requested_time}_*.deltacommit")
     latest.unlink()
-    out = _read_with_fallback(base, caplog, "out of sync")
-    assert _rows(out) == _rows(_gold(gold_dir))
 
 
-def test_files_partition_not_listed_falls_back(
-    extract_fixture: Extract, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    base, gold_dir = _copy(extract_fixture, tmp_path)
+def _files_not_listed(base: Path) -> None:
+    """``hoodie.table.metadata.partitions`` no longer lists ``files``."""
     props = base / ".hoodie" / "hoodie.properties"
-    text = props.read_text()
-    text = "\n".join(
+    lines = [
         line.replace("column_stats,files,", "column_stats,")
         if line.startswith("hoodie.table.metadata.partitions=")
         else line
-        for line in text.splitlines()
-    )
-    props.write_text(text + "\n")
+        for line in props.read_text().splitlines()
+    ]
+    props.write_text("\n".join(lines) + "\n")
     (base / ".hoodie" / "hoodie.properties.backup").unlink(missing_ok=True)
-    out = _read_with_fallback(base, caplog, "'files'")
-    assert _rows(out) == _rows(_gold(gold_dir))
 
 
-def test_truncated_mdt_log_falls_back(
-    extract_fixture: Extract, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    base, gold_dir = _copy(extract_fixture, tmp_path)
-    files = base / ".hoodie" / "metadata" / "files"
+def _truncated_log(base: Path) -> None:
+    """The newest log file of the files partition is cut in half."""
     _, mdt = _open(base)
-    latest = mdt.file_slices("files")[0]
-    victim = base / ".hoodie" / "metadata" / latest.log_file_keys[-1]
+    victim = base / ".hoodie" / "metadata" / mdt.file_slices("files")[0].log_file_keys[-1]
     data = victim.read_bytes()
     victim.write_bytes(data[: len(data) // 2])
-    assert files.is_dir()
-    out = _read_with_fallback(base, caplog, "corrupt")
-    assert _rows(out) == _rows(_gold(gold_dir))
 
 
-def test_mdt_missing_a_written_file_falls_back(
-    extract_fixture: Extract, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """An MDT that is in sync by its timeline but lost a file record still never plans a wrong read."""
-    base, gold_dir = _copy(extract_fixture, tmp_path)
+def _lost_logs(base: Path) -> None:
+    """In sync by its timeline, but every log file of the files partition is gone: recent files are missing."""
     _, mdt = _open(base)
-    latest = mdt.file_slices("files")[0]
-    # Drop every log file of the files partition after the base: the listing loses recent files.
-    for key in latest.log_file_keys:
+    for key in mdt.file_slices("files")[0].log_file_keys:
         (base / ".hoodie" / "metadata" / key).unlink()
-    out = _read_with_fallback(base, caplog, "which the timeline names")
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (_unfinished_mdt_commit, "out of sync"),
+        (_files_not_listed, "'files'"),
+        (_truncated_log, "corrupt"),
+        (_lost_logs, "which the timeline names"),
+    ],
+    ids=["out-of-sync", "files-not-listed", "truncated-log", "lost-logs"],
+)
+def test_damaged_mdt_falls_back_to_listing(
+    damage: Callable[[Path], None],
+    reason: str,
+    extract_fixture: Extract,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    base, gold_dir = _copy(extract_fixture, tmp_path)
+    damage(base)
+    out = _read_with_fallback(base, caplog, reason)
     assert _rows(out) == _rows(_gold(gold_dir))
 
 
