@@ -37,8 +37,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.errors import HudiError, MetadataTableUnusableError, StorageNotFoundError
+from hudi_framework.errors import BloomFilterFormatError, HudiError, MetadataTableUnusableError, StorageNotFoundError
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
@@ -415,23 +416,34 @@ class MetadataTable:
         )
 
     # ----------------------------------------------------------------- bloom filters
-    def bloom_filter(self, partition_path: str, file_name: str) -> bytes | None:
-        """The serialized bloom filter of a base file (Hudi's bloom filter bytes), or None.
+    def bloom_filter(self, partition_path: str, file_name: str) -> BloomFilter | None:
+        """The bloom filter of a base file's record keys, or None when the MDT holds none.
 
         Raises:
-            MetadataTableUnusableError: ``bloom_filters`` is not a usable MDT partition.
+            MetadataTableUnusableError: ``bloom_filters`` is not a usable MDT partition, or the
+                stored filter does not decode.
         """
         self._require(MetadataPartition.BLOOM_FILTERS)
         key = bloom_filter_key(partition_path, file_name)
-        records = self._read_slices(self.file_slices(MetadataPartition.BLOOM_FILTERS), ["key", "BloomFilterMetadata"])
+        slices = self.file_slices(MetadataPartition.BLOOM_FILTERS)
+        records = self._read_slices(slices, ["key", "BloomFilterMetadata"])
         latest = _latest_per_key(records, pa.array([key]))
         if latest.num_rows == 0:
             return None
-        bloom = latest.column("BloomFilterMetadata").combine_chunks()
-        if bloom[0].as_py() is None or bool(bloom.field("isDeleted")[0].as_py()):
+        stored = latest.column("BloomFilterMetadata").combine_chunks()[0].as_py()
+        if stored is None or stored["isDeleted"]:
             return None
-        value: bytes = bloom.field("bloomFilter")[0].as_py()
-        return value
+        data: bytes = stored["bloomFilter"]
+        try:
+            # Java stores serializeToString()'s bytes (base64 text); raw filter bytes are taken too.
+            try:
+                return BloomFilter.deserialize(data, stored["type"])
+            except BloomFilterFormatError:
+                return BloomFilter.from_bytes(data, stored["type"])
+        except (BloomFilterFormatError, ValueError) as e:
+            raise MetadataTableUnusableError(
+                f"the bloom filter of {partition_path}/{file_name} does not decode: {e}"
+            ) from e
 
     # ----------------------------------------------------------------- record index
     def record_index(self, keys: pa.Array | Sequence[str]) -> pa.Table:

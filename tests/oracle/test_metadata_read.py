@@ -1,9 +1,10 @@
-"""Apache Hudi writes a table with its metadata table (files, column stats, record index); our MDT
+"""Apache Hudi writes a table with its metadata table (files, column stats, bloom filters, record index); our MDT
 reader agrees with the data files, and reads planned from the MDT agree with Apache Hudi's read.
 
 * ``files``: equal to the committed files on storage (:func:`validate_files`), in sync;
 * ``column_stats``: every Parquet base file's value count, null count, min and max per column equal
   its footer's;
+* ``bloom_filters``: every base file's filter holds the keys of the file;
 * ``record_index``: every key Apache Hudi reads is indexed in the file group that holds it, and the
   deleted keys are not indexed;
 * our snapshot, planned from the MDT without listing a data partition, equals Apache Hudi's read.
@@ -32,6 +33,7 @@ MDT_OPTIONS = {
     "hoodie.metadata.enable": "true",
     "hoodie.metadata.index.column.stats.enable": "true",
     "hoodie.metadata.record.index.enable": "true",
+    "hoodie.metadata.index.bloom.filter.enable": "true",
 }
 TABLE_TYPES = ("MERGE_ON_READ", pytest.param("COPY_ON_WRITE", marks=pytest.mark.oracle_full))
 #: Columns whose Parquet statistics compare as plain values.
@@ -103,6 +105,18 @@ def test_our_mdt_reader_agrees_with_apache_hudis_table(
     assert dict(zip(ours["id"].to_pylist(), ours["ts"].to_pylist(), strict=True)) == EXPECTED_TS
 
     assert _check_column_stats(path, mdt) > 0
+
+    # bloom_filters: each base file's filter holds every key the file holds.
+    blooms = 0
+    for file_slice in table.latest_file_slices():
+        if file_slice.base_file_key is None or file_slice.base_file_name is None:
+            continue
+        bloom = mdt.bloom_filter(file_slice.partition_path, file_slice.base_file_name)
+        assert bloom is not None, file_slice.base_file_key
+        file_keys = pq.read_table(path / file_slice.base_file_key, columns=["_hoodie_record_key"]).column(0)
+        assert bloom.might_contain(file_keys).all()
+        blooms += 1
+    assert blooms > 0
 
     keys = theirs.column(KEY).combine_chunks()
     deleted = pa.array([f"k{i:03d}" for i in range(20, 28)])
