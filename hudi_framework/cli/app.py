@@ -16,6 +16,7 @@ from hudi_framework.cli.clean import clean
 from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
 from hudi_framework.cli.log_blocks import repair, show_log_blocks
+from hudi_framework.cli.metadata import metadata
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
 from hudi_framework.config.enums import WriteEngine
@@ -36,6 +37,7 @@ app.add_typer(compaction, name="compaction")
 app.add_typer(clean, name="clean")
 app.add_typer(savepoint, name="savepoint")
 app.add_typer(repair, name="repair")
+app.add_typer(metadata, name="metadata")
 show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)

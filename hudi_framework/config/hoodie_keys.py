@@ -296,13 +296,14 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
 )
 
 _NO_MDT = "the metadata table is not maintained; file listings come from storage"
+_MDT_READ = "writers do not maintain the metadata table; reads take it as a read option (docs/reading.md)"
 _PARALLELISM = "Spark parallelism comes from write.parallelism"
 
 #: Keys Apache Hudi accepts that are recognised here but have no effect, with the reason. Anything
 #: neither here nor in :data:`HOODIE_KEYS` is rejected, so a typo never passes silently.
 IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
     {
-        "hoodie.metadata.enable": _NO_MDT,
+        "hoodie.metadata.enable": _MDT_READ,
         "hoodie.metadata.index.column.stats.enable": _NO_MDT,
         "hoodie.enable.data.skipping": _NO_MDT,
         "hoodie.datasource.write.table.name": "a Spark catalog name; the table name is hoodie.table.name",

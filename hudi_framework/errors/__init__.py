@@ -51,6 +51,7 @@ from hudi_framework.errors.log_format import (
     RecordPositionsError,
     UnsupportedLogBlockError,
 )
+from hudi_framework.errors.metadata import MetadataKeyError, MetadataTableError, MetadataTableUnusableError
 from hudi_framework.errors.plugins import (
     ComponentLoadError,
     DuplicateComponentError,
@@ -170,6 +171,9 @@ __all__ = [
     "MergeError",
     "MergeModeMismatchError",
     "MergeStrategyNotFoundError",
+    "MetadataKeyError",
+    "MetadataTableError",
+    "MetadataTableUnusableError",
     "MissingDataFileError",
     "NestedPartitionError",
     "OrderingTypeError",

@@ -58,40 +58,83 @@ def decode_hfile_records(content: bytes, schema: AvroSchema | str | None = None)
         UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ, or the schema has a
             union of several non-record types.
     """
-    parsed = _schema(content, schema)
-    arrow_schema, converter = rewrite_unions(parsed)
-    try:
-        reader_schema = fastavro.parse_schema(strip_logical_types(parsed))
-        target = physical_schema(arrow_schema)
-    except UnsupportedLogBlockError:
-        raise
-    except Exception as e:  # a broken schema fails in many ways
-        raise HFileFormatError(f"schema is not a usable Avro record schema: {e}") from e
-    keys: list[str] = []
-    rows: list[dict[str, Any]] = []
-    for row_key, value in read_hfile(content):
+    return HFileRecordDecoder(_schema(content, schema)).decode(content)
+
+
+class HFileRecordDecoder:
+    """Decodes HFiles written in one schema, with the schema work (parsing, union rewriting, Arrow
+    types) done once: readers of many HFiles of one writer schema (a metadata table) keep one.
+
+    With ``fields``, only those top-level fields are decoded into Arrow (Avro schema resolution
+    skips the others' bytes), which spares building values nobody reads.
+    """
+
+    def __init__(self, schema: AvroSchema | str, *, fields: Sequence[str] | None = None) -> None:
+        """Prepare for records of the writer ``schema``.
+
+        Raises:
+            HFileFormatError: The schema is not an Avro record schema, or a field is not in it.
+            UnsupportedLogBlockError: The schema has a union of several non-record types.
+        """
+        writer = _parsed(schema)
+        reader = writer if fields is None else _project(writer, fields)
+        self._arrow_schema, self._converter = rewrite_unions(reader)
         try:
-            key = row_key.decode("utf-8")
-            record: Any = fastavro.schemaless_reader(
-                io.BytesIO(value), reader_schema, None, return_named_type=True, return_named_type_override=True
-            )
-        except Exception as e:  # fastavro raises many types on damaged bytes
-            raise HFileFormatError(f"value of row {row_key!r} does not decode: {type(e).__name__}: {e}") from e
-        keys.append(key)
-        rows.append(record if converter is None else converter(record))
-    try:
-        table = to_logical(pa.Table.from_pylist(rows, schema=target), arrow_schema)
-    except Exception as e:
-        raise HFileFormatError(f"records do not convert to Arrow: {type(e).__name__}: {e}") from e
-    key_column = pa.array(keys, pa.string())
-    names = table.column_names
-    if KEY_FIELD in names:
-        i = names.index(KEY_FIELD)
-        table = table.set_column(i, table.schema.field(i), key_column.cast(table.schema.field(i).type))
-    if RECORD_KEY_COLUMN in names:
-        i = names.index(RECORD_KEY_COLUMN)
-        return table.set_column(i, table.schema.field(i), key_column)
-    return table.add_column(0, pa.field(RECORD_KEY_COLUMN, pa.string(), nullable=False), key_column)
+            self._writer = fastavro.parse_schema(strip_logical_types(writer))
+            self._reader = None if fields is None else fastavro.parse_schema(strip_logical_types(reader))
+            self._target = physical_schema(self._arrow_schema)
+        except UnsupportedLogBlockError:
+            raise
+        except Exception as e:  # a broken schema fails in many ways
+            raise HFileFormatError(f"schema is not a usable Avro record schema: {e}") from e
+
+    def decode(self, content: bytes) -> pa.Table:
+        """Decode every record of the HFile ``content`` (see :func:`decode_hfile_records`).
+
+        Raises:
+            HFileFormatError: The HFile is damaged or a value does not decode.
+            UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
+        """
+        keys: list[str] = []
+        rows: list[dict[str, Any]] = []
+        converter = self._converter
+        for row_key, value in read_hfile(content):
+            try:
+                key = row_key.decode("utf-8")
+                record: Any = fastavro.schemaless_reader(
+                    io.BytesIO(value),
+                    self._writer,
+                    self._reader,
+                    return_named_type=True,
+                    return_named_type_override=True,
+                )
+            except Exception as e:  # fastavro raises many types on damaged bytes
+                raise HFileFormatError(f"value of row {row_key!r} does not decode: {type(e).__name__}: {e}") from e
+            keys.append(key)
+            rows.append(record if converter is None else converter(record))
+        try:
+            table = to_logical(pa.Table.from_pylist(rows, schema=self._target), self._arrow_schema)
+        except Exception as e:
+            raise HFileFormatError(f"records do not convert to Arrow: {type(e).__name__}: {e}") from e
+        key_column = pa.array(keys, pa.string())
+        names = table.column_names
+        if KEY_FIELD in names:
+            i = names.index(KEY_FIELD)
+            table = table.set_column(i, table.schema.field(i), key_column.cast(table.schema.field(i).type))
+        if RECORD_KEY_COLUMN in names:
+            i = names.index(RECORD_KEY_COLUMN)
+            return table.set_column(i, table.schema.field(i), key_column)
+        return table.add_column(0, pa.field(RECORD_KEY_COLUMN, pa.string(), nullable=False), key_column)
+
+
+def _project(schema: AvroSchema, fields: Sequence[str]) -> AvroSchema:
+    """The record ``schema`` with only ``fields`` (in schema order), as a reader schema."""
+    names = [f["name"] for f in schema["fields"]]
+    unknown = [f for f in fields if f not in names]
+    if unknown:
+        raise HFileFormatError(f"the schema has no field(s) {', '.join(unknown)}")
+    wanted = set(fields)
+    return {**schema, "fields": [f for f in schema["fields"] if f["name"] in wanted]}
 
 
 def hfile_records_schema(schema: AvroSchema | str) -> pa.Schema:
@@ -106,10 +149,23 @@ def hfile_records_schema(schema: AvroSchema | str) -> pa.Schema:
 
 def _schema(content: bytes, schema: AvroSchema | str | None) -> AvroSchema:
     if schema is None:
-        text = read_file_info(content, read_trailer(content)).get(SCHEMA_INFO_KEY)
-        if text is None:
-            raise HFileFormatError("no schema given and the HFile's file info has no 'schema' entry")
-        schema = text.decode("utf-8")
+        schema = hfile_schema_text(content)
+    return _parsed(schema)
+
+
+def hfile_schema_text(content: bytes) -> str:
+    """The writer schema an HFile's file info holds (its ``schema`` entry).
+
+    Raises:
+        HFileFormatError: The HFile is damaged or its file info has no schema.
+    """
+    text = read_file_info(content, read_trailer(content)).get(SCHEMA_INFO_KEY)
+    if text is None:
+        raise HFileFormatError("no schema given and the HFile's file info has no 'schema' entry")
+    return text.decode("utf-8")
+
+
+def _parsed(schema: AvroSchema | str) -> AvroSchema:
     try:
         parsed: AvroSchema = json.loads(schema) if isinstance(schema, str) else schema
     except json.JSONDecodeError as e:

@@ -15,6 +15,8 @@ keywords; both end up in one validated :class:`ReadOptions`. Option names and me
                                                           held in memory before spilling
 ``hoodie.merge.use.record.positions``                     merge-on-read: merge log records by the base-file
                                                           positions their blocks carry (default false)
+``hoodie.metadata.enable``                                plan from the metadata table's file listing
+                                                          when it is usable (default true)
 ========================================================  ==============================================
 """
 
@@ -39,6 +41,7 @@ END_INSTANT_KEY: Final = "hoodie.datasource.read.end.instanttime"
 INCR_FALLBACK_KEY: Final = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
 MERGE_MAX_MEMORY_KEY: Final = "hoodie.memory.merge.max.size"
 USE_RECORD_POSITIONS_KEY: Final = "hoodie.merge.use.record.positions"
+METADATA_ENABLE_KEY: Final = "hoodie.metadata.enable"
 
 
 if TYPE_CHECKING:
@@ -80,6 +83,9 @@ class ReadOptions(BaseModel):
     #: ``hoodie.merge.use.record.positions``: merge-on-read log records are paired with base rows by the
     #: positions their blocks carry (:mod:`hudi_framework.read.record_positions`); off, by key.
     use_record_positions: bool = False
+    #: ``hoodie.metadata.enable``: take the file listing from the metadata table when it is usable
+    #: (Apache Hudi 1.x readers default to true); false always lists storage.
+    metadata_enable: bool = True
 
     @field_validator("as_of", "begin", "end")
     @classmethod
@@ -119,6 +125,11 @@ class ReadOptions(BaseModel):
             if flag not in ("true", "false"):
                 raise InvalidConfigValueError(USE_RECORD_POSITIONS_KEY, "expected true or false")
             values["use_record_positions"] = flag == "true"
+        if METADATA_ENABLE_KEY in lowered:
+            enabled = lowered[METADATA_ENABLE_KEY].strip().lower()
+            if enabled not in ("true", "false"):
+                raise InvalidConfigValueError(METADATA_ENABLE_KEY, "expected true or false")
+            values["metadata_enable"] = enabled == "true"
         if MERGE_MAX_MEMORY_KEY in lowered:
             size = lowered[MERGE_MAX_MEMORY_KEY].strip()
             if not size.isdigit() or int(size) <= 0:

@@ -73,7 +73,7 @@ def check_time_travel(timeline: Timeline, as_of: str) -> None:
 
 
 def read_slices(
-    table: HudiTable, *, as_of: str | None, full_schema: pa.Schema, filters: Disjunction
+    table: HudiTable, *, as_of: str | None, full_schema: pa.Schema, filters: Disjunction, use_metadata: bool = False
 ) -> list[FileSlice]:
     """The latest slice of every live file group as of ``as_of``, their files checked in the
     partitions ``filters`` keep.
@@ -83,7 +83,7 @@ def read_slices(
         MissingDataFileError: A file of a slice read is named by the timeline but not in storage.
         CleanedInstantError: ``as_of`` reads a file a clean deleted.
     """
-    view = table.file_system_view(check_files=True)
+    view = table.file_system_view(check_files=True, use_metadata=use_metadata)
     slices = view.latest_file_slices(as_of=as_of)
     check_base_file_formats(slices, READABLE_FORMATS)
     read = prune(table.config, [s.partition_path for s in slices], full_schema=full_schema, filters=filters)[0]
@@ -119,7 +119,9 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
     filters = normalize_filters(options.filters)
     check_columns(filters, full_schema)
     schema = project(full_schema, options.columns)
-    slices = read_slices(table, as_of=as_of, full_schema=full_schema, filters=filters)
+    slices = read_slices(
+        table, as_of=as_of, full_schema=full_schema, filters=filters, use_metadata=options.metadata_enable
+    )
     if config.is_mor and options.query_type is QueryType.SNAPSHOT:
         tasks = plan_slice_tasks(
             table, slices, schema=schema, full_schema=full_schema, filters=filters,

@@ -22,6 +22,7 @@ from hudi_framework.errors import (
 )
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
+from hudi_framework.metadata.listing import metadata_listing, warn_fallback
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
 from hudi_framework.plugin.manager import HudiPluginManager
 from hudi_framework.plugin.registry import ComponentRegistry
@@ -266,7 +267,9 @@ class HudiTable:
         return self
 
     # ------------------------------------------------------------------ file layout
-    def file_system_view(self, *, partitions: list[str] | None = None, check_files: bool = False) -> FileSystemView:
+    def file_system_view(
+        self, *, partitions: list[str] | None = None, check_files: bool = False, use_metadata: bool = False
+    ) -> FileSystemView:
         """List the table and build the view of its file groups (timeline facts wired in).
 
         Args:
@@ -275,6 +278,9 @@ class HudiTable:
                 names, so that it slices what the timeline describes and
                 :meth:`~hudi_framework.layout.fs_view.FileSystemView.check_files` finds the ones
                 storage lacks (reads and writes ask for it; cleaning plans from the listing alone).
+            use_metadata: Take the listing from the metadata table's ``files`` partition when it is
+                usable (readers' ``hoodie.metadata.enable``); otherwise, and whenever it is in doubt,
+                list storage (with a logged warning saying why).
         """
         timeline = self.timeline
         replaced = {
@@ -285,6 +291,33 @@ class HudiTable:
         for inst, plan in timeline.pending_compaction_plans().items():
             for op in plan.get("operations") or ():
                 pending[FileGroupId(op.get("partitionPath") or "", op["fileId"])] = inst.requested_time
+        timeline_files = self._timeline_files(partitions) if check_files else None
+        if use_metadata:
+            from_mdt = metadata_listing(self._storage, self._properties, timeline, partitions)
+            if from_mdt is not None:
+                named = timeline_files if timeline_files is not None else self._timeline_files(partitions)
+                view = FileSystemView(
+                    from_mdt,
+                    completed_instants=timeline.completed(),
+                    table_version=self._config.version,
+                    replaced_file_groups=replaced,
+                    pending_compactions=pending,
+                    timeline_files=named,
+                )
+                # A file of a latest slice that the timeline names but the MDT lacks: the MDT missed
+                # a write, so its listing cannot be trusted.
+                missing = view.missing_files(view.latest_file_slices())
+                if not missing:
+                    if check_files:
+                        return view
+                    return FileSystemView(
+                        from_mdt,
+                        completed_instants=timeline.completed(),
+                        table_version=self._config.version,
+                        replaced_file_groups=replaced,
+                        pending_compactions=pending,
+                    )
+                warn_fallback(self._storage, f"it lacks {sorted(missing)[0]}, which the timeline names")
         return FileSystemView.from_storage(
             self._storage,
             partitions=partitions,
@@ -292,7 +325,7 @@ class HudiTable:
             table_version=self._config.version,
             replaced_file_groups=replaced,
             pending_compactions=pending,
-            timeline_files=self._timeline_files(partitions) if check_files else None,
+            timeline_files=timeline_files,
         )
 
     def _timeline_files(self, partitions: list[str] | None) -> dict[str, dict[str, str]]:

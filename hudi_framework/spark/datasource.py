@@ -119,14 +119,14 @@ class HudiDataSource(DataSource):
 
     def schema(self) -> StructType:
         with reported_to_spark():
-            options = SourceOptions.parse(self.options)
+            options = SourceOptions.parse(self.options, read=True)
             table = options.open_table()
             read_options = build_options(options=options.hoodie)
             return _spark_schema(read_schema(table, as_of=read_options.as_of))
 
     def reader(self, schema: StructType) -> DataSourceReader:
         with reported_to_spark():
-            options = SourceOptions.parse(self.options)
+            options = SourceOptions.parse(self.options, read=True)
         reader = HudiPushdownReader if options.filter_pushdown else HudiDataSourceReader
         return reader(options, schema, self.split_sizing)
 

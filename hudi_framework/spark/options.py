@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from hudi_framework.config.hoodie_keys import sets_storage
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
+from hudi_framework.read.options import METADATA_ENABLE_KEY
 from hudi_framework.runtime.table import HudiTable
 
 #: Data source option turning on partition/row filter pushdown. Spark offers a Python source no way
@@ -22,6 +23,8 @@ from hudi_framework.runtime.table import HudiTable
 FILTER_PUSHDOWN_KEY = "filter.pushdown"
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
 _SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY})
+#: Apache Hudi options only reads act on: a read takes them from the read options.
+READ_ONLY_KEYS = frozenset({METADATA_ENABLE_KEY})
 
 
 @dataclass(frozen=True)
@@ -42,8 +45,13 @@ class SourceOptions:
     filter_pushdown: bool = False
 
     @classmethod
-    def parse(cls, options: Mapping[str, str]) -> SourceOptions:
+    def parse(cls, options: Mapping[str, str], *, read: bool = False) -> SourceOptions:
         """Split Spark's (lower-cased) option map and resolve the settings.
+
+        Args:
+            options: Spark's option map.
+            read: For a read: options only reads act on (``hoodie.metadata.enable``) are checked by
+                the read options, not by the settings (where writes refuse the values they cannot honour).
 
         Raises:
             ConfigError: No path was given, or an option is unknown or invalid.
@@ -58,7 +66,9 @@ class SourceOptions:
         hoodie = {k: v for k, v in lowered.items() if k not in _SOURCE_KEYS}
         return cls(
             path=path,
-            settings=HudiSettings.from_hoodie_options(hoodie, env=True),
+            settings=HudiSettings.from_hoodie_options(
+                {k: v for k, v in hoodie.items() if not (read and k in READ_ONLY_KEYS)}, env=True
+            ),
             hoodie={k: v for k, v in hoodie.items() if not sets_storage(k)},
             filter_pushdown=pushdown == "true",
         )

@@ -1,0 +1,693 @@
+"""Reading Apache Hudi's metadata table (MDT): the file listing, column statistics, bloom filters and
+the record-level index kept under ``.hoodie/metadata``.
+
+The MDT is a merge-on-read table of its own (its timeline under ``.hoodie/metadata/.hoodie/``,
+layout 2 on table versions 8 and 9). Each MDT partition has one or more file groups; a file group's
+latest slice is an HFile base file plus log files of ``HFILE_DATA`` and ``DELETE`` blocks. The reader
+takes the latest slice of every file group with the project's file-system view (so only committed
+MDT delta commits count, sliced by completion time) and keeps only blocks of completed MDT instants
+(rollback command blocks drop the blocks they target).
+
+Records of one key are merged as Java's ``HoodieMetadataPayload`` does, in slice order (base file,
+then log blocks in file order):
+
+* ``files``: the file sizes of a partition are a union: an addition keeps the larger size, a
+  deletion drops the file (later additions bring it back); the same rule for the partition list
+  (``__all_partitions__``);
+* ``column_stats``: a tombstone (``isDeleted``) replaces the record; two live records of one key
+  (a v6 log file appended twice) merge: smaller minimum, larger maximum, summed counts and sizes;
+* ``record_index`` and ``bloom_filters``: the newer record replaces the older; a DELETE block
+  entry or ``isDeleted`` removes it.
+
+Everything is Arrow: records are decoded per HFile (base file or block) and merged with vectorised
+kernels. The cost of a lookup is decoding the partition's HFiles whole (HFile cells are decoded
+one by one by :mod:`hudi_framework.log.hfile_records`); :meth:`MetadataTable.record_index` reads only
+the file groups the keys hash to, as Java routes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cached_property
+from typing import Any, Final
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter
+from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.errors import BloomFilterFormatError, HudiError, MetadataTableUnusableError, StorageNotFoundError
+from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.layout.fs_view import FileSystemView
+from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
+from hudi_framework.log.hfile_records import HFileRecordDecoder, hfile_records_schema, hfile_schema_text
+from hudi_framework.log.reader import read_log_bytes
+from hudi_framework.metadata.keys import (
+    ALL_PARTITIONS_KEY,
+    COLUMN_ID_WIDTH,
+    PARTITION_ID_WIDTH,
+    bloom_filter_key,
+    partition_id,
+    partition_path_of,
+)
+from hudi_framework.metadata.records import (
+    METADATA_TABLE_DIR,
+    TABLE_METADATA_PARTITIONS_KEY,
+    MetadataPartition,
+    file_group_id,
+    metadata_record_schema,
+)
+from hudi_framework.table.properties import parse_properties
+from hudi_framework.timeline.timeline import Timeline
+
+__all__ = [
+    "COLUMN_STATS_COLUMNS",
+    "RECORD_INDEX_SCHEMA",
+    "MetadataTable",
+    "record_index_file_group",
+    "record_index_file_groups",
+    "stat_values",
+]
+
+_PROPERTIES_KEY: Final = f"{METADATA_TABLE_DIR}/.hoodie/hoodie.properties"
+_SEQ: Final = "_seq"
+#: ``HoodieRecordIndexInfo.fileIndex`` of a file id without a ``-<n>`` suffix.
+_MISSING_FILE_INDEX: Final = -1
+#: ``HoodieRecordIndexInfo.fileIdEncoding``: 0 = UUID bits + file index, 1 = the file id as a string.
+_FILE_ID_ENCODING_RAW: Final = 1
+
+#: The columns of :meth:`MetadataTable.column_stats` (one row per file and column), in order.
+COLUMN_STATS_COLUMNS: Final = (
+    "partition_path",
+    "file_name",
+    "column_name",
+    "min_value",
+    "max_value",
+    "null_count",
+    "value_count",
+    "total_size",
+    "total_uncompressed_size",
+    "is_deleted",
+    "is_tight_bound",
+    "value_type",
+    "value_type_info",
+)
+
+#: The shape of :meth:`MetadataTable.record_index`.
+RECORD_INDEX_SCHEMA: Final = pa.schema(
+    [
+        pa.field("record_key", pa.string(), nullable=False),
+        pa.field("partition_path", pa.string()),
+        pa.field("file_id", pa.string()),
+        pa.field("instant_time_millis", pa.int64()),
+        pa.field("position", pa.int64()),
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Records:
+    """The surviving records of a set of file groups: rows in slice order, with block sequence."""
+
+    rows: pa.Table
+    deleted: pa.Table  # key, _seq
+
+
+def record_index_file_group(record_key: str, file_groups: int) -> int:
+    """The record-index file group a key lives in (Java ``mapRecordKeyToFileGroupIndex``)."""
+    return int(record_index_file_groups(pa.array([record_key], pa.string()), file_groups)[0])
+
+
+def record_index_file_groups(keys: pa.Array, file_groups: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Java ``mapRecordKeyToFileGroupIndex`` of each key: ``String.hashCode`` (31-polynomial over
+    UTF-16 code units, 32-bit wrap-around), its absolute value, modulo the number of file groups.
+
+    Vectorised over keys: one numpy step per character position, not per key.
+    """
+    units, lengths = _utf16_units(keys)
+    n = len(lengths)
+    h = np.zeros(n, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if n else np.zeros(0, dtype=np.int64)
+    for pos in range(int(lengths.max()) if n else 0):
+        live = lengths > pos
+        h[live] = (h[live] * 31 + units[starts[live] + pos]) & 0xFFFFFFFF
+    signed = np.where(h >= 1 << 31, h - (1 << 32), h)
+    # Math.abs(Math.abs(h) % n): |Integer.MIN_VALUE| stays negative in Java, and the outer abs fixes it.
+    return np.abs(signed) % file_groups
+
+
+def _utf16_units(keys: pa.Array) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
+    """The UTF-16 code units of every key, concatenated, and the number of units per key."""
+    encoded = (
+        pc.cast(keys, pa.string()).combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys.cast(pa.string())
+    )
+    encoded = pc.fill_null(encoded, "")
+    lengths = pc.binary_length(encoded).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = np.frombuffer(encoded.buffers()[1], dtype=np.int32)[encoded.offset : encoded.offset + len(encoded) + 1]
+    values = encoded.buffers()[2]
+    data = (
+        np.frombuffer(values, dtype=np.uint8)[offsets[0] : offsets[-1]] if values is not None else np.zeros(0, np.uint8)
+    )
+    if not data.size or int(data.max()) < 0x80:
+        return data.astype(np.int64), lengths  # ASCII: one unit per byte (the common case)
+    # Other text: Python's UTF-16 encoder per key.
+    per_key = [np.frombuffer(k.encode("utf-16-be"), dtype=">u2").astype(np.int64) for k in encoded.to_pylist()]
+    counts = np.array([len(u) for u in per_key], dtype=np.int64)
+    return (np.concatenate(per_key) if per_key else np.zeros(0, np.int64)), counts
+
+
+class MetadataTable:
+    """One snapshot of a table's metadata table. Build it with :meth:`open`."""
+
+    def __init__(
+        self,
+        storage: StorageBackend,
+        *,
+        properties: Mapping[str, str],
+        timeline: Timeline,
+        table_partitions: Sequence[str],
+    ) -> None:
+        """Wrap an opened MDT; prefer :meth:`open`."""
+        self._storage = storage
+        self._properties = dict(properties)
+        self._timeline = timeline
+        self._table_partitions = tuple(table_partitions)
+        self._version = int(properties.get("hoodie.table.version", "0"))
+        # Prepared HFile decoders by (writer schema, decoded fields): MDT files share a few schemas.
+        self._decoders: dict[tuple[str, tuple[str, ...]], HFileRecordDecoder] = {}
+
+    @classmethod
+    def open(cls, storage: StorageBackend, data_properties: Mapping[str, str]) -> MetadataTable | None:
+        """Open the MDT of the table rooted at ``storage``; None when the table has none.
+
+        Args:
+            storage: The data table's storage backend.
+            data_properties: The data table's ``hoodie.properties`` (which MDT partitions are usable).
+
+        Raises:
+            MetadataTableUnusableError: The MDT exists but this reader cannot use it (its
+                properties do not parse, or it uses timeline layout 1).
+        """
+        try:
+            properties = parse_properties(storage.read(_PROPERTIES_KEY))
+        except StorageNotFoundError:
+            return None
+        except HudiError as e:
+            raise MetadataTableUnusableError(f"its hoodie.properties does not read: {e}") from e
+        layout = int(properties.get("hoodie.timeline.layout.version", "1") or "1")
+        if layout < 2:
+            raise MetadataTableUnusableError("its timeline uses layout 1 (table version 6), which is not read")
+        timeline_path = properties.get("hoodie.timeline.path", "timeline") or "timeline"
+        # The data table's ".hoodie" is the timeline helper's root: the MDT's timeline lies below it.
+        timeline = Timeline.load(storage, layout_version=2, timeline_path=f"metadata/.hoodie/{timeline_path}")
+        listed = [p for p in data_properties.get(TABLE_METADATA_PARTITIONS_KEY, "").split(",") if p.strip()]
+        return cls(storage, properties=properties, timeline=timeline, table_partitions=listed)
+
+    # ----------------------------------------------------------------- facts
+    @property
+    def timeline(self) -> Timeline:
+        """The MDT's own timeline."""
+        return self._timeline
+
+    @property
+    def table_version(self) -> int:
+        """The MDT's ``hoodie.table.version``."""
+        return self._version
+
+    def partitions_available(self) -> list[str]:
+        """MDT partitions the data table lists as complete (``hoodie.table.metadata.partitions``)."""
+        return sorted(self._table_partitions)
+
+    def completed_instants(self) -> frozenset[str]:
+        """Requested times of the MDT's completed delta commits and compactions."""
+        return frozenset(i.requested_time for i in self._timeline.completed())
+
+    def _require(self, partition: str) -> None:
+        if partition not in self._table_partitions:
+            raise MetadataTableUnusableError(
+                f"partition {partition!r} is not listed in {TABLE_METADATA_PARTITIONS_KEY} "
+                f"({', '.join(self._table_partitions) or 'none'})"
+            )
+
+    # ----------------------------------------------------------------- slices
+    def file_slices(self, partition: str) -> list[FileSlice]:
+        """The latest committed slice of every file group of an MDT partition, by file group id.
+
+        Keys of the slices are relative to ``.hoodie/metadata``.
+        """
+        listing = self._storage.list(f"{METADATA_TABLE_DIR}/{partition}")
+        pending: dict[FileGroupId, str] = {}
+        for inst, plan in self._timeline.pending_compaction_plans().items():
+            for op in plan.get("operations") or ():
+                pending[FileGroupId(op.get("partitionPath") or "", op["fileId"])] = inst.requested_time
+        view = FileSystemView(
+            {partition: listing},
+            completed_instants=self._timeline.completed(),
+            table_version=max(self._version, 8),
+            pending_compactions=pending,
+            base_file_extensions=("hfile",),
+        )
+        return view.latest_file_slices(partition)
+
+    def _read_slices(self, slices: Sequence[FileSlice], columns: Sequence[str]) -> _Records:
+        """Decode the committed records of ``slices``, each tagged with its block sequence number."""
+        completed = self.completed_instants()
+        start = self._timeline.instants[0].requested_time if self._timeline.instants else None
+        tables: list[pa.Table] = []
+        deleted: list[pa.Table] = []
+        seq = 0
+        # Every file of the slices in one batch: object stores read them concurrently.
+        keys = [k for s in slices for k in ([s.base_file_key] if s.base_file_key else []) + s.log_file_keys]
+        contents = dict(zip(keys, self._read_many(keys), strict=True))
+        for file_slice in slices:
+            if file_slice.base_file_key is not None:
+                content = contents[file_slice.base_file_key]
+                tables.append(_tag(self._decode(content, None, columns, file_slice.base_file_key), columns, seq))
+                seq += 1
+            # Blocks of the slice, in order: (instant, rows or deleted keys) until a rollback drops them.
+            blocks: list[tuple[str, pa.Table, bool]] = []
+            for log_key in file_slice.log_file_keys:
+                full = f"{METADATA_TABLE_DIR}/{log_key}"
+                for block in read_log_bytes(contents[log_key], path=full):
+                    if isinstance(block, CorruptBlock):
+                        raise MetadataTableUnusableError(f"log file {full!r} has a corrupt block: {block.reason}")
+                    instant = block.header.get(HeaderKey.INSTANT_TIME)
+                    if isinstance(block, CommandBlock):
+                        target = block.target_instant_time
+                        blocks = [b for b in blocks if b[0] != target]
+                        continue
+                    if instant is None or not (instant in completed or (start is not None and instant < start)):
+                        continue
+                    if isinstance(block, HFileBlock):
+                        records = self._decode(block.content, block.header.get(HeaderKey.SCHEMA), columns, full)
+                        blocks.append((instant, _tag(records, columns, seq), False))
+                    elif isinstance(block, DeleteBlock):
+                        keys = block.columns.record_keys
+                        deletes = pa.table({"key": keys.cast(pa.string()), _SEQ: pa.array(np.full(len(keys), seq))})
+                        blocks.append((instant, deletes, True))
+                    seq += 1
+            tables += [t for _, t, is_delete in blocks if not is_delete]
+            deleted += [t for _, t, is_delete in blocks if is_delete]
+        empty_deleted = pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())})
+        rows = pa.concat_tables(tables, promote_options="permissive") if tables else None
+        if rows is None:
+            full_schema = hfile_records_schema(metadata_record_schema())
+            rows = pa.table(
+                {c: pa.array([], full_schema.field(c).type) for c in columns} | {_SEQ: pa.array([], pa.int64())}
+            )
+        return _Records(rows, pa.concat_tables([empty_deleted, *deleted]))
+
+    def _decode(self, content: bytes, schema: str | None, columns: Sequence[str], where: str) -> pa.Table:
+        """The records of one HFile, only ``columns`` decoded; decoders are kept per writer schema."""
+        try:
+            text = schema if schema is not None else hfile_schema_text(content)
+            cache_key = (text, tuple(columns))
+            decoder = self._decoders.get(cache_key)
+            if decoder is None:
+                decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
+            return decoder.decode(content)
+        except HudiError as e:
+            raise MetadataTableUnusableError(f"{where!r} does not decode: {e}") from e
+
+    def _read_many(self, keys: Sequence[str]) -> list[bytes]:
+        try:
+            return self._storage.read_many([f"{METADATA_TABLE_DIR}/{key}" for key in keys])
+        except StorageNotFoundError as e:
+            raise MetadataTableUnusableError(f"a file of the metadata table is listed but cannot be read: {e}") from e
+
+    # ----------------------------------------------------------------- files
+    @cached_property
+    def _file_listing(self) -> tuple[tuple[str, ...], dict[str, dict[str, int]]]:
+        self._require(MetadataPartition.FILES)
+        slices = self.file_slices(MetadataPartition.FILES)
+        if not slices:
+            raise MetadataTableUnusableError("the files partition has no committed file slice")
+        records = self._read_slices(slices, ["key", "type", "filesystemMetadata"])
+        merged = _merge_file_lists(records.rows)
+        partitions = tuple(sorted(merged.pop(ALL_PARTITIONS_KEY, {})))
+        listing = {partition_path_of(p): merged.get(p, {}) for p in partitions}
+        return tuple(partition_path_of(p) for p in partitions), listing
+
+    def all_partitions(self) -> list[str]:
+        """The data table's partition paths (``""`` for a non-partitioned table), sorted.
+
+        Raises:
+            MetadataTableUnusableError: ``files`` is not a usable MDT partition.
+        """
+        return list(self._file_listing[0])
+
+    def files(self, partition_paths: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
+        """Partition path -> file name -> size, for ``partition_paths`` (default: every partition).
+
+        The files are every data file the MDT records, committed or not: the caller's file-system
+        view drops files of instants the data timeline has not completed, as it does for a listing.
+        Partitions the MDT does not know are absent from the result.
+
+        Raises:
+            MetadataTableUnusableError: ``files`` is not a usable MDT partition.
+        """
+        listing = self._file_listing[1]
+        wanted = listing.keys() if partition_paths is None else [p for p in partition_paths if p in listing]
+        return {p: dict(listing[p]) for p in wanted}
+
+    # ----------------------------------------------------------------- column stats
+    def column_stats(self, columns: Iterable[str] | None = None) -> pa.Table:
+        """File-level column statistics, one row per (file, column), deleted entries dropped.
+
+        The table has the columns of :data:`COLUMN_STATS_COLUMNS`: ``partition_path`` (``""`` for a
+        non-partitioned table; resolved from the key's partition id against the ``files`` listing,
+        null when no listed partition hashes to it), ``file_name``, ``column_name``, ``min_value`` and
+        ``max_value`` (the stored Avro union as a struct with one ``member<i>`` per wrapper type;
+        :func:`stat_values` turns one column's into plain values), ``null_count``, ``value_count``,
+        ``total_size``, ``total_uncompressed_size``, ``is_deleted`` (always false here),
+        ``is_tight_bound``, ``value_type`` and ``value_type_info`` (Hudi's value type ordinal and its
+        parameters, ``"precision,scale"`` for decimals).
+
+        Args:
+            columns: Only these data columns (by name); None for all.
+
+        Raises:
+            MetadataTableUnusableError: ``column_stats`` is not a usable MDT partition.
+        """
+        self._require(MetadataPartition.COLUMN_STATS)
+        records = self._read_slices(self.file_slices(MetadataPartition.COLUMN_STATS), ["key", "ColumnStatsMetadata"])
+        rows = records.rows
+        stats = pc.struct_field(rows.column("ColumnStatsMetadata"), "columnName")
+        if columns is not None:
+            mask = pc.is_in(stats, value_set=pa.array(list(columns), pa.string()))
+            rows = rows.filter(mask)
+        merged = _merge_column_stats(rows)
+        return self._stats_table(merged)
+
+    def _stats_table(self, rows: pa.Table) -> pa.Table:
+        meta = rows.column("ColumnStatsMetadata").combine_chunks()
+        keys = rows.column("key").combine_chunks()
+        part_ids = pc.utf8_slice_codeunits(keys, COLUMN_ID_WIDTH, COLUMN_ID_WIDTH + PARTITION_ID_WIDTH)
+        try:
+            known = self.all_partitions()
+        except MetadataTableUnusableError:
+            known = []
+        lookup = pa.table({"id": [partition_id(p) for p in known], "partition_path": pa.array(known, pa.string())})
+        idx = pc.index_in(part_ids, value_set=lookup.column("id"))
+        partition = pc.take(lookup.column("partition_path"), idx)
+        value_type = meta.field("valueType") if "valueType" in [f.name for f in meta.type] else None
+        n = len(rows)
+        return pa.table(
+            {
+                "partition_path": partition,
+                "file_name": meta.field("fileName"),
+                "column_name": meta.field("columnName"),
+                "min_value": meta.field("minValue"),
+                "max_value": meta.field("maxValue"),
+                "null_count": meta.field("nullCount"),
+                "value_count": meta.field("valueCount"),
+                "total_size": meta.field("totalSize"),
+                "total_uncompressed_size": meta.field("totalUncompressedSize"),
+                "is_deleted": meta.field("isDeleted"),
+                "is_tight_bound": _field_or_null(meta, "isTightBound", pa.bool_(), n),
+                "value_type": value_type.field("typeOrdinal") if value_type is not None else pa.nulls(n, pa.int32()),
+                "value_type_info": (
+                    value_type.field("additionalInfo") if value_type is not None else pa.nulls(n, pa.string())
+                ),
+            }
+        )
+
+    # ----------------------------------------------------------------- bloom filters
+    def bloom_filter(self, partition_path: str, file_name: str) -> BloomFilter | None:
+        """The bloom filter of a base file's record keys, or None when the MDT holds none.
+
+        Raises:
+            MetadataTableUnusableError: ``bloom_filters`` is not a usable MDT partition, or the
+                stored filter does not decode.
+        """
+        self._require(MetadataPartition.BLOOM_FILTERS)
+        key = bloom_filter_key(partition_path, file_name)
+        slices = self.file_slices(MetadataPartition.BLOOM_FILTERS)
+        records = self._read_slices(slices, ["key", "BloomFilterMetadata"])
+        latest = _latest_per_key(records, pa.array([key]))
+        if latest.num_rows == 0:
+            return None
+        stored = latest.column("BloomFilterMetadata").combine_chunks()[0].as_py()
+        if stored is None or stored["isDeleted"]:
+            return None
+        data: bytes = stored["bloomFilter"]
+        try:
+            # Java stores serializeToString()'s bytes (base64 text); raw filter bytes are taken too.
+            try:
+                return BloomFilter.deserialize(data, stored["type"])
+            except BloomFilterFormatError:
+                return BloomFilter.from_bytes(data, stored["type"])
+        except (BloomFilterFormatError, ValueError) as e:
+            raise MetadataTableUnusableError(
+                f"the bloom filter of {partition_path}/{file_name} does not decode: {e}"
+            ) from e
+
+    # ----------------------------------------------------------------- record index
+    def record_index(self, keys: pa.Array | Sequence[str]) -> pa.Table:
+        """Where each of ``keys`` lives, per the record-level index (:data:`RECORD_INDEX_SCHEMA`).
+
+        Keys the index does not hold (never written, or deleted) are absent. ``file_id`` is the data
+        file group id (UUID and ``-<n>`` suffix, or the stored string); ``instant_time_millis`` is
+        the stored epoch milliseconds of the write's instant; ``position`` the row position when the
+        writer stored one.
+
+        Only the file groups the keys hash to are read; each is decoded whole.
+
+        Raises:
+            MetadataTableUnusableError: ``record_index`` is not a usable MDT partition.
+        """
+        self._require(MetadataPartition.RECORD_INDEX)
+        wanted = pa.array(keys, pa.string()) if not isinstance(keys, pa.Array) else keys.cast(pa.string())
+        slices = self.file_slices(MetadataPartition.RECORD_INDEX)
+        if not slices or len(wanted) == 0:
+            return RECORD_INDEX_SCHEMA.empty_table()
+        # Keys are routed by the number of file groups: every one must be there, in id order.
+        expected = [file_group_id(MetadataPartition.RECORD_INDEX, i) for i in range(len(slices))]
+        if [s.file_id for s in slices] != expected:
+            raise MetadataTableUnusableError(
+                f"record_index file groups {[s.file_id for s in slices]} are not {expected[0]}..{expected[-1]}"
+            )
+        groups = np.unique(record_index_file_groups(wanted.unique().drop_null(), len(slices)))
+        chosen = [slices[int(i)] for i in groups]
+        records = self._read_slices(chosen, ["key", "recordIndexMetadata"])
+        latest = _latest_per_key(records, wanted.unique())
+        info = latest.column("recordIndexMetadata").combine_chunks()
+        return pa.table(
+            {
+                "record_key": latest.column("key").combine_chunks(),
+                "partition_path": info.field("partitionName"),
+                "file_id": _file_ids(info),
+                "instant_time_millis": info.field("instantTime"),
+                "position": _field_or_null(info, "position", pa.int64(), len(info)),
+            },
+            schema=RECORD_INDEX_SCHEMA,
+        )
+
+
+def _tag(table: pa.Table, columns: Sequence[str], seq: int) -> pa.Table:
+    present = [c for c in columns if c in table.column_names]
+    missing = [c for c in columns if c not in table.column_names]
+    if missing:
+        raise MetadataTableUnusableError(f"records lack the column(s) {', '.join(missing)}")
+    out = table.select(present)
+    return out.append_column(_SEQ, pa.array(np.full(out.num_rows, seq, dtype=np.int64)))
+
+
+def _field_or_null(struct: pa.StructArray, name: str, type_: pa.DataType, n: int) -> pa.Array:
+    names = [f.name for f in struct.type]
+    return struct.field(name) if name in names else pa.nulls(n, type_)
+
+
+def _merge_file_lists(rows: pa.Table) -> dict[str, dict[str, int]]:
+    """Java's file-list merge: per (key, file), additions after the last deletion, largest size."""
+    if rows.num_rows == 0:
+        return {}
+    meta = rows.column("filesystemMetadata").combine_chunks()
+    keys = rows.column("key").combine_chunks()
+    seqs = rows.column(_SEQ).combine_chunks()
+    present = pc.fill_null(pc.invert(pc.is_null(meta)), False)
+    meta = meta.filter(present)
+    keys = keys.filter(present)
+    seqs = seqs.filter(present)
+    offsets = meta.offsets.to_numpy()
+    start, stop = int(offsets[0]), int(offsets[-1])
+    parents = pa.array(np.repeat(np.arange(len(meta), dtype=np.int64), np.diff(offsets)))
+    items = meta.items.slice(start, stop - start)
+    flat = pa.table(
+        {
+            "key": pc.take(keys, parents),
+            "name": meta.keys.slice(start, stop - start),
+            "size": items.field("size"),
+            "deleted": items.field("isDeleted"),
+            _SEQ: pc.take(seqs, parents),
+        }
+    )
+    deletions = flat.filter(flat.column("deleted")).group_by(["key", "name"]).aggregate([(_SEQ, "max")])
+    additions = flat.filter(pc.invert(flat.column("deleted")))
+    joined = additions.join(deletions, ["key", "name"], join_type="left outer")
+    last_delete = pc.fill_null(joined.column(f"{_SEQ}_max"), -1)
+    alive = joined.filter(pc.greater(joined.column(_SEQ), last_delete))
+    sizes = alive.group_by(["key", "name"]).aggregate([("size", "max")])
+    out: dict[str, dict[str, int]] = {}
+    for key, name, size in zip(
+        sizes.column("key").to_pylist(),
+        sizes.column("name").to_pylist(),
+        sizes.column("size_max").to_pylist(),
+        strict=True,
+    ):  # one entry per file of the table, not per record of a data file
+        out.setdefault(key, {})[name] = size
+    # A partition whose files were all deleted keeps an (empty) entry, as Java returns no files for it.
+    for key in set(keys.to_pylist()) - set(out):
+        out[key] = {}
+    return out
+
+
+def _latest_per_key(records: _Records, wanted: pa.Array | None = None) -> pa.Table:
+    """The newest record of each key, unless a DELETE entry at a later (or the same) block removes it."""
+    rows = records.rows
+    if wanted is not None:
+        rows = rows.filter(pc.is_in(rows.column("key"), value_set=wanted))
+    if rows.num_rows == 0:
+        return rows
+    # Joins carry no struct columns: decide on (key, seq, row number), then take the rows.
+    index = pa.table(
+        {"key": rows.column("key"), _SEQ: rows.column(_SEQ), "_row": np.arange(rows.num_rows, dtype=np.int64)}
+    )
+    ordered = index.take(pc.sort_indices(index, sort_keys=[("key", "ascending"), (_SEQ, "descending")]))
+    key_col = ordered.column("key").combine_chunks()
+    first = np.ones(len(key_col), dtype=bool)
+    if len(key_col) > 1:
+        first[1:] = pc.not_equal(key_col.slice(1), key_col.slice(0, len(key_col) - 1)).to_numpy(zero_copy_only=False)
+    latest = ordered.filter(pa.array(first))
+    if records.deleted.num_rows:
+        last_delete = records.deleted.group_by("key").aggregate([(_SEQ, "max")])
+        joined = latest.join(last_delete, "key", join_type="left outer")
+        latest = joined.filter(pc.greater(joined.column(_SEQ), pc.fill_null(joined.column(f"{_SEQ}_max"), -1)))
+    kept = latest.column("_row").combine_chunks()
+    return rows.take(kept.take(pc.sort_indices(kept)))
+
+
+def _merge_column_stats(rows: pa.Table) -> pa.Table:
+    """Java's column-stats merge per key: tombstones replace, live records after one merge."""
+    if rows.num_rows == 0:
+        return rows
+    latest = _latest_per_key(
+        _Records(rows, pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())}))
+    )
+    deleted_flags = pc.fill_null(pc.struct_field(latest.column("ColumnStatsMetadata"), "isDeleted"), False)
+    counts = rows.group_by("key").aggregate([("key", "count")])
+    multi = counts.filter(pc.greater(counts.column("key_count"), 1)).column("key")
+    live = latest.filter(pc.invert(deleted_flags))
+    if len(multi) == 0:
+        return live
+    # Several records of one key only arise for appended v6 log files: merge those few in Python.
+    single = live.filter(pc.invert(pc.is_in(live.column("key"), value_set=multi)))
+    merged_rows = [_merge_stats_group(rows.filter(pc.equal(rows.column("key"), k))) for k in multi.to_pylist()]
+    kept = [r for r in merged_rows if r is not None]
+    if not kept:
+        return single
+    return pa.concat_tables([single, pa.Table.from_pylist(kept, schema=single.schema)])
+
+
+def _merge_stats_group(group: pa.Table) -> dict[str, Any] | None:
+    """Java ``mergeColumnStatsRecords`` over one key's records, oldest first; None if deleted."""
+    current: dict[str, Any] | None = None
+    for row in group.sort_by(_SEQ).to_pylist():
+        stats: dict[str, Any] = row["ColumnStatsMetadata"]
+        if current is None or stats["isDeleted"] or current["ColumnStatsMetadata"]["isDeleted"]:
+            current = row  # a tombstone replaces, and a record after a tombstone starts afresh
+            continue
+        prev: dict[str, Any] = current["ColumnStatsMetadata"]
+        merged = dict(stats)
+        merged["minValue"] = _bound(prev["minValue"], stats["minValue"], smaller=True)
+        merged["maxValue"] = _bound(prev["maxValue"], stats["maxValue"], smaller=False)
+        for name in ("valueCount", "nullCount", "totalSize", "totalUncompressedSize"):
+            merged[name] = (prev[name] or 0) + (stats[name] or 0)
+        current = dict(row, ColumnStatsMetadata=merged)
+    if current is None or current["ColumnStatsMetadata"]["isDeleted"]:
+        return None
+    return current
+
+
+def _bound(a: dict[str, Any] | None, b: dict[str, Any] | None, *, smaller: bool) -> dict[str, Any] | None:
+    """The smaller (or larger) of two wrapped statistics, comparing the wrapped values; nulls lose."""
+    va, vb = _unwrap(a), _unwrap(b)
+    if va is None:
+        return b
+    if vb is None:
+        return a
+    return a if (va <= vb) == smaller else b
+
+
+def _unwrap(wrapped: dict[str, Any] | None) -> Any:
+    if wrapped is None:
+        return None
+    for member in wrapped.values():
+        if isinstance(member, dict):
+            return member.get("value")
+    return None
+
+
+def _file_ids(info: pa.StructArray) -> pa.Array:
+    """Data file group ids of record-index entries (UUID from the two halves, ``-<index>`` suffix)."""
+    n = len(info)
+    high = pc.fill_null(info.field("fileIdHighBits"), 0).to_numpy(zero_copy_only=False).astype(">i8")
+    low = pc.fill_null(info.field("fileIdLowBits"), 0).to_numpy(zero_copy_only=False).astype(">i8")
+    raw = np.empty((n, 16), dtype=np.uint8)
+    raw[:, :8] = high.view(np.uint8).reshape(n, 8)
+    raw[:, 8:] = low.view(np.uint8).reshape(n, 8)
+    hexchars = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+    digits = np.empty((n, 32), dtype=np.uint8)
+    digits[:, 0::2] = hexchars[raw >> 4]
+    digits[:, 1::2] = hexchars[raw & 0x0F]
+    dash = np.full((n, 1), ord("-"), dtype=np.uint8)
+    text = np.hstack(
+        [digits[:, :8], dash, digits[:, 8:12], dash, digits[:, 12:16], dash, digits[:, 16:20], dash, digits[:, 20:]]
+    )
+    uuids = pa.array(text.reshape(-1).view("S36").astype(str) if n else np.array([], dtype=str), pa.string())
+    index = info.field("fileIndex")
+    suffixed = pc.binary_join_element_wise(uuids, pc.cast(index, pa.string()), "-")
+    with_index = pc.if_else(pc.equal(pc.fill_null(index, _MISSING_FILE_INDEX), _MISSING_FILE_INDEX), uuids, suffixed)
+    names = [f.name for f in info.type]
+    if "fileIdEncoding" in names and "fileId" in names:
+        raw_ids = pc.equal(pc.fill_null(info.field("fileIdEncoding"), 0), _FILE_ID_ENCODING_RAW)
+        return pc.if_else(raw_ids, info.field("fileId"), with_index)
+    return with_index
+
+
+def stat_values(wrapped: pa.Array | pa.ChunkedArray, value_type_info: str | None = None) -> pa.Array:
+    """Plain values of stored min/max statistics of ONE data column (rows of one type).
+
+    Picks the union member the rows use (the first member with a non-null value); decimals stored
+    as unscaled big-endian bytes are turned into ``decimal128(precision, scale)`` when
+    ``value_type_info`` (``"precision,scale"``) is given. Rows of other members become null.
+    """
+    struct = wrapped.combine_chunks() if isinstance(wrapped, pa.ChunkedArray) else wrapped
+    assert isinstance(struct, pa.StructArray)
+    for i in range(struct.type.num_fields):
+        member = struct.field(i)
+        if member.null_count == len(member):
+            continue
+        names = [f.name for f in member.type]
+        if "value" not in names:
+            continue
+        values = member.field("value")
+        if pa.types.is_binary(values.type) and value_type_info:
+            precision, scale = (int(x) for x in value_type_info.split(","))
+            return _decimals(values, pc.is_null(member), precision, scale)
+        return pc.if_else(pc.is_null(member), pa.nulls(len(member), values.type), values)
+    return pa.nulls(len(struct))
+
+
+def _decimals(values: pa.Array, null: pa.Array, precision: int, scale: int) -> pa.Array:
+    # One statistic per file: a short Python loop over files, not rows of data.
+    out: list[Decimal | None] = []
+    for raw, missing in zip(values.to_pylist(), null.to_pylist(), strict=True):
+        if missing or raw is None:
+            out.append(None)
+        else:
+            out.append(Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-scale))
+    return pa.array(out, pa.decimal128(max(precision, 1), scale))
