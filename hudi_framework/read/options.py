@@ -13,12 +13,17 @@ keywords; both end up in one validated :class:`ReadOptions`. Option names and me
 ``hoodie.datasource.read.incr.fallback.fulltablescan.enable``  incremental: full scan when files are gone
 ``hoodie.memory.merge.max.size``                          merge-on-read: log record bytes per file slice
                                                           held in memory before spilling
+``hoodie.enable.data.skipping``                           skip files by column statistics (default true)
+``data.skipping.source``                                  this project's: where the statistics come from,
+                                                          ``metadata_table`` (default) or
+                                                          ``parquet_footers``
 ========================================================  ==============================================
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -36,12 +41,32 @@ BEGIN_INSTANT_KEY: Final = "hoodie.datasource.read.begin.instanttime"
 END_INSTANT_KEY: Final = "hoodie.datasource.read.end.instanttime"
 INCR_FALLBACK_KEY: Final = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
 MERGE_MAX_MEMORY_KEY: Final = "hoodie.memory.merge.max.size"
+DATA_SKIPPING_KEY: Final = "hoodie.enable.data.skipping"
+DATA_SKIPPING_SOURCE_KEY: Final = "data.skipping.source"
 
 
 if TYPE_CHECKING:
     from hudi_framework.config.sections import ReadSettings
 
-__all__ = ["ReadOptions", "as_columns", "parse_query_type", "resolve_instant_time"]
+__all__ = [
+    "DataSkippingSource",
+    "ReadOptions",
+    "as_columns",
+    "parse_query_type",
+    "parse_skipping_source",
+    "resolve_instant_time",
+]
+
+
+class DataSkippingSource(StrEnum):
+    """Where data skipping takes file column statistics from (``data.skipping.source``)."""
+
+    #: The metadata table's ``column_stats`` index, as Apache Hudi does. This version does not read
+    #: the metadata table, so no file is skipped by statistics with this source.
+    METADATA_TABLE = "metadata_table"
+    #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
+    #: (a GET on object stores), worth it when filters skip most files.
+    PARQUET_FOOTERS = "parquet_footers"
 
 
 class ReadOptions(BaseModel):
@@ -74,6 +99,11 @@ class ReadOptions(BaseModel):
     #: ``hoodie.memory.merge.max.size``: merge-on-read log records of one file slice kept in memory
     #: before spilling to local disk; None takes the default (1 GiB).
     merge_max_memory_bytes: int | None = Field(default=None, gt=0)
+    #: ``hoodie.enable.data.skipping``: skip files whose column statistics exclude every row the
+    #: filters match (Apache Hudi 1.x's default: on; it takes the statistics from the metadata table).
+    data_skipping: bool = True
+    #: ``data.skipping.source``: where file statistics come from (see :class:`DataSkippingSource`).
+    data_skipping_source: DataSkippingSource = DataSkippingSource.METADATA_TABLE
 
     @field_validator("as_of", "begin", "end")
     @classmethod
@@ -108,6 +138,13 @@ class ReadOptions(BaseModel):
             if flag not in ("true", "false"):
                 raise InvalidConfigValueError(INCR_FALLBACK_KEY, "expected true or false")
             values["incremental_fallback_full_scan"] = flag == "true"
+        if DATA_SKIPPING_KEY in lowered:
+            flag = lowered[DATA_SKIPPING_KEY].strip().lower()
+            if flag not in ("true", "false"):
+                raise InvalidConfigValueError(DATA_SKIPPING_KEY, "expected true or false")
+            values["data_skipping"] = flag == "true"
+        if DATA_SKIPPING_SOURCE_KEY in lowered:
+            values["data_skipping_source"] = parse_skipping_source(lowered[DATA_SKIPPING_SOURCE_KEY])
         if MERGE_MAX_MEMORY_KEY in lowered:
             size = lowered[MERGE_MAX_MEMORY_KEY].strip()
             if not size.isdigit() or int(size) <= 0:
@@ -142,6 +179,21 @@ def parse_query_type(value: str | QueryType) -> QueryType:
     except ValueError:
         allowed = ", ".join(q.value for q in QueryType)
         raise InvalidConfigValueError(QUERY_TYPE_KEY, f"unknown query type {value!r} (expected {allowed})") from None
+
+
+def parse_skipping_source(value: str | DataSkippingSource) -> DataSkippingSource:
+    """Parse ``data.skipping.source``.
+
+    Raises:
+        InvalidConfigValueError: Not a known source.
+    """
+    try:
+        return DataSkippingSource(str(value).strip().lower())
+    except ValueError:
+        allowed = ", ".join(s.value for s in DataSkippingSource)
+        raise InvalidConfigValueError(
+            DATA_SKIPPING_SOURCE_KEY, f"unknown source {value!r} (expected {allowed})"
+        ) from None
 
 
 def as_columns(columns: Sequence[str] | str | None) -> tuple[str, ...] | None:
