@@ -23,7 +23,6 @@ keywords; both end up in one validated :class:`ReadOptions`. Option names and me
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -33,7 +32,7 @@ from hudi_framework.errors import InvalidConfigValueError
 # Re-exported: the read planners resolve user-given bounds with it.
 from hudi_framework.timeline.instant_time import EARLIEST as EARLIEST
 from hudi_framework.timeline.instant_time import resolve_instant_time as resolve_instant_time
-from hudi_framework.vocabulary import QueryType
+from hudi_framework.vocabulary import DataSkippingSource, QueryType
 
 QUERY_TYPE_KEY: Final = "hoodie.datasource.query.type"
 AS_OF_INSTANT_KEY: Final = "as.of.instant"
@@ -49,24 +48,13 @@ if TYPE_CHECKING:
     from hudi_framework.config.sections import ReadSettings
 
 __all__ = [
-    "DataSkippingSource",
+    "DataSkippingSource",  # re-exported: the read options name it
     "ReadOptions",
     "as_columns",
     "parse_query_type",
     "parse_skipping_source",
     "resolve_instant_time",
 ]
-
-
-class DataSkippingSource(StrEnum):
-    """Where data skipping takes file column statistics from (``data.skipping.source``)."""
-
-    #: The metadata table's ``column_stats`` index, as Apache Hudi does. This version does not read
-    #: the metadata table, so no file is skipped by statistics with this source.
-    METADATA_TABLE = "metadata_table"
-    #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
-    #: (a GET on object stores), worth it when filters skip most files.
-    PARQUET_FOOTERS = "parquet_footers"
 
 
 class ReadOptions(BaseModel):
@@ -161,6 +149,8 @@ class ReadOptions(BaseModel):
             "as_of": settings.as_of_instant,
             "begin": settings.begin_instant,
             "end": settings.end_instant,
+            "data_skipping": settings.data_skipping,
+            "data_skipping_source": settings.data_skipping_source,
         }
         values.update(overrides)
         return cls(**values)
@@ -188,7 +178,7 @@ def parse_skipping_source(value: str | DataSkippingSource) -> DataSkippingSource
         InvalidConfigValueError: Not a known source.
     """
     try:
-        return DataSkippingSource(str(value).strip().lower())
+        return DataSkippingSource(str(value).strip())
     except ValueError:
         allowed = ", ".join(s.value for s in DataSkippingSource)
         raise InvalidConfigValueError(

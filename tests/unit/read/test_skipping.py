@@ -248,3 +248,35 @@ def test_may_match_is_vectorised_over_many_files() -> None:
     keep = may_match(normalize_filters([("i", "in", [15, 99_999])]), ranges, READ_SCHEMA, n)
     assert np.flatnonzero(keep).tolist() == [1, 9_999]
     assert pc.sum(pa.array(keep)).as_py() == 2
+
+
+# --- row-group pruning inside a base-file read ---------------------------------------------------------------
+
+
+def test_base_file_read_decodes_only_row_groups_that_may_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hudi_framework.read.base_file import read_task
+    from hudi_framework.read.plan import ReadTask
+
+    rows = pa.table({"i": pa.array(range(100), pa.int64()), "s": [f"v{n:03d}" for n in range(100)]})
+    storage = MemoryStorage({"f.parquet": _parquet(rows, 10)})
+    schema = pa.schema([("i", pa.int64()), ("s", pa.string())])
+    requested: list[Any] = []
+    original = pq.ParquetFile.iter_batches
+
+    def recording(self: pq.ParquetFile, *args: Any, **kwargs: Any) -> Any:
+        requested.append(kwargs.get("row_groups"))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", recording)
+
+    def read(filters: Any) -> list[int]:
+        task = ReadTask("f.parquet", "", (), schema, row_filter=normalize_filters(filters), filter_schema=schema)
+        batches = list(read_task(task, storage))  # type: ignore[arg-type]
+        return pa.Table.from_batches(batches, schema=schema).column("i").to_pylist() if batches else []
+
+    assert read([[("i", "=", 15)], [("s", ">=", "v091")]]) == [15, *range(91, 100)]
+    assert requested[-1] == [1, 9]
+    assert read([("i", ">", 200)]) == []
+    assert len(requested) == 1  # nothing decoded: no row group may match
+    assert read([("i", "!=", -1)]) == list(range(100))
+    assert requested[-1] is None  # every row group may match: the plain read
