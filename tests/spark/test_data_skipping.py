@@ -46,12 +46,15 @@ def test_pushed_filters_skip_files_by_statistics(spark: Any, tmp_path: Path) -> 
             _damage_data_pages(f)
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     try:
-        reader = spark.read.format("hudi").option("data.skipping.source", "parquet_footers")
-        pushed = reader.option("filter.pushdown", "true").load(str(tmp_path / "t")).filter("ts >= 205 AND ts < 208")
+
+        def reader() -> Any:  # a DataFrameReader's option() changes it: one per query
+            return spark.read.format("hudi").option("data.skipping.source", "parquet_footers")
+
+        pushed = reader().option("filter.pushdown", "true").load(str(tmp_path / "t")).filter("ts >= 205 AND ts < 208")
         got = sorted(tuple(r) for r in pushed.select("id", "ts").collect())
         assert got == [("k2-5", 205), ("k2-6", 206), ("k2-7", 207)]
         # The same query without pushdown decodes every file: the damaged ones fail.
-        plain = reader.load(str(tmp_path / "t")).filter("ts >= 205 AND ts < 208")
+        plain = reader().load(str(tmp_path / "t")).filter("ts >= 205 AND ts < 208")
         with pytest.raises(Exception, match=r"CorruptDataFileError"):
             plain.collect()
     finally:
