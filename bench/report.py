@@ -71,6 +71,16 @@ RATIOS = (
     Ratio("COW read: ours / pyarrow reading the same files", "ours:cow_read", "pyarrow:cow_read_table_files", 1.2),
     Ratio("COW read: ours / hudi-rs", "ours:cow_read", "hudi-rs:cow_read", 1.0),
     Ratio("MOR read (batch in logs) / COW read (ours)", "ours:mor_read", "ours:cow_read", 2.0),
+    Ratio(
+        "Filtered read of 1% of files, footer statistics / full read then filter (ours)",
+        "ours:cow_read_1pct_files_footers",
+        "ours:cow_read_1pct_files_unpruned",
+    ),
+    Ratio(
+        "Filtered read of 1% of files, row groups pruned / full read then filter (ours)",
+        "ours:cow_read_1pct_files",
+        "ours:cow_read_1pct_files_unpruned",
+    ),
     Ratio("bulk insert: ours / pyarrow", "ours:bulk_insert", "pyarrow:bulk_insert"),
     Ratio("bulk insert: ours / deltalake", "ours:bulk_insert", "deltalake:bulk_insert"),
     Ratio("COW read: ours / deltalake", "ours:cow_read", "deltalake:cow_read"),
