@@ -330,6 +330,12 @@ METHOD = """\
   partitions, 8 payload columns of mixed types) and a change batch of 10% updates (higher `ts`), 2% new keys
   and 1% deletes (rows flagged `_hoodie_is_deleted`), shuffled; a separate 1% batch of updates for the
   MOR-versus-COW target. Written once per size as parquet inputs.
+- **Filtered reads** (`ours:cow_read_1pct_files*`): the base rows in `ts` order, inserted in 100 commits
+  (small-file handling off), so each of the 800 files (100 x 8 regions) holds its own `ts` range; the read
+  asks for one commit's `ts` range, whose rows are in 8 files (1%). `_unpruned` reads everything then
+  filters; the plain step passes the filter (no file statistics by default: every footer read, only row
+  groups that may match decoded); `_footers` adds `data.skipping.source=parquet_footers` (footers read while
+  planning, 8 files read).
 - **Runs**: every step runs in its own Python process (`bench/worker.py`), on a fresh copy of its prepared
   state, at least 3 times, 7 times when the median of the first 3 is under 0.5 s (single runs on a 2-core
   VM come out 2-3x slow now and then, and two such runs of three set the median of a 0.1 s step); the
