@@ -126,7 +126,9 @@ def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: Colum
     schema = project(full_schema, options.columns)
     slices = read_slices(table, as_of=as_of, full_schema=full_schema, filters=filters)
     merged = config.is_mor and options.query_type is QueryType.SNAPSHOT
-    kept = set(prune(config, [s.partition_path for s in slices], full_schema=full_schema, filters=filters)[0])
+    partitions = [s.partition_path for s in slices]
+    # Unfiltered reads keep every partition: no path decoding on the plain read's planning.
+    kept = set(prune(config, partitions, full_schema=full_schema, filters=filters)[0]) if filters else set(partitions)
     if not options.data_skipping:
         stats_source = None
     elif stats_source is None:
