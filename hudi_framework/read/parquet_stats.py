@@ -45,19 +45,26 @@ __all__ = ["ParquetFooterStats", "row_group_ranges"]
 DEFAULT_FOOTER_READERS: Final = 16
 
 
-def _chunk_columns(metadata: pq.FileMetaData) -> dict[str, int]:
-    """Top-level primitive columns by name -> their column chunk index (nested ones are not filtered)."""
+def _chunk_columns(metadata: pq.FileMetaData, file_schema: pa.Schema, names: Sequence[str]) -> dict[str, int]:
+    """Column chunk index of each of ``names`` that is a top-level primitive column of the file."""
     if not metadata.num_row_groups:
         return {}
-    # Names from the first row group's chunks: ``metadata.schema`` forms a reference cycle with the
+    # Paths from the first row group's chunks: ``metadata.schema`` forms a reference cycle with the
     # metadata, keeping each footer (bloom filter included, ~0.4 MB) alive until the garbage collector
     # runs (800 footers: +330 MB peak memory).
     group = metadata.row_group(0)
     out: dict[str, int] = {}
-    for j in range(metadata.num_columns):
-        path = group.column(j).path_in_schema
-        if "." not in path:
-            out[path] = j
+    paths: list[str] | None = None
+    for name in names:
+        # Without nested columns before it, a column's chunk index is its field index: one lookup.
+        guess = file_schema.get_field_index(name)
+        if 0 <= guess < metadata.num_columns and group.column(guess).path_in_schema == name:
+            out[name] = guess
+            continue
+        if paths is None:
+            paths = [group.column(j).path_in_schema for j in range(metadata.num_columns)]
+        if name in paths:
+            out[name] = paths.index(name)
     return out
 
 
@@ -109,7 +116,7 @@ def row_group_ranges(metadata: pq.FileMetaData, file_schema: pa.Schema, schema: 
     Columns the file lacks are left out (unknown); statistics that do not widen to the read type
     are unknown.
     """
-    chunks = _chunk_columns(metadata)
+    chunks = _chunk_columns(metadata, file_schema, schema.names)
     out: dict[str, ColumnRange] = {}
     for field in schema:
         typ = _stats_type(file_schema, field.name)
@@ -155,7 +162,7 @@ class ParquetFooterStats:
     def _footer(self, partition: str, name: str, columns: Sequence[str]) -> list[_FooterRow]:
         with open_parquet(self._storage, file_key(partition, name)) as parquet:
             metadata, file_schema = parquet.metadata, parquet.schema_arrow
-        chunks = _chunk_columns(metadata)
+        chunks = _chunk_columns(metadata, file_schema, columns)
         rows = []
         for column in columns:
             typ = _stats_type(file_schema, column)

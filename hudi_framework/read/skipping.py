@@ -123,29 +123,38 @@ def _conjunction(conj: Conjunction, ranges: Mapping[str, ColumnRange], schema: p
         known = ranges.get(pred[0])
         if index < 0 or known is None:
             continue
-        mask = _predicate(pred, known, schema.field(index).type)
-        result &= mask.to_numpy(zero_copy_only=False)
+        result &= _predicate(pred, known, schema.field(index).type)
     return result
 
 
-def _predicate(pred: Predicate, stats: ColumnRange, typ: pa.DataType) -> pa.Array:
-    """Whether the predicate may hold for a row of each unit (no nulls in the result)."""
+def _predicate(pred: Predicate, stats: ColumnRange, typ: pa.DataType) -> np.ndarray:
+    """Whether the predicate may hold for a row of each unit."""
     op = pred[1]
     nulls, values = stats.null_count, stats.value_count
     if op == "is null":
-        return pc.fill_null(pc.greater(nulls, 0), True)
+        return _flags(pc.greater(nulls, 0), default=True)
     if op == "is not null":
-        return pc.fill_null(pc.less(nulls, values), True)
+        return _flags(pc.less(nulls, values), default=True)
     floating = pa.types.is_floating(typ)
     lo, hi = stats.min, stats.max
     if floating:
         # Old writers put NaN into statistics; such a bound says nothing.
         lo = pc.if_else(pc.is_nan(lo), pa.scalar(None, typ), lo)
         hi = pc.if_else(pc.is_nan(hi), pa.scalar(None, typ), hi)
-    condition = _range_condition(pred, lo, hi, typ, floating=floating)
+    condition = _flags(_range_condition(pred, lo, hi, typ, floating=floating), default=True)
     # Every row null: no comparison holds (null compares as unknown, which filters out).
-    all_null = pc.fill_null(pc.greater_equal(nulls, values), False)
-    return pc.and_(pc.fill_null(condition, True), pc.invert(all_null))
+    if nulls.null_count or values.null_count:
+        all_null = _flags(pc.greater_equal(nulls, values), default=False)
+    else:
+        all_null = np.asarray(nulls.to_numpy() >= values.to_numpy(), dtype=bool)
+    return np.asarray(condition & ~all_null, dtype=bool)
+
+
+def _flags(mask: pa.Array, *, default: bool) -> np.ndarray:
+    """A boolean mask as numpy, unknown entries set to ``default``."""
+    if mask.null_count:
+        mask = pc.fill_null(mask, default)
+    return np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _range_condition(pred: Predicate, lo: pa.Array, hi: pa.Array, typ: pa.DataType, *, floating: bool) -> pa.Array:
