@@ -50,6 +50,8 @@ COLUMN_STATS_SCHEMA_FIELDS: Final = (
     PARTITION, FILE_NAME, COLUMN_NAME, MIN_VALUE, MAX_VALUE, NULL_COUNT, VALUE_COUNT, TOTAL_SIZE,
     TOTAL_UNCOMPRESSED_SIZE, IS_DELETED,
 )  # fmt: skip
+#: The partition name Apache Hudi's metadata table gives the files of a non-partitioned table.
+NON_PARTITIONED_NAME: Final = "."
 #: ``in`` lists longer than this are checked as the range of their values (weaker, never wrong).
 _MAX_IN_VALUES: Final = 256
 
@@ -283,7 +285,9 @@ def column_ranges(stats: pa.Table, files: Sequence[tuple[str, str]], schema: pa.
     names = stats.column(FILE_NAME)
     if PARTITION in stats.column_names:
         partitions = pc.fill_null(stats.column(PARTITION), "")
-        keys = pc.if_else(pc.equal(partitions, ""), names, pc.binary_join_element_wise(partitions, names, "/"))
+        # The metadata table names a non-partitioned table's partition "." (NON_PARTITIONED_NAME).
+        root = pc.or_(pc.equal(partitions, ""), pc.equal(partitions, NON_PARTITIONED_NAME))
+        keys = pc.if_else(root, names, pc.binary_join_element_wise(partitions, names, "/"))
     else:
         keys = names
     wanted = pa.array([file_key(p, f) for p, f in files], pa.string())

@@ -152,6 +152,13 @@ def test_deleted_rows_and_partitions_in_hudi_shape() -> None:
     assert may_match(normalize_filters([("i", "=", 55)]), ranges, READ_SCHEMA, 3).tolist() == [False, True, True]
 
 
+def test_non_partitioned_files_named_as_the_metadata_table_does() -> None:
+    stats = pa.table({"partition": [".", ""], "fileName": ["a", "b"], "columnName": ["i", "i"],
+                      "minValue": [1, 50], "maxValue": [2, 60]})  # fmt: skip
+    ranges = column_ranges(stats, [("", "a"), ("", "b")], READ_SCHEMA)
+    assert may_match(normalize_filters([("i", "=", 55)]), ranges, READ_SCHEMA, 2).tolist() == [False, True]
+
+
 def test_promoted_types_widen_only_when_order_is_kept() -> None:
     assert widen(pa.array([1, 2], pa.int32()), pa.int64()).type == pa.int64()
     assert widen(pa.array([1, 2], pa.int32()), pa.float64()).type == pa.float64()
