@@ -71,6 +71,16 @@ RATIOS = (
     Ratio("COW read: ours / pyarrow reading the same files", "ours:cow_read", "pyarrow:cow_read_table_files", 1.2),
     Ratio("COW read: ours / hudi-rs", "ours:cow_read", "hudi-rs:cow_read", 1.0),
     Ratio("MOR read (batch in logs) / COW read (ours)", "ours:mor_read", "ours:cow_read", 2.0),
+    Ratio(
+        "Filtered read of 1% of files, footer statistics / full read then filter (ours)",
+        "ours:cow_read_1pct_files_footers",
+        "ours:cow_read_1pct_files_unpruned",
+    ),
+    Ratio(
+        "Filtered read of 1% of files, row groups pruned / full read then filter (ours)",
+        "ours:cow_read_1pct_files",
+        "ours:cow_read_1pct_files_unpruned",
+    ),
     Ratio("bulk insert: ours / pyarrow", "ours:bulk_insert", "pyarrow:bulk_insert"),
     Ratio("bulk insert: ours / deltalake", "ours:bulk_insert", "deltalake:bulk_insert"),
     Ratio("COW read: ours / deltalake", "ours:cow_read", "deltalake:cow_read"),
@@ -320,6 +330,12 @@ METHOD = """\
   partitions, 8 payload columns of mixed types) and a change batch of 10% updates (higher `ts`), 2% new keys
   and 1% deletes (rows flagged `_hoodie_is_deleted`), shuffled; a separate 1% batch of updates for the
   MOR-versus-COW target. Written once per size as parquet inputs.
+- **Filtered reads** (`ours:cow_read_1pct_files*`): the base rows in `ts` order, inserted in 100 commits
+  (small-file handling off), so each of the 800 files (100 x 8 regions) holds its own `ts` range; the read
+  asks for one commit's `ts` range, whose rows are in 8 files (1%). `_unpruned` reads everything then
+  filters; the plain step passes the filter (no file statistics by default: every footer read, only row
+  groups that may match decoded); `_footers` adds `data.skipping.source=parquet_footers` (footers read while
+  planning, 8 files read).
 - **Runs**: every step runs in its own Python process (`bench/worker.py`), on a fresh copy of its prepared
   state, at least 3 times, 7 times when the median of the first 3 is under 0.5 s (single runs on a 2-core
   VM come out 2-3x slow now and then, and two such runs of three set the median of a 0.1 s step); the

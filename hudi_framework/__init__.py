@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from hudi_framework.read.log_inspection import LogBlockInfo, inspect_log_blocks
     from hudi_framework.read.log_records import CorruptLogBlockWarning
     from hudi_framework.read.options import ReadOptions
-    from hudi_framework.read.reader import read_batches, read_table
+    from hudi_framework.read.plan import ReadPlan
+    from hudi_framework.read.reader import plan_read, read_batches, read_table
     from hudi_framework.runtime.components import Components, build_components
     from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.keys import build_key_generator
@@ -75,6 +76,7 @@ __all__ = [
     "PostCommitFailure",
     "QueryType",
     "ReadOptions",
+    "ReadPlan",
     "RecordMergeMode",
     "RestoreResult",
     "RollbackResult",
@@ -102,6 +104,7 @@ __all__ = [
     "list_savepoints",
     "new_table_config",
     "open_table_service",
+    "plan_read",
     "read_batches",
     "read_table",
     "restore_to_savepoint",
@@ -131,6 +134,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "PostCommitFailure": "hudi_framework.write.post_commit",
     "QueryType": "hudi_framework.vocabulary",
     "ReadOptions": "hudi_framework.read.options",
+    "ReadPlan": "hudi_framework.read.plan",
     "RecordMergeMode": "hudi_framework.vocabulary",
     "RestoreResult": "hudi_framework.write.savepoint",
     "RollbackResult": "hudi_framework.write.rollback",
@@ -158,6 +162,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "list_savepoints": "hudi_framework.write.savepoint",
     "new_table_config": "hudi_framework.table.table_config",
     "open_table_service": "hudi_framework.write.service_host",
+    "plan_read": "hudi_framework.read.reader",
     "read_batches": "hudi_framework.read.reader",
     "read_table": "hudi_framework.read.reader",
     "restore_to_savepoint": "hudi_framework.write.savepoint",

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from bench.dataset import EVENT_TIME, KEY, PARTITION
 from bench.step import Step, StepContext
 from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin.registry import ComponentKind
-from hudi_framework.read.reader import read_table
+from hudi_framework.read.options import ReadOptions
+from hudi_framework.read.reader import collect_plan, plan_read, read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.metadata import WriteStat
-from hudi_framework.vocabulary import TableType, WriteOperation
+from hudi_framework.vocabulary import DataSkippingSource, TableType, WriteOperation
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.moves import tag_for_write
 from hudi_framework.write.prepare import prepare_rows
@@ -153,6 +156,57 @@ def incremental_read(ctx: StepContext) -> dict[str, Any]:
     return {"rows": read_table(table, query_type="incremental", begin=begin).num_rows}
 
 
+#: The clustered table of the filtered reads: the base rows in ts order, one insert per chunk, so each
+#: of the ``CLUSTERED_CHUNKS`` x 8 regions files holds its own ts range.
+CLUSTERED_CHUNKS = 100
+#: The filtered reads pick this chunk's ts range: 8 of 800 files (1%) hold matching rows.
+_PICKED_CHUNK = 37
+_BOUNDS_FILE = "picked_ts_range.json"
+
+
+def load_clustered(ctx: StepContext) -> None:
+    base = ctx.inputs.read_base().sort_by(EVENT_TIME)
+    table = _create(ctx, "COPY_ON_WRITE", base.schema)
+    client = WriteClient(table, HudiSettings.from_hoodie_options({**SETTINGS, **MOR_SETTINGS}, env=False))
+    size = -(-base.num_rows // CLUSTERED_CHUNKS)
+    for k in range(CLUSTERED_CHUNKS):
+        client.insert(base.slice(k * size, size))
+    picked = base.column(EVENT_TIME).slice(_PICKED_CHUNK * size, size)
+    bounds = [picked[0].as_py(), picked[len(picked) - 1].as_py()]
+    (ctx.work / _BOUNDS_FILE).write_text(json.dumps(bounds), encoding="utf-8")
+
+
+def _filters(ctx: StepContext) -> list[tuple[str, str, Any]]:
+    """The picked chunk's ts range, noted beside the table when it was prepared."""
+    low, high = json.loads((ctx.work / _BOUNDS_FILE).read_text(encoding="utf-8"))
+    return [(EVENT_TIME, ">=", low), (EVENT_TIME, "<=", high)]
+
+
+def filtered_read_unpruned(ctx: StepContext) -> dict[str, Any]:
+    """Without any skipping: every file read, then the rows filtered."""
+    filters = _filters(ctx)
+    rows = read_table(HudiTable.open(_path(ctx)))
+    expression = (pc.field(EVENT_TIME) >= filters[0][2]) & (pc.field(EVENT_TIME) <= filters[1][2])
+    return {"rows": rows.filter(expression).num_rows}
+
+
+def filtered_read(ctx: StepContext) -> dict[str, Any]:
+    """Default source (no file statistics): every file's footer read, only matching row groups decoded."""
+    table = HudiTable.open(_path(ctx))
+    plan = plan_read(table, ReadOptions(filters=tuple(_filters(ctx))))
+    rows = sum(b.num_rows for b in collect_plan(plan, table.storage))
+    return {"rows": rows, "files": len(plan.tasks), "files_skipped": plan.skipping.files_skipped}
+
+
+def filtered_read_footers(ctx: StepContext) -> dict[str, Any]:
+    """``data.skipping.source=parquet_footers``: files skipped while planning, only matching ones read."""
+    table = HudiTable.open(_path(ctx))
+    options = ReadOptions(filters=tuple(_filters(ctx)), data_skipping_source=DataSkippingSource.PARQUET_FOOTERS)
+    plan = plan_read(table, options)
+    rows = sum(b.num_rows for b in collect_plan(plan, table.storage))
+    return {"rows": rows, "files": len(plan.tasks), "files_skipped": plan.skipping.files_skipped}
+
+
 def bloom_tagging(ctx: StepContext) -> dict[str, Any]:
     """The index step of an upsert alone: keys of the batch located in the table's base files."""
     table = HudiTable.open(_path(ctx))
@@ -205,6 +259,9 @@ STEPS = [
     Step("ours", "mor_read", snapshot_read, upserted_mor),
     Step("ours", "incremental_read", incremental_read, _load_and_upsert("COPY_ON_WRITE")),
     Step("ours", "bloom_tagging", bloom_tagging, load_cow),
+    Step("ours", "cow_read_1pct_files_unpruned", filtered_read_unpruned, load_clustered),
+    Step("ours", "cow_read_1pct_files", filtered_read, load_clustered),
+    Step("ours", "cow_read_1pct_files_footers", filtered_read_footers, load_clustered),
 ]
 
 #: The scaling section (inputs from :func:`bench.dataset.generate_scaling`): fixed file groups, fixed batch.

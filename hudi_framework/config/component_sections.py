@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 
-
 #: Option names that look like credentials. Free option mappings are printed by ``repr``, so
 #: credentials must go in typed ``SecretStr`` fields instead.
 _SECRET_NAME = re.compile(r"secret|password|passwd|credential|(^|_)token$|^access_key(_id)?$", re.IGNORECASE)

@@ -181,6 +181,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("read.end_instant", "hoodie.datasource.read.end.instanttime"),
     _k("read.as_of_instant", "as.of.instant"),
     _k("read.use_record_positions", "hoodie.merge.use.record.positions"),
+    _k("read.data_skipping", "hoodie.enable.data.skipping"),
+    _k("read.data_skipping_source", "data.skipping.source"),
     # ------------------------------------------------------------------ index
     _k("index.type", "hoodie.index.type", parse=INDEX_TYPES.parse, render=INDEX_TYPES.render),
     _k("index.options.num_entries", "hoodie.index.bloom.num_entries"),
@@ -305,7 +307,6 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
     {
         "hoodie.metadata.enable": _MDT_READ,
         "hoodie.metadata.index.column.stats.enable": _NO_MDT,
-        "hoodie.enable.data.skipping": _NO_MDT,
         "hoodie.datasource.write.table.name": "a Spark catalog name; the table name is hoodie.table.name",
         "hoodie.upsert.shuffle.parallelism": _PARALLELISM,
         "hoodie.insert.shuffle.parallelism": _PARALLELISM,

@@ -22,6 +22,7 @@ __all__ = [
     "render_scalar",
 ]
 
+
 def parse_scalar(value: object) -> object:
     """Pass a value through for pydantic to coerce (``"true"`` -> bool, ``"5"`` -> int, enums)."""
     return value.strip() if isinstance(value, str) else value

@@ -25,6 +25,7 @@ from hudi_framework.config.not_yet import NotYet
 from hudi_framework.vocabulary import (
     BaseFileFormat,
     ConcurrencyMode,
+    DataSkippingSource,
     FailedWritesPolicy,
     InsertDupPolicy,
     LogBlockFormat,
@@ -245,6 +246,11 @@ class ReadSettings(Section):
     use_record_positions: bool = False
     """Merge-on-read: pair log records with base rows by the record positions their blocks carry
     instead of by key, where every block of a slice has positions of its base file; the rows are the same."""
+    data_skipping: bool = True
+    """Skip files whose column statistics rule out every row the filters match (Apache Hudi 1.x default: on)."""
+    data_skipping_source: DataSkippingSource = DataSkippingSource.METADATA_TABLE
+    """Where file statistics come from: ``metadata_table`` (the metadata table's ``column_stats``; not read by
+    this version, so nothing is skipped) or ``parquet_footers`` (each candidate file's footer, read on the planner)."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

@@ -111,8 +111,6 @@ class MergeContext:
         return self.is_delete(row) and all(v is None for v in self.ordering_value(row))
 
 
-
-
 class BatchMerger(Protocol):
     """The batch methods of :class:`~hudi_framework.contracts.merger.RecordMerger` the toolkit calls."""
 

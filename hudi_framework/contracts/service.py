@@ -52,6 +52,7 @@ class TableServiceHost(CompactionHost, CleanHost):
     def locked(self) -> AbstractContextManager[None]:
         """Hold the table lock while planning under optimistic concurrency control (a no-op otherwise)."""
 
+
 __all__ = ["TableService"]
 
 

@@ -20,6 +20,7 @@ __all__ = ["READ_OPERATION", "JobPlan", "StepPlan", "plan_job"]
 #: The operation column of the final read-back step.
 READ_OPERATION = "snapshot read"
 
+
 @dataclass(frozen=True, slots=True)
 class StepPlan:
     """One step of a job: the initial load, a change batch, or the final read.
@@ -99,9 +100,7 @@ def plan_job(settings: HudiSettings, *, overwrite_existing: bool = False) -> Job
     )
     steps = [StepPlan(0, "load", initial, None, _write_phases(engine))]
     for number, batch in enumerate(job.batches, start=1):
-        steps.append(
-            StepPlan(number, f"batch {number}", batch.operation, batch, _write_phases(engine))
-        )
+        steps.append(StepPlan(number, f"batch {number}", batch.operation, batch, _write_phases(engine)))
     if job.verify:
         read_phases = ("read (python)", "verify") + (("count (spark)",) if engine is WriteEngine.SPARK else ())
         steps.append(StepPlan(len(steps), "read", None, None, read_phases))

@@ -120,9 +120,7 @@ class FileSlice:
         log_files: tuple[LogFile, ...] | list[LogFile] = (),
     ) -> FileSlice:
         """Build a slice, sorting the log files into Java's order."""
-        return cls(
-            file_group_id, base_instant_time, base_file, tuple(sorted(log_files, key=LogFile.sort_key))
-        )
+        return cls(file_group_id, base_instant_time, base_file, tuple(sorted(log_files, key=LogFile.sort_key)))
 
     @property
     def partition_path(self) -> str:

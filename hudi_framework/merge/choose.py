@@ -51,6 +51,7 @@ __all__ = [
     "write_settings",
 ]
 
+
 def _is_uuid(value: str) -> bool:
     try:
         uuid.UUID(value)

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_framework.contracts.data_files import checked_batches, data_file_errors
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.filters import filter_columns, to_expression
+from hudi_framework.read.parquet_stats import row_group_ranges
 from hudi_framework.read.plan import COMMIT_TIME_COLUMN
+from hudi_framework.read.skipping import may_match
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
@@ -94,6 +97,23 @@ def conform_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
+def matching_row_groups(task: ReadTask, parquet: pq.ParquetFile) -> list[int] | None:
+    """Row groups whose footer statistics admit a row passing the task's row filter (None: all of them).
+
+    Only plain base-file reads prune: a merged slice needs every base record to merge log records into.
+    """
+    if not task.row_filter or task.filter_schema is None:
+        return None
+    metadata = parquet.metadata
+    ranges = row_group_ranges(metadata, parquet.schema_arrow, task.filter_schema)
+    if not ranges:
+        return None
+    keep = may_match(task.row_filter, ranges, task.filter_schema, metadata.num_row_groups)
+    if keep.all():
+        return None
+    return [int(i) for i in np.flatnonzero(keep)]
+
+
 def read_task(
     task: ReadTask, storage: StorageBackend, *, batch_size: int = DEFAULT_BATCH_SIZE, use_threads: bool = True
 ) -> Iterator[pa.RecordBatch]:
@@ -118,8 +138,13 @@ def read_task(
         with data_file_errors(storage, key):
             parquet = pq.ParquetFile(source)
             columns = _needed_columns(task, parquet.schema_arrow)
+            row_groups = matching_row_groups(task, parquet)
+            if row_groups is not None and not row_groups:
+                return
             # Memory stays one batch, whichever threads decode it.
-            batches = parquet.iter_batches(batch_size=batch_size, columns=columns, use_threads=use_threads)
+            batches = parquet.iter_batches(
+                batch_size=batch_size, row_groups=row_groups, columns=columns, use_threads=use_threads
+            )
         for raw in checked_batches(batches, storage, key):
             batch = _with_partition_columns(task, raw)
             batch = filter_batch(task, batch)

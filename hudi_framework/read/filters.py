@@ -104,7 +104,12 @@ def check_columns(filters: Disjunction, schema: pa.Schema) -> None:
                 raise InvalidFilterError(pred, f"unknown column {pred[0]!r}")
 
 
-def _typed_scalar(pred: Predicate, value: Any, typ: pa.DataType) -> pa.Scalar:
+def typed_scalar(pred: Predicate, value: Any, typ: pa.DataType) -> pa.Scalar:
+    """``value`` of ``pred`` as a scalar of ``typ``.
+
+    Raises:
+        InvalidFilterError: The value does not convert to ``typ``.
+    """
     if isinstance(value, pa.Scalar):
         value = value.as_py()
     try:
@@ -118,8 +123,9 @@ def _typed_scalar(pred: Predicate, value: Any, typ: pa.DataType) -> pa.Scalar:
         raise InvalidFilterError(pred, f"value {value!r} does not convert to {typ}: {e}") from e
 
 
-def _typed_array(pred: Predicate, values: Sequence[Any], typ: pa.DataType) -> pa.Array:
-    return pa.array([_typed_scalar(pred, v, typ) for v in values], type=typ)
+def typed_array(pred: Predicate, values: Sequence[Any], typ: pa.DataType) -> pa.Array:
+    """``values`` of ``pred`` (an ``in`` list) as an array of ``typ``."""
+    return pa.array([typed_scalar(pred, v, typ) for v in values], type=typ)
 
 
 def _predicate_expression(pred: Predicate, typ: pa.DataType) -> pc.Expression:
@@ -130,7 +136,7 @@ def _predicate_expression(pred: Predicate, typ: pa.DataType) -> pc.Expression:
     if op == "is not null":
         return field.is_valid()
     if op in _SETS:
-        matched = field.isin(_typed_array(pred, value, typ))
+        matched = field.isin(typed_array(pred, value, typ))
         # SQL: null IN (...) is unknown, so "not in" must not let null rows through.
         return matched if op == "in" else (~matched & field.is_valid())
     if op == "starts with":
@@ -138,7 +144,7 @@ def _predicate_expression(pred: Predicate, typ: pa.DataType) -> pc.Expression:
             raise InvalidFilterError(pred, f"'starts with' needs a string column, not {typ}")
         return pc.starts_with(field, pattern=str(value))
     compare: Any = _COMPARISONS[op]
-    result: pc.Expression = compare(field, _typed_scalar(pred, value, typ))
+    result: pc.Expression = compare(field, typed_scalar(pred, value, typ))
     return result
 
 

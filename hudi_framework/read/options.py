@@ -17,6 +17,10 @@ keywords; both end up in one validated :class:`ReadOptions`. Option names and me
                                                           positions their blocks carry (default false)
 ``hoodie.metadata.enable``                                plan from the metadata table's file listing
                                                           when it is usable (default true)
+``hoodie.enable.data.skipping``                           skip files by column statistics (default true)
+``data.skipping.source``                                  this project's: where the statistics come from,
+                                                          ``metadata_table`` (default) or
+                                                          ``parquet_footers``
 ========================================================  ==============================================
 """
 
@@ -32,7 +36,7 @@ from hudi_framework.errors import InvalidConfigValueError
 # Re-exported: the read planners resolve user-given bounds with it.
 from hudi_framework.timeline.instant_time import EARLIEST as EARLIEST
 from hudi_framework.timeline.instant_time import resolve_instant_time as resolve_instant_time
-from hudi_framework.vocabulary import QueryType
+from hudi_framework.vocabulary import DataSkippingSource, QueryType
 
 QUERY_TYPE_KEY: Final = "hoodie.datasource.query.type"
 AS_OF_INSTANT_KEY: Final = "as.of.instant"
@@ -42,12 +46,21 @@ INCR_FALLBACK_KEY: Final = "hoodie.datasource.read.incr.fallback.fulltablescan.e
 MERGE_MAX_MEMORY_KEY: Final = "hoodie.memory.merge.max.size"
 USE_RECORD_POSITIONS_KEY: Final = "hoodie.merge.use.record.positions"
 METADATA_ENABLE_KEY: Final = "hoodie.metadata.enable"
+DATA_SKIPPING_KEY: Final = "hoodie.enable.data.skipping"
+DATA_SKIPPING_SOURCE_KEY: Final = "data.skipping.source"
 
 
 if TYPE_CHECKING:
     from hudi_framework.config.sections import ReadSettings
 
-__all__ = ["ReadOptions", "as_columns", "parse_query_type", "resolve_instant_time"]
+__all__ = [
+    "DataSkippingSource",  # re-exported: the read options name it
+    "ReadOptions",
+    "as_columns",
+    "parse_query_type",
+    "parse_skipping_source",
+    "resolve_instant_time",
+]
 
 
 class ReadOptions(BaseModel):
@@ -86,6 +99,11 @@ class ReadOptions(BaseModel):
     #: ``hoodie.metadata.enable``: take the file listing from the metadata table when it is usable
     #: (Apache Hudi 1.x readers default to true); false always lists storage.
     metadata_enable: bool = True
+    #: ``hoodie.enable.data.skipping``: skip files whose column statistics exclude every row the
+    #: filters match (Apache Hudi 1.x's default: on; it takes the statistics from the metadata table).
+    data_skipping: bool = True
+    #: ``data.skipping.source``: where file statistics come from (see :class:`DataSkippingSource`).
+    data_skipping_source: DataSkippingSource = DataSkippingSource.METADATA_TABLE
 
     @field_validator("as_of", "begin", "end")
     @classmethod
@@ -130,6 +148,13 @@ class ReadOptions(BaseModel):
             if enabled not in ("true", "false"):
                 raise InvalidConfigValueError(METADATA_ENABLE_KEY, "expected true or false")
             values["metadata_enable"] = enabled == "true"
+        if DATA_SKIPPING_KEY in lowered:
+            flag = lowered[DATA_SKIPPING_KEY].strip().lower()
+            if flag not in ("true", "false"):
+                raise InvalidConfigValueError(DATA_SKIPPING_KEY, "expected true or false")
+            values["data_skipping"] = flag == "true"
+        if DATA_SKIPPING_SOURCE_KEY in lowered:
+            values["data_skipping_source"] = parse_skipping_source(lowered[DATA_SKIPPING_SOURCE_KEY])
         if MERGE_MAX_MEMORY_KEY in lowered:
             size = lowered[MERGE_MAX_MEMORY_KEY].strip()
             if not size.isdigit() or int(size) <= 0:
@@ -147,6 +172,8 @@ class ReadOptions(BaseModel):
             "begin": settings.begin_instant,
             "end": settings.end_instant,
             "use_record_positions": settings.use_record_positions,
+            "data_skipping": settings.data_skipping,
+            "data_skipping_source": settings.data_skipping_source,
         }
         values.update(overrides)
         return cls(**values)
@@ -165,6 +192,21 @@ def parse_query_type(value: str | QueryType) -> QueryType:
     except ValueError:
         allowed = ", ".join(q.value for q in QueryType)
         raise InvalidConfigValueError(QUERY_TYPE_KEY, f"unknown query type {value!r} (expected {allowed})") from None
+
+
+def parse_skipping_source(value: str | DataSkippingSource) -> DataSkippingSource:
+    """Parse ``data.skipping.source``.
+
+    Raises:
+        InvalidConfigValueError: Not a known source.
+    """
+    try:
+        return DataSkippingSource(str(value).strip())
+    except ValueError:
+        allowed = ", ".join(s.value for s in DataSkippingSource)
+        raise InvalidConfigValueError(
+            DATA_SKIPPING_SOURCE_KEY, f"unknown source {value!r} (expected {allowed})"
+        ) from None
 
 
 def as_columns(columns: Sequence[str] | str | None) -> tuple[str, ...] | None:

@@ -107,6 +107,25 @@ class ReadTask:
 
 
 @dataclass(frozen=True, slots=True)
+class SkippingCounts:
+    """What planning left out before any data file was opened.
+
+    Attributes:
+        partitions_considered: Partitions holding file slices to read.
+        partitions_pruned: Of those, partitions the filters exclude by their path values.
+        files_considered: File slices in the partitions kept.
+        files_skipped: Of those, slices whose column statistics exclude every row the filters match.
+        stats_source: Where the statistics came from (None: no file skipping was attempted).
+    """
+
+    partitions_considered: int = 0
+    partitions_pruned: int = 0
+    files_considered: int = 0
+    files_skipped: int = 0
+    stats_source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ReadPlan:
     """Everything a read does, decided up front.
 
@@ -121,6 +140,7 @@ class ReadPlan:
         end: Incremental: the resolved inclusive upper bound (None: to the latest commit).
         instants: Incremental: requested times of the instants in the window, in timeline order.
         full_table_scan: Incremental: whether the plan fell back to scanning the latest snapshot.
+        skipping: Snapshot, time travel and read-optimized: partitions and files left out.
     """
 
     query_type: QueryType
@@ -131,6 +151,7 @@ class ReadPlan:
     end: str | None = None
     instants: tuple[str, ...] = ()
     full_table_scan: bool = False
+    skipping: SkippingCounts = SkippingCounts()
 
     def empty_table(self) -> pa.Table:
         """An empty table with the plan's schema."""

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.read.log_records import CorruptBlockHandler
     from hudi_framework.read.plan import ReadPlan, ReadTask
+    from hudi_framework.read.skipping import ColumnStatsSource
     from hudi_framework.runtime.table import HudiTable
 
 
@@ -78,11 +79,15 @@ def build_options(
     return result
 
 
-def plan_read(table: HudiTable, options: ReadOptions) -> ReadPlan:
-    """Plan a read of ``table`` (see :func:`read_table` for what each query type returns)."""
+def plan_read(table: HudiTable, options: ReadOptions, *, stats_source: ColumnStatsSource | None = None) -> ReadPlan:
+    """Plan a read of ``table`` (see :func:`read_table` for what each query type returns).
+
+    ``stats_source`` replaces the column statistics ``data.skipping.source`` names for skipping files
+    (snapshot, time travel and read-optimized queries).
+    """
     if options.query_type is QueryType.INCREMENTAL:
         return plan_incremental(table, options)
-    return plan_snapshot(table, options)
+    return plan_snapshot(table, options, stats_source=stats_source)
 
 
 def run_task(

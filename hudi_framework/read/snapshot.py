@@ -25,6 +25,7 @@ from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
 from hudi_framework.read.options import ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
 from hudi_framework.read.schema import project, read_schema
+from hudi_framework.read.skipping_plan import skip_slices, stats_source_for
 from hudi_framework.read.tasks import FileRef, build_tasks, prune
 from hudi_framework.runtime.retained import check_retained, check_slice_files
 from hudi_framework.timeline.instant import Action, Instant
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.read.filters import Disjunction
+    from hudi_framework.read.skipping import ColumnStatsSource
     from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.timeline import Timeline
 
@@ -91,12 +93,15 @@ def read_slices(
     return slices
 
 
-def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
+def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: ColumnStatsSource | None = None) -> ReadPlan:
     """Plan a snapshot, time-travel or read-optimized read.
 
     Args:
         table: The table.
-        options: ``query_type`` snapshot or read_optimized; ``as_of``, ``columns`` and ``filters``.
+        options: ``query_type`` snapshot or read_optimized; ``as_of``, ``columns`` and ``filters``;
+            ``data_skipping`` and ``data_skipping_source``.
+        stats_source: Column statistics to skip files with, instead of the one the options name
+            (used when ``data_skipping`` is on and there are filters).
 
     Raises:
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
@@ -122,17 +127,28 @@ def plan_snapshot(table: HudiTable, options: ReadOptions) -> ReadPlan:
     slices = read_slices(
         table, as_of=as_of, full_schema=full_schema, filters=filters, use_metadata=options.metadata_enable
     )
-    if config.is_mor and options.query_type is QueryType.SNAPSHOT:
+    merged = config.is_mor and options.query_type is QueryType.SNAPSHOT
+    partitions = [s.partition_path for s in slices]
+    # Unfiltered reads keep every partition: no path decoding on the plain read's planning.
+    kept = set(prune(config, partitions, full_schema=full_schema, filters=filters)[0]) if filters else set(partitions)
+    if not options.data_skipping:
+        stats_source = None
+    elif stats_source is None:
+        stats_source = stats_source_for(table, options)
+    slices, skipping = skip_slices(
+        slices, kept, filters=filters, full_schema=full_schema, source=stats_source, merged=merged
+    )
+    if merged:
         tasks = plan_slice_tasks(
             table, slices, schema=schema, full_schema=full_schema, filters=filters,
             validity=instant_validity(table, as_of=as_of), max_memory_bytes=options.merge_max_memory_bytes,
             use_record_positions=options.use_record_positions,
         )  # fmt: skip
-        return ReadPlan(options.query_type, schema, tasks, as_of=as_of)
+        return ReadPlan(options.query_type, schema, tasks, as_of=as_of, skipping=skipping)
     files = [
         FileRef(s.partition_path, s.file_id, s.base_file_key, s.base_file.instant_time, s.base_file.size)
         for s in slices
         if s.base_file is not None and s.base_file_key is not None
     ]
     tasks = build_tasks(config, files, schema=schema, full_schema=full_schema, filters=filters)
-    return ReadPlan(options.query_type, schema, tasks, as_of=as_of)
+    return ReadPlan(options.query_type, schema, tasks, as_of=as_of, skipping=skipping)

@@ -11,6 +11,7 @@ never read stored records, staged rows merged at commit for the others).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -28,13 +29,15 @@ from pyspark.sql.types import StructType
 
 from hudi_framework.read.filters import Predicate
 from hudi_framework.read.merged_task import MergedReadTask
-from hudi_framework.read.plan import ReadTask
+from hudi_framework.read.plan import ReadTask, SkippingCounts
 from hudi_framework.read.reader import build_options, plan_read, run_task
 from hudi_framework.read.schema import read_schema, spark_type
 from hudi_framework.read.splits import SplitSizing, pack_tasks
 from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_to_spark
+
+_LOG = logging.getLogger(__name__)
 
 
 def _spark_schema(schema: pa.Schema) -> StructType:
@@ -59,6 +62,8 @@ class HudiDataSourceReader(DataSourceReader):
         with reported_to_spark():
             table = self._options.open_table()
             plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
+            if self._filters:
+                _log_skipping(plan.skipping, len(plan.tasks))
             # One Spark task per file would pay a task's fixed cost (~50-80 ms) for every small file.
             return [_ReadPartition(tuple(split)) for split in pack_tasks(plan.tasks, self._sizing)]
 
@@ -85,6 +90,16 @@ class HudiPushdownReader(HudiDataSourceReader):
         accepted, rejected = split_filters(filters, set(self._arrow_schema.names))
         self._filters.extend(accepted)
         yield from rejected
+
+
+def _log_skipping(counts: SkippingCounts, tasks: int) -> None:
+    """What the pushed filters left out, in the driver's log (INFO; Python worker stderr)."""
+    _LOG.info(
+        "hudi read plan: %d of %d partitions pruned, %d of %d file slices skipped by column statistics (%s), "
+        "%d read tasks",
+        counts.partitions_pruned, counts.partitions_considered, counts.files_skipped, counts.files_considered,
+        counts.stats_source or "none", tasks,
+    )  # fmt: skip
 
 
 def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:

@@ -48,6 +48,8 @@ _TIMESTAMP_KEYS: Final = MappingProxyType(
         "output_date_format": "output.dateformat",
     }
 )
+
+
 def typed_partition_fields(config: TableConfig, write_fields: Sequence[str]) -> tuple[str, ...] | None:
     """The writer's typed partition fields where the table persisted untyped ones, else None.
 

@@ -252,8 +252,6 @@ def update_properties(storage: StorageBackend, updates: Mapping[str, str | None]
     storage.write(PROPERTIES_KEY, render_properties(new))
     reread, problem = _try_read(storage, PROPERTIES_KEY)
     if reread is None or reread.get(CHECKSUM) != new[CHECKSUM]:
-        raise TableConfigCorruptError(
-            storage.uri(PROPERTIES_KEY), f"verification after update failed: {problem}"
-        )
+        raise TableConfigCorruptError(storage.uri(PROPERTIES_KEY), f"verification after update failed: {problem}")
     storage.delete(BACKUP_KEY)
     return new

@@ -142,9 +142,7 @@ class TableConfig:
         try:
             version = int(props.get("hoodie.table.version", "6"))
         except ValueError:
-            raise TableVersionError(
-                f"hoodie.table.version={props['hoodie.table.version']!r} is not a number"
-            ) from None
+            raise TableVersionError(f"hoodie.table.version={props['hoodie.table.version']!r} is not a number") from None
         if version not in SUPPORTED_TABLE_VERSIONS:
             raise TableVersionError(
                 f"table version {version} is not supported (supported: {', '.join(map(str, SUPPORTED_TABLE_VERSIONS))})"
@@ -161,9 +159,7 @@ class TableConfig:
         partitions = _split_list(props.get("hoodie.table.partition.fields"))
         if not keygen:
             keygen = "SIMPLE" if partitions else "NON_PARTITION"
-        ordering = _split_list(
-            props.get("hoodie.table.ordering.fields") or props.get("hoodie.table.precombine.field")
-        )
+        ordering = _split_list(props.get("hoodie.table.ordering.fields") or props.get("hoodie.table.precombine.field"))
         mode = props.get("hoodie.record.merge.mode")
         initial = props.get("hoodie.table.initial.version")
         return cls(
@@ -181,9 +177,7 @@ class TableConfig:
             ordering_fields=ordering,
             key_generator_type=keygen.upper(),
             create_schema=props.get("hoodie.table.create.schema"),
-            hive_style_partitioning=_bool(
-                props.get("hoodie.datasource.write.hive_style_partitioning"), False
-            ),
+            hive_style_partitioning=_bool(props.get("hoodie.datasource.write.hive_style_partitioning"), False),
             url_encode_partitions=_bool(props.get("hoodie.datasource.write.partitionpath.urlencode"), False),
             drop_partition_columns=_bool(props.get("hoodie.datasource.write.drop.partition.columns"), False),
             populate_meta_fields=_bool(props.get("hoodie.populate.meta.fields"), True),
@@ -315,9 +309,7 @@ def new_table_config(
         TableVersionError: ``version`` is not one we write.
     """
     if version not in SUPPORTED_TABLE_VERSIONS:
-        raise TableVersionError(
-            f"cannot create a table at version {version}; choose one of {SUPPORTED_TABLE_VERSIONS}"
-        )
+        raise TableVersionError(f"cannot create a table at version {version}; choose one of {SUPPORTED_TABLE_VERSIONS}")
     table_type = TableType(table_type)
     keygen = (key_generator_type or "").upper()
     if not keygen:

@@ -396,6 +396,7 @@ class StorageBackendContract:
 
     def test_output_whose_block_raises_publishes_nothing(self, backend: StorageBackend) -> None:
         backend.write("kept.bin", b"old")
+
         def half_write(key: str) -> None:
             with backend.open_output(key) as out:
                 out.write(b"half")

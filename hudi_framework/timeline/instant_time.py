@@ -104,6 +104,7 @@ def successor(value: str) -> str:
         return f"{int(value) + 1:0{INSTANT_TIME_LENGTH}d}"
     return format_instant_time(parse_instant_time(value) + _ONE_MS)
 
+
 def resolve_instant_time(value: str | None, timezone: TimelineTimezone = TimelineTimezone.LOCAL) -> str | None:
     """Turn a user-given instant bound into the string Apache Hudi compares instant times with.
 
@@ -130,7 +131,6 @@ def resolve_instant_time(value: str | None, timezone: TimelineTimezone = Timelin
     if moment.tzinfo is not None:
         return datetime_to_instant_time(moment, timezone)
     return format_instant_time(moment)
-
 
 
 def _now(timezone: TimelineTimezone) -> dt.datetime:

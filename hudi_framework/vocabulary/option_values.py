@@ -15,6 +15,7 @@ __all__ = [
     "CleanerPolicy",
     "CompactionTriggerStrategy",
     "ConcurrencyMode",
+    "DataSkippingSource",
     "FailedWritesPolicy",
     "InsertDupPolicy",
     "LogBlockFormat",
@@ -108,3 +109,14 @@ class CompactionTriggerStrategy(HudiEnum):
     TIME_ELAPSED = "TIME_ELAPSED"
     NUM_AND_TIME = "NUM_AND_TIME"
     NUM_OR_TIME = "NUM_OR_TIME"
+
+
+class DataSkippingSource(HudiEnum):
+    """Where data skipping takes file column statistics from (``data.skipping.source``, this project's key)."""
+
+    #: The metadata table's ``column_stats`` index, as Apache Hudi does. This version does not read
+    #: the metadata table, so no file is skipped by statistics with this source.
+    METADATA_TABLE = "metadata_table"
+    #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
+    #: (a GET on object stores), worth it when filters rule out most files.
+    PARQUET_FOOTERS = "parquet_footers"

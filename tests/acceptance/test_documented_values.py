@@ -342,6 +342,19 @@ def query_type(field: str, value: str, path: Path) -> None:
     assert rows == (sorted([*FIRST, CHANGES[1]]) if value == "read_optimized" else AFTER)
 
 
+def data_skipping_source(field: str, value: str, path: Path) -> None:
+    """Footers skip the ``ny`` file (``v`` only ``d2``); the metadata table's statistics are not read yet."""
+    settings = settings_with(field, value, path)
+    table = write_three(settings)
+    plan = plan_read(table, ReadOptions.from_settings(settings.read, filters=((V, "=", "c1"),)))
+    got = pa.Table.from_batches(collect_plan(plan, table.storage), schema=plan.schema)
+    assert sorted(zip(*(got.column(c).to_pylist() for c in (KEY, CITY, TS, V)), strict=True)) == [AFTER[1]]
+    footers = value == "parquet_footers"
+    assert plan.skipping.files_considered == 2
+    assert plan.skipping.files_skipped == (1 if footers else 0)
+    assert plan.skipping.stats_source == ("parquet_footers" if footers else None)
+
+
 def merge_mode(field: str, value: str, path: Path) -> None:
     """A late update (smaller ordering value) loses under event time, wins under commit time."""
     extra: dict[str, Any] = {}
@@ -504,6 +517,7 @@ RUNNERS: dict[str, Runner] = {
     "write.concurrency_mode": generic,
     "write.failed_writes_policy": generic,
     "read.query_type": query_type,
+    "read.data_skipping_source": data_skipping_source,
     "merger.mode": merge_mode,
     "services.compaction.trigger_strategy": compaction_trigger,
     "services.clean.policy": clean_policy,

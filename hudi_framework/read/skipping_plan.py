@@ -1,0 +1,93 @@
+"""Data skipping in the snapshot planner: leave out file slices the column statistics rule out.
+
+Only slices read from their base file alone are candidates: a merge-on-read slice with log files
+is merged, and a merger may build rows from values found in no single file (partial updates, custom
+mergers), so the statistics of its files cannot rule it out. Statistics come from a
+:class:`~hudi_framework.read.skipping.ColumnStatsSource` chosen by ``data.skipping.source``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+
+from hudi_framework.read.filters import filter_columns
+from hudi_framework.read.options import DataSkippingSource
+from hudi_framework.read.parquet_stats import ParquetFooterStats
+from hudi_framework.read.plan import SkippingCounts
+from hudi_framework.read.skipping import column_ranges, may_match
+
+if TYPE_CHECKING:
+    from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.read.filters import Disjunction
+    from hudi_framework.read.options import ReadOptions
+    from hudi_framework.read.skipping import ColumnStatsSource
+    from hudi_framework.runtime.table import HudiTable
+
+__all__ = ["skip_slices", "stats_source_for"]
+
+_LOG = logging.getLogger(__name__)
+
+
+def stats_source_for(table: HudiTable, options: ReadOptions) -> ColumnStatsSource | None:
+    """The statistics ``options`` ask for, or None when no file is to be skipped by statistics."""
+    if not options.data_skipping or not options.filters:
+        return None
+    if options.data_skipping_source is DataSkippingSource.PARQUET_FOOTERS:
+        return ParquetFooterStats(table.storage)
+    # The metadata table's column_stats index is not read yet: nothing to skip with.
+    return None
+
+
+def skip_slices(
+    slices: Sequence[FileSlice],
+    kept_partitions: set[str],
+    *,
+    filters: Disjunction,
+    full_schema: pa.Schema,
+    source: ColumnStatsSource | None,
+    merged: bool,
+) -> tuple[list[FileSlice], SkippingCounts]:
+    """The slices to plan, and what partition pruning and statistics left out.
+
+    Args:
+        slices: Every live slice.
+        kept_partitions: Partitions partition pruning keeps (slices elsewhere are not counted as files).
+        filters: Normalised read filters.
+        full_schema: The read schema (types of the filtered columns).
+        source: Column statistics, or None to skip no file.
+        merged: Whether slices with log files are merged (merge-on-read snapshots).
+    """
+    partitions = {s.partition_path for s in slices}
+    considered = [s for s in slices if s.partition_path in kept_partitions]
+    counts = SkippingCounts(
+        partitions_considered=len(partitions),
+        partitions_pruned=len(partitions - kept_partitions),
+        files_considered=len(considered),
+    )
+    used = filter_columns(filters)
+    schema = pa.schema([f for f in full_schema if f.name in used])
+    candidates = [
+        s for s in considered if s.base_file_name is not None and not (merged and s.has_log_files)
+    ]  # fmt: skip
+    if source is None or not candidates or not len(schema):
+        return list(slices), counts
+    files = [(s.partition_path, s.base_file_name or "") for s in candidates]
+    stats = source.column_stats(files, schema.names)
+    keep = np.ones(len(files), dtype=bool) if stats is None else may_match(
+        filters, column_ranges(stats, files, schema), schema, len(files)
+    )  # fmt: skip
+    skipped = {id(s) for s, k in zip(candidates, keep, strict=True) if not k}
+    counts = SkippingCounts(
+        partitions_considered=counts.partitions_considered,
+        partitions_pruned=counts.partitions_pruned,
+        files_considered=counts.files_considered,
+        files_skipped=len(skipped),
+        stats_source=source.name,
+    )
+    _LOG.debug("data skipping (%s): %d of %d file slices skipped", source.name, len(skipped), len(considered))
+    return [s for s in slices if id(s) not in skipped], counts
