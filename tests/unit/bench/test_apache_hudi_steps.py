@@ -44,7 +44,9 @@ class _FakeClient:
 
 def test_its_steps_cover_load_upserts_compaction_and_reads_on_its_own_session() -> None:
     steps = {s.name: s for s in apache_hudi.STEPS}
-    assert sorted(steps) == ["bulk_insert", "cow_read", "cow_upsert", "mor_compaction", "mor_read", "mor_upsert"]
+    assert sorted(steps) == [
+        "bulk_insert", "cow_read", "cow_read_warm", "cow_upsert", "mor_compaction", "mor_read", "mor_upsert",
+    ]  # fmt: skip
     assert {(s.system, s.engine, s.requires) for s in steps.values()} == {
         ("apache-hudi", "apache-hudi", apache_hudi_session.unavailable)
     }
@@ -53,6 +55,22 @@ def test_its_steps_cover_load_upserts_compaction_and_reads_on_its_own_session() 
     assert states["apache-hudi:cow_read"] == states["apache-hudi:cow_upsert"] == "apache-hudi:cow_upsert"
     assert states["apache-hudi:mor_read"] == states["apache-hudi:mor_compaction"] == "apache-hudi:mor_compaction"
     assert "apache-hudi:bulk_insert" not in states
+    # Only the warm read runs unmeasured work first, in its own session.
+    assert [s.name for s in apache_hudi.STEPS if s.warm is not None] == ["cow_read_warm"]
+
+
+def test_the_warm_read_reads_a_copy_first_then_the_table(tmp_path: Path) -> None:
+    client = _FakeClient()
+    ctx = _ctx(tmp_path, client)
+    (ctx.work / "table" / ".hoodie").mkdir(parents=True)
+    step = next(s for s in apache_hudi.STEPS if s.name == "cow_read_warm")
+    assert step.warm is not None
+    step.warm(ctx)
+    assert step.run(ctx) == {}
+    warm, measured = client.requests
+    assert (warm["op"], warm["path"]) == ("scan", str(ctx.work / "warm_table"))
+    assert (measured["op"], measured["path"]) == ("scan", str(ctx.work / "table"))
+    assert (ctx.work / "warm_table" / ".hoodie").is_dir()
 
 
 def test_the_upsert_sends_our_batch_file_with_our_index_and_no_metadata_table(tmp_path: Path) -> None:
@@ -210,17 +228,20 @@ def test_the_report_holds_our_spark_engine_to_1x_and_our_local_engine_to_half_of
         _result("apache-hudi:cow_read", 2.0),
         _result("ours-spark:cow_read", 2.5),
         _result("ours:cow_read", 0.2),
+        _result("apache-hudi:cow_read_warm", 1.0),
+        _result("ours-spark:cow_read_warm", 0.8),
     ]
     rows = {line.split("|")[1].strip(): line for line in ratios_table(results).splitlines()[2:]}
     assert "| <= 1.0 | 0.90 met |" in rows["COW upsert+delete on Spark: ours-spark / Apache Hudi"]
     assert "| <= 1.0 | 1.25 **not met** |" in rows["COW read on Spark: ours-spark / Apache Hudi"]
+    assert "| <= 1.0 | 0.80 met |" in rows["COW read on Spark, a session's later read: ours-spark / Apache Hudi"]
     assert "| <= 0.5 | 0.60 **not met** |" in rows["COW upsert+delete: ours (local) / Apache Hudi"]
     assert "| <= 0.5 | 0.10 met |" in rows["COW read: ours (local) / Apache Hudi"]
     assert "| n/a |" in rows["MOR read on Spark: ours-spark / Apache Hudi"]
     # Every ratio against Apache Hudi names steps that exist.
     keys = {s.key for s in [*apache_hudi.STEPS, *spark_steps.STEPS, *ours.STEPS]}
     against = [r for r in RATIOS if r.denominator.startswith("apache-hudi:")]
-    assert len(against) == 9
+    assert len(against) == 10
     assert all({r.numerator, r.denominator} <= keys for r in against)
 
 
