@@ -249,8 +249,9 @@ class ReadSettings(Section):
     data_skipping: bool = True
     """Skip files whose column statistics rule out every row the filters match (Apache Hudi 1.x default: on)."""
     data_skipping_source: DataSkippingSource = DataSkippingSource.METADATA_TABLE
-    """Where file statistics come from: ``metadata_table`` (the metadata table's ``column_stats``; not read by
-    this version, so nothing is skipped) or ``parquet_footers`` (each candidate file's footer, read on the planner)."""
+    """Where file statistics come from: ``metadata_table`` (the metadata table's ``column_stats`` when the table has
+    one in step with its timeline; otherwise nothing is skipped) or ``parquet_footers`` (each candidate file's
+    footer, read on the planner)."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from hudi_framework.read.filters import filter_columns
+from hudi_framework.read.metadata_stats import metadata_table_stats
 from hudi_framework.read.options import DataSkippingSource
 from hudi_framework.read.parquet_stats import ParquetFooterStats
 from hudi_framework.read.plan import SkippingCounts
@@ -33,14 +34,21 @@ __all__ = ["skip_slices", "stats_source_for"]
 _LOG = logging.getLogger(__name__)
 
 
-def stats_source_for(table: HudiTable, options: ReadOptions) -> ColumnStatsSource | None:
-    """The statistics ``options`` ask for, or None when no file is to be skipped by statistics."""
+def stats_source_for(table: HudiTable, options: ReadOptions, schema: pa.Schema) -> ColumnStatsSource | None:
+    """The statistics ``options`` ask for, or None when no file is to be skipped by statistics.
+
+    Args:
+        table: The table read.
+        options: The read's options (filters, ``hoodie.enable.data.skipping``, the source).
+        schema: The read schema (the types statistics are compared in).
+    """
     if not options.data_skipping or not options.filters:
         return None
     if options.data_skipping_source is DataSkippingSource.PARQUET_FOOTERS:
         return ParquetFooterStats(table.storage)
-    # The metadata table's column_stats index is not read yet: nothing to skip with.
-    return None
+    if not options.metadata_enable:
+        return None
+    return metadata_table_stats(table.storage, table.properties, table.timeline, schema)
 
 
 def skip_slices(

@@ -134,7 +134,7 @@ def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: Colum
     if not options.data_skipping:
         stats_source = None
     elif stats_source is None:
-        stats_source = stats_source_for(table, options)
+        stats_source = stats_source_for(table, options, full_schema)
     slices, skipping = skip_slices(
         slices, kept, filters=filters, full_schema=full_schema, source=stats_source, merged=merged
     )

@@ -114,8 +114,8 @@ class CompactionTriggerStrategy(HudiEnum):
 class DataSkippingSource(HudiEnum):
     """Where data skipping takes file column statistics from (``data.skipping.source``, this project's key)."""
 
-    #: The metadata table's ``column_stats`` index, as Apache Hudi does. This version does not read
-    #: the metadata table, so no file is skipped by statistics with this source.
+    #: The metadata table's ``column_stats`` index, as Apache Hudi does (when the table has one in
+    #: step with its timeline; otherwise no file is skipped by statistics).
     METADATA_TABLE = "metadata_table"
     #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
     #: (a GET on object stores), worth it when filters rule out most files.
