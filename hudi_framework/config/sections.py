@@ -231,7 +231,7 @@ class WriteSettings(Section):
 
 
 class ReadSettings(Section):
-    """How reads run: query type, instant range and pushdown."""
+    """How reads run: query type, instant range, merging and data skipping."""
 
     query_type: QueryType = QueryType.SNAPSHOT
     """``snapshot``, ``read_optimized`` (base files only) or ``incremental``."""
@@ -241,8 +241,6 @@ class ReadSettings(Section):
     """Incremental reads stop at this instant (inclusive); ``None`` for the latest."""
     as_of_instant: InstantTime | None = None
     """Time travel: read the table as of this instant."""
-    filter_pushdown: bool = True
-    """Skip partitions and files using filters and Parquet statistics."""
     use_record_positions: bool = False
     """Merge-on-read: pair log records with base rows by the record positions their blocks carry
     instead of by key, where every block of a slice has positions of its base file; the rows are the same."""
