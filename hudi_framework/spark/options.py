@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from hudi_framework.config.hoodie_keys import sets_storage
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
-from hudi_framework.read.options import METADATA_ENABLE_KEY
+from hudi_framework.read.options import INCR_FALLBACK_KEY, METADATA_ENABLE_KEY
 from hudi_framework.runtime.table import HudiTable
 
 #: Data source option turning on partition/row filter pushdown. Spark offers a Python source no way
@@ -24,7 +24,7 @@ FILTER_PUSHDOWN_KEY = "filter.pushdown"
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
 _SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY})
 #: Apache Hudi options only reads act on: a read takes them from the read options.
-READ_ONLY_KEYS = frozenset({METADATA_ENABLE_KEY})
+READ_ONLY_KEYS = frozenset({METADATA_ENABLE_KEY, INCR_FALLBACK_KEY})
 
 
 @dataclass(frozen=True)

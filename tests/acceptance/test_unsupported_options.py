@@ -177,3 +177,26 @@ def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
     ), proc.stderr
     assert proc.stderr.count("\n") == 1
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "field", "refused_on_write"),
+    [
+        (
+            "hoodie.datasource.read.incr.fallback.fulltablescan.enable",
+            "false",
+            "incremental_fallback_full_scan",
+            "false",
+        ),
+        ("hoodie.metadata.enable", "false", "metadata_enable", "true"),
+    ],
+)
+def test_read_only_options_reach_spark_reads_and_act(key: str, value: str, field: str, refused_on_write: str) -> None:
+    """Options only reads act on are taken by a Spark read's options, never refused by the settings."""
+    from hudi_framework.read.reader import build_options
+
+    parsed = SourceOptions.parse({"path": "/tmp/t", key: value}, read=True)
+    assert getattr(build_options(options=parsed.hoodie), field) is False
+    # A write cannot act on these values, so it refuses them.
+    with pytest.raises(ConfigError):
+        SourceOptions.parse({"path": "/tmp/t", "hoodie.table.name": "t", key: refused_on_write})
