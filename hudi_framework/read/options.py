@@ -48,6 +48,13 @@ USE_RECORD_POSITIONS_KEY: Final = "hoodie.merge.use.record.positions"
 METADATA_ENABLE_KEY: Final = "hoodie.metadata.enable"
 DATA_SKIPPING_KEY: Final = "hoodie.enable.data.skipping"
 DATA_SKIPPING_SOURCE_KEY: Final = "data.skipping.source"
+#: Boolean options and the :class:`ReadOptions` fields they set.
+_FLAGS: Final = {
+    INCR_FALLBACK_KEY: "incremental_fallback_full_scan",
+    USE_RECORD_POSITIONS_KEY: "use_record_positions",
+    METADATA_ENABLE_KEY: "metadata_enable",
+    DATA_SKIPPING_KEY: "data_skipping",
+}
 
 
 if TYPE_CHECKING:
@@ -133,26 +140,12 @@ class ReadOptions(BaseModel):
             values["begin"] = lowered[BEGIN_INSTANT_KEY]
         if END_INSTANT_KEY in lowered:
             values["end"] = lowered[END_INSTANT_KEY]
-        if INCR_FALLBACK_KEY in lowered:
-            flag = lowered[INCR_FALLBACK_KEY].strip().lower()
-            if flag not in ("true", "false"):
-                raise InvalidConfigValueError(INCR_FALLBACK_KEY, "expected true or false")
-            values["incremental_fallback_full_scan"] = flag == "true"
-        if USE_RECORD_POSITIONS_KEY in lowered:
-            flag = lowered[USE_RECORD_POSITIONS_KEY].strip().lower()
-            if flag not in ("true", "false"):
-                raise InvalidConfigValueError(USE_RECORD_POSITIONS_KEY, "expected true or false")
-            values["use_record_positions"] = flag == "true"
-        if METADATA_ENABLE_KEY in lowered:
-            enabled = lowered[METADATA_ENABLE_KEY].strip().lower()
-            if enabled not in ("true", "false"):
-                raise InvalidConfigValueError(METADATA_ENABLE_KEY, "expected true or false")
-            values["metadata_enable"] = enabled == "true"
-        if DATA_SKIPPING_KEY in lowered:
-            flag = lowered[DATA_SKIPPING_KEY].strip().lower()
-            if flag not in ("true", "false"):
-                raise InvalidConfigValueError(DATA_SKIPPING_KEY, "expected true or false")
-            values["data_skipping"] = flag == "true"
+        for key, field in _FLAGS.items():
+            if key in lowered:
+                flag = lowered[key].strip().lower()
+                if flag not in ("true", "false"):
+                    raise InvalidConfigValueError(key, "expected true or false")
+                values[field] = flag == "true"
         if DATA_SKIPPING_SOURCE_KEY in lowered:
             values["data_skipping_source"] = parse_skipping_source(lowered[DATA_SKIPPING_SOURCE_KEY])
         if MERGE_MAX_MEMORY_KEY in lowered:
