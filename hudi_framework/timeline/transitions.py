@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+#: What :class:`TimelineWriter` calls just before an instant completes: the instant and its metadata.
+BeforeComplete = Callable[[Instant, CommitMetadata | bytes | None], None]
+
 _ABSENT: Final = "absent"
 _DEFAULT_ATTEMPTS: Final = 32
 #: Read-back rounds that settle a completed-instant create whose outcome storage did not report.
@@ -89,6 +92,7 @@ class TimelineWriter:
         generator: InstantTimeGenerator | None = None,
         max_attempts: int = _DEFAULT_ATTEMPTS,
         hooks: CommitHooks | None = None,
+        before_complete: BeforeComplete | None = None,
     ) -> None:
         """Create a writer.
 
@@ -101,6 +105,9 @@ class TimelineWriter:
             max_attempts: How often a generated instant time is retried after losing a race.
             hooks: The commit observers (the plugins' ``hudi_pre_commit`` and
                 ``hudi_commit_completed``); none when None.
+            before_complete: Called with each instant and its metadata after the hooks passed and
+                just before its completed file is created (the metadata table's sync); a failure
+                leaves the instant inflight.
         """
         self._storage = storage
         self._layout = check_layout(layout_version)
@@ -110,6 +117,7 @@ class TimelineWriter:
         self._generator = generator if generator is not None else InstantTimeGenerator(timezone)
         self._max_attempts = max_attempts
         self._hooks = hooks
+        self._before_complete = before_complete
 
     @property
     def layout_version(self) -> int:
@@ -307,6 +315,8 @@ class TimelineWriter:
         if hooks is not None:
             # Last step before the completed file: a veto leaves nothing a reader would see.
             hooks.pre_commit(t, instant.action.value, metadata_view(metadata))
+        if self._before_complete is not None:
+            self._before_complete(instant, metadata)
         if self._layout == LAYOUT_V1:
             if completion_time is not None:
                 raise ValueError("layout 1 takes completion times from the completed file's modification time")

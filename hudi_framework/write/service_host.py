@@ -33,6 +33,7 @@ from hudi_framework.services.clean_plan import (
 )
 from hudi_framework.services.clean_trigger import commits_since_last_clean
 from hudi_framework.services.compaction_plan import CompactionPlan
+from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
@@ -80,9 +81,15 @@ class ServiceHost(TableServiceHost):
         return self.table.base_uri
 
     def prepare(self) -> None:
-        """Disable a metadata table we do not maintain (format section 7), re-reading the table if there was one."""
-        if disable_metadata_table(self.table.storage):
-            self.table.reload()
+        """Build the metadata table (``hoodie.metadata.enable``) or delete it (format section 7),
+        re-reading the table when its properties changed."""
+        table = self.table
+        if self.settings.write.metadata_enable:
+            changed = prepare_metadata_table(table.storage, table.config, lambda: table.timeline)
+        else:
+            changed = disable_metadata_table(table.storage)
+        if changed:
+            table.reload()
 
     def reload(self) -> None:
         """Re-read the table's config and timeline."""
