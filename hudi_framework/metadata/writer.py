@@ -53,7 +53,7 @@ from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.timeline.timeline import Timeline
-from hudi_framework.timeline.transitions import BeforeComplete, TimelineWriter
+from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.vocabulary import TimelineTimezone
 
 __all__ = [
@@ -181,7 +181,7 @@ def clean_records(data: bytes) -> tuple[list[dict[str, Any]], list[str]]:
     return records, [files_key(p) for p in deleted_partitions]
 
 
-def metadata_sync(storage: StorageBackend, config: TableConfig) -> BeforeComplete | None:
+def metadata_sync(storage: StorageBackend, config: TableConfig) -> MetadataTableSync | None:
     """The MDT sync a data table's timeline writer calls before each completion, or None.
 
     The MDT is kept when ``hoodie.table.metadata.partitions`` lists ``files``: writers that run with
@@ -189,7 +189,7 @@ def metadata_sync(storage: StorageBackend, config: TableConfig) -> BeforeComplet
     """
     if MetadataPartition.FILES.value not in config.metadata_partitions:
         return None
-    return MetadataTableSync(storage, config).before_complete
+    return MetadataTableSync(storage, config)
 
 
 def prepare_metadata_table(storage: StorageBackend, config: TableConfig, timeline: Callable[[], Timeline]) -> bool:
@@ -307,9 +307,10 @@ def _mdt_commit_metadata(stats: Sequence[WriteStat], operation: str) -> CommitMe
 class MetadataTableSync:
     """Keeps a table's MDT ``files`` partition in step with its data instants.
 
-    :meth:`before_complete` is given to the data table's
-    :class:`~hudi_framework.timeline.transitions.TimelineWriter`: it runs just before a data instant's
-    completed file is created, under the table lock when the writer holds one.
+    The data table's :class:`~hudi_framework.timeline.transitions.TimelineWriter` calls
+    :meth:`before_complete` just before a data instant's completed file is created (under the table
+    lock when the writer holds one), and :meth:`discard` when a write is undone without a rollback
+    instant (a writer aborting its own write).
     """
 
     def __init__(self, storage: StorageBackend, config: TableConfig) -> None:
@@ -327,12 +328,16 @@ class MetadataTableSync:
             records, deleted = clean_records(metadata)
             self._delta_commit(t, records, deleted)
         elif action is Action.ROLLBACK and isinstance(metadata, bytes) and metadata:
-            record = read_container(metadata)
+            record = read_container(metadata).record
             self._rollback(t, [str(c) for c in record.get("commitsRollback") or ()])
         elif action is Action.RESTORE:
             # A restore removes many instants at once; rebuilding from a listing is simplest and
             # exact. The MDT goes now and the next writer with the MDT enabled builds it again.
             disable_metadata_table(self._storage)
+
+    def discard(self, instant_time: str) -> None:
+        """Remove the MDT delta commit of an aborted data write (its files and instant)."""
+        self._remove_instant(self._writer(), instant_time)
 
     def _writer(self) -> TimelineWriter:
         return _mdt_writer(self._storage, self._config.timeline_timezone)
@@ -379,14 +384,14 @@ class MetadataTableSync:
         """Roll back the MDT delta commits of ``targets`` at the data rollback's instant time."""
         writer = self._writer()
         present = {i.requested_time for i in writer.timeline().instants}
-        targets = [t for t in targets if t in present]
-        if not targets:
-            return
+        # Written even when the MDT never had the target (it predates the MDT): readers take the MDT
+        # as in step only if it has every file-changing data instant, rollbacks included.
         requested = writer.create_requested(Action.ROLLBACK, rollback_time)
         inflight = writer.transition_to_inflight(requested)
         deleted: list[str] = []
         for target in targets:
-            deleted += self._remove_instant(writer, target)
+            if target in present:
+                deleted += self._remove_instant(writer, target)
         names = [k.rsplit("/", 1)[-1] for k in deleted]
         record = {
             "startRollbackTime": rollback_time,
@@ -403,6 +408,6 @@ class MetadataTableSync:
                 }
             },
             "version": 1,
-            "instantsRollback": [{"commitTime": t, "action": Action.DELTA_COMMIT.value} for t in targets],
+            "instantsRollback": [{"commitTime": t, "action": Action.DELTA_COMMIT.value} for t in targets if t in present],
         }
         writer.complete(inflight, write_container(AvroSchemaName.ROLLBACK_METADATA, record))

@@ -67,7 +67,7 @@ def timeline_writer(
         timeline_path=config.timeline_path,
         timezone=TimelineTimezone(config.timeline_timezone),
         hooks=hooks,
-        before_complete=metadata_sync(storage, config),
+        sync=metadata_sync(storage, config),
     )
 
 

@@ -1,0 +1,244 @@
+"""Writing the metadata table (MDT) ``files`` partition with ``hoodie.metadata.enable=true``.
+
+After every write operation, compaction, clean, rollback and restore, on copy-on-write and
+merge-on-read: the MDT is in step (every file-changing data instant has an MDT instant of the same
+time, completed before it), its ``files`` partition equals the committed files on storage, a read
+planned from it equals a read planned by listing (no fallback warning), and hudi-rs reading with
+``hoodie.metadata.enable=true`` returns the same rows. The layout is Apache Hudi's (fact sheet):
+init log with an empty DELETE block and a base HFile at ``00000000000000000``, ``hoodie.properties``
+with its checksum, the data table listing ``files`` only once the MDT commit completed.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi_framework.config import HudiSettings
+from hudi_framework.log.blocks import DeleteBlock, HeaderKey
+from hudi_framework.log.reader import read_log_bytes
+from hudi_framework.metadata.reader import MetadataTable
+from hudi_framework.metadata.validate import FILE_CHANGING_ACTIONS, check_in_sync, validate_files
+from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
+from hudi_framework.table.properties import load_properties, parse_properties
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.timeline.instant import COMPLETES_AS, Action
+from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.write.client import WriteClient
+from hudi_framework.write.savepoint import create_savepoint, restore_to_savepoint, rollback_latest_commit
+from hudi_storage_local.backend import LocalStorageBackend
+from tests.tools.hudi_rs_check import build_table, read_via_hudi_rs
+
+MDT_ON = {"hoodie.metadata.enable": "true"}
+Rows = list[tuple[str, str, int]]
+
+
+def _settings(**options: str) -> HudiSettings:
+    settings = HudiSettings.from_hoodie_options({**MDT_ON, **options}, env=False)
+    return settings.model_copy(update={"write": settings.write.model_copy(update={"engine": "local"})})
+
+
+def _create(path: Path, table_type: str, version: int = 9) -> HudiTable:
+    config = new_table_config(
+        "t", version=version, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
+        ordering_fields=["ts"],
+    )  # fmt: skip
+    return HudiTable.create(str(path), config)
+
+
+def _rows(ids: str, city: str, ts: int) -> pa.Table:
+    return pa.Table.from_pylist([{"id": i, "city": city, "ts": ts} for i in ids])
+
+
+def _triples(table: pa.Table) -> Rows:
+    return sorted((r["id"], r["city"], r["ts"]) for r in table.select(["id", "city", "ts"]).to_pylist())
+
+
+def _mdt_timeline(path: Path) -> Timeline:
+    return Timeline.load(LocalStorageBackend(str(path)), layout_version=2, timeline_path="metadata/.hoodie/timeline")
+
+
+def _mdt_files(path: Path) -> list[Path]:
+    return [p for p in (path / ".hoodie" / "metadata").rglob("*") if p.is_file()]
+
+
+def check_mdt(path: Path, caplog: pytest.LogCaptureFixture) -> Rows:
+    """Assert the MDT is in step and complete; return the rows (all readers agree)."""
+    table = HudiTable.open(str(path))
+    storage = LocalStorageBackend(str(path))
+    assert table.config.metadata_partitions == ("files",)
+    mdt = MetadataTable.open(storage, table.properties)
+    assert mdt is not None
+    check_in_sync(mdt, table.timeline)
+    report = validate_files(storage, table.timeline, table.properties)
+    assert report.ok, report
+    assert mdt.all_partitions() == table.file_system_view().partitions
+    mdt_done = {i.requested_time: i for i in mdt.timeline.completed()}
+    for inst in table.timeline.completed():
+        if COMPLETES_AS.get(inst.action, inst.action) in FILE_CHANGING_ACTIONS and inst.requested_time in mdt_done:
+            mdt_inst = mdt_done[inst.requested_time]
+            assert (mdt_inst.completion_time or "") <= (inst.completion_time or ""), "MDT completes first"
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="hudi_framework.metadata.listing"):
+        from_mdt = _triples(read_table(table))
+    assert not caplog.records, "the read was planned from the MDT"
+    from_listing = _triples(read_table(table, options={"hoodie.metadata.enable": "false"}))
+    theirs = _triples(read_via_hudi_rs(build_table(str(path), MDT_ON)))
+    assert from_mdt == from_listing == theirs
+    return from_mdt
+
+
+def test_init_layout_is_apache_hudis(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "t"
+    table = _create(path, "COPY_ON_WRITE")
+    WriteClient(table, _settings()).insert(_rows("ab", "sf", 1))
+    meta = path / ".hoodie" / "metadata"
+    props = parse_properties((meta / ".hoodie" / "hoodie.properties").read_bytes())
+    assert props["hoodie.table.name"] == "t_metadata"
+    assert props["hoodie.table.checksum"] == str(zlib.crc32(b".t_metadata"))
+    assert props["hoodie.table.type"] == "MERGE_ON_READ"
+    assert props["hoodie.table.base.file.format"] == "HFILE"
+    assert props["hoodie.populate.meta.fields"] == "false"
+    assert props["hoodie.table.version"] == "9"
+    init_log = meta / "files" / ".files-0000-0_00000000000000000.log.1_0-0-0"
+    (block,) = read_log_bytes(init_log.read_bytes(), path=str(init_log))
+    assert isinstance(block, DeleteBlock)
+    assert dict(block.header) == {HeaderKey.INSTANT_TIME: "00000000000000000"}
+    assert block.record_keys == ()
+    assert (meta / "files" / "files-0000-0_0-0-0_00000000000000000.hfile").is_file()
+    data_props = load_properties(LocalStorageBackend(str(path)))
+    assert data_props["hoodie.table.metadata.partitions"] == "files"
+    assert data_props["hoodie.table.metadata.partitions.inflight"] == ""
+    mdt = _mdt_timeline(path)
+    data_instant = HudiTable.open(str(path)).timeline.completed()[-1].requested_time
+    assert [(i.requested_time, i.action) for i in mdt.completed()] == [
+        ("00000000000000000", Action.DELTA_COMMIT),
+        (data_instant, Action.DELTA_COMMIT),
+    ]
+    assert (meta / "files" / f".files-0000-0_{data_instant}.log.1_0-0-0").is_file()
+    assert check_mdt(path, caplog) == [("a", "sf", 1), ("b", "sf", 1)]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_every_write_operation_keeps_the_mdt_in_step(
+    tmp_path: Path, table_type: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "t"
+    client = WriteClient(_create(path, table_type), _settings())
+    client.insert(_rows("abc", "sf", 1))
+    assert check_mdt(path, caplog) == [("a", "sf", 1), ("b", "sf", 1), ("c", "sf", 1)]
+    client.upsert(pa.concat_tables([_rows("a", "sf", 2), _rows("xy", "ny", 1)]))
+    client.bulk_insert(_rows("l", "la", 1))
+    client.delete(_rows("b", "sf", 3))
+    assert check_mdt(path, caplog) == [("a", "sf", 2), ("c", "sf", 1), ("l", "la", 1), ("x", "ny", 1), ("y", "ny", 1)]
+    client.insert_overwrite(_rows("q", "sf", 4))
+    assert check_mdt(path, caplog) == [("l", "la", 1), ("q", "sf", 4), ("x", "ny", 1), ("y", "ny", 1)]
+    client.delete_partition(["la"])
+    assert check_mdt(path, caplog) == [("q", "sf", 4), ("x", "ny", 1), ("y", "ny", 1)]
+    client.insert_overwrite_table(_rows("z", "ny", 5))
+    assert check_mdt(path, caplog) == [("z", "ny", 5)]
+
+
+def test_compaction_clean_rollback_and_restore_keep_the_mdt_in_step(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from hudi_framework import open_table_service
+
+    path = tmp_path / "t"
+    settings = _settings(**{"hoodie.clean.commits.retained": "1", "hoodie.clean.automatic": "false"})
+    table = _create(path, "MERGE_ON_READ")
+    client = WriteClient(table, settings)
+    client.insert(_rows("ab", "sf", 1))
+    for ts in (2, 3):
+        client.upsert(_rows("a", "sf", ts))
+    compactor, host = open_table_service(table.reload(), settings, "compaction")
+    pending = compactor.schedule(host)  # type: ignore[attr-defined]
+    assert pending is not None
+    compactor.execute(host, pending)  # type: ignore[attr-defined]
+    assert check_mdt(path, caplog) == [("a", "sf", 3), ("b", "sf", 1)]
+    for ts in (4, 5):
+        client.upsert(_rows("b", "sf", ts))
+    cleaner, host = open_table_service(table.reload(), settings, "clean")
+    cleaner.run(host, force=True)  # type: ignore[attr-defined]
+    timeline = HudiTable.open(str(path)).timeline
+    (clean,) = timeline.completed({Action.CLEAN})
+    assert clean.requested_time in {i.requested_time for i in _mdt_timeline(path).completed()}
+    assert check_mdt(path, caplog) == [("a", "sf", 3), ("b", "sf", 5)]
+
+    savepoint = timeline.completed({Action.DELTA_COMMIT})[-1].requested_time
+    create_savepoint(table.reload(), savepoint)
+    client.upsert(_rows("c", "sf", 6))
+    last = HudiTable.open(str(path)).timeline.completed()[-1].requested_time
+    rollback_latest_commit(table.reload())
+    mdt = _mdt_timeline(path)
+    (rollback,) = mdt.completed({Action.ROLLBACK})
+    assert last not in {i.requested_time for i in mdt.instants}, "the MDT delta commit was rolled back"
+    assert not list((path / ".hoodie" / "metadata" / "files").glob(f"*{last}*"))
+    data_rollback = HudiTable.open(str(path)).timeline.completed({Action.ROLLBACK})[-1]
+    assert rollback.requested_time == data_rollback.requested_time
+    assert check_mdt(path, caplog) == [("a", "sf", 3), ("b", "sf", 5)]
+
+    client.upsert(_rows("d", "sf", 7))
+    restore_to_savepoint(table.reload(), savepoint)
+    assert not _mdt_files(path), "a restore drops the MDT"
+    assert load_properties(LocalStorageBackend(str(path))).get("hoodie.table.metadata.partitions") is None
+    client.upsert(_rows("e", "sf", 8))  # the next writer with the MDT on rebuilds it from a listing
+    assert check_mdt(path, caplog) == [("a", "sf", 3), ("b", "sf", 5), ("e", "sf", 8)]
+
+
+def test_an_existing_table_gets_its_files_from_a_listing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "t"
+    table = _create(path, "MERGE_ON_READ")
+    off = WriteClient(table, _settings(**{"hoodie.metadata.enable": "false"}))
+    off.insert(pa.concat_tables([_rows("ab", "sf", 1), _rows("x", "ny", 1)]))
+    off.upsert(_rows("a", "sf", 2))
+    assert not _mdt_files(path)
+    WriteClient(table.reload(), _settings()).upsert(_rows("y", "ny", 3))
+    assert check_mdt(path, caplog) == [("a", "sf", 2), ("b", "sf", 1), ("x", "ny", 1), ("y", "ny", 3)]
+    base = path / ".hoodie" / "metadata" / "files" / "files-0000-0_0-0-0_00000000000000000.hfile"
+    assert base.is_file()
+
+
+def test_a_writer_with_the_mdt_off_deletes_it(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "t"
+    table = _create(path, "COPY_ON_WRITE")
+    WriteClient(table, _settings()).insert(_rows("ab", "sf", 1))
+    assert check_mdt(path, caplog)
+    WriteClient(table.reload(), _settings(**{"hoodie.metadata.enable": "false"})).upsert(_rows("a", "sf", 2))
+    assert not _mdt_files(path)
+    assert "hoodie.table.metadata.partitions" not in load_properties(LocalStorageBackend(str(path)))
+
+
+def test_a_failed_write_rolls_back_its_mdt_delta_commit(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write failing after its MDT delta commit completed: its abort undoes both, leaving no trace."""
+    from hudi_framework.timeline import transitions
+
+    path = tmp_path / "t"
+    client = WriteClient(_create(path, "COPY_ON_WRITE"), _settings())
+    client.insert(_rows("ab", "sf", 1))
+    real = transitions.TimelineWriter._create_completed
+    failed: list[str] = []
+
+    def fail_data_completion(self: transitions.TimelineWriter, key: str, requested_time: str, data: bytes) -> None:
+        if "/metadata/" not in key and not failed:  # the data commit, once; its rollback goes through
+            failed.append(requested_time)
+            raise OSError("disk gone")
+        real(self, key, requested_time, data)
+
+    monkeypatch.setattr(transitions.TimelineWriter, "_create_completed", fail_data_completion)
+    with pytest.raises(Exception, match="disk gone"):
+        client.upsert(_rows("a", "sf", 2))
+    monkeypatch.undo()
+    mdt = _mdt_timeline(path)
+    assert failed[0] not in {i.requested_time for i in mdt.instants}
+    assert not list((path / ".hoodie" / "metadata" / "files").glob(f"*{failed[0]}*"))
+    assert check_mdt(path, caplog) == [("a", "sf", 1), ("b", "sf", 1)]
+    client.upsert(_rows("c", "sf", 3))
+    assert check_mdt(path, caplog) == [("a", "sf", 1), ("b", "sf", 1), ("c", "sf", 3)]
