@@ -52,9 +52,11 @@ from hudi_framework.timeline.avro_container import AvroSchemaName, read_containe
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
+from hudi_framework.timeline.naming import parse_instant_file_name
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.vocabulary import TimelineTimezone
+from hudi_framework.write.incomplete import discard_incomplete_of
 
 __all__ = [
     "INIT_INSTANT",
@@ -131,7 +133,7 @@ def commit_records(metadata: CommitMetadata) -> list[dict[str, Any]]:
     written with its size (the largest when several stats name it). Replaced files stay until cleaned.
     """
     per_partition: dict[str, dict[str, int]] = {}
-    for partition, stats in metadata.partition_to_write_stats.items():
+    for partition, stats in (metadata.partition_to_write_stats or {}).items():
         files = per_partition.setdefault(partition or "", {})
         for stat in stats:
             name = _written_name(stat)
@@ -375,6 +377,18 @@ class MetadataTableSync:
             if name is not None and name.instant_time == instant_time:
                 self._storage.delete(info.key)
                 deleted.append(info.key)
+        if self._storage.small_writes_leave_incomplete:  # a log file the dead writer was publishing
+
+            def of_instant(key: str) -> bool:
+                name = LogFileName.try_parse(key.rsplit("/", 1)[-1])
+                return name is not None and name.instant_time == instant_time
+
+            def instant_file(key: str) -> bool:
+                parsed = parse_instant_file_name(key.rsplit("/", 1)[-1], 2)
+                return parsed is not None and parsed.instant.requested_time == instant_time
+
+            discard_incomplete_of(self._storage, _FILES_DIR, of_instant)
+            discard_incomplete_of(self._storage, writer.timeline_directory, instant_file)
         for inst in writer.timeline().instants:
             if inst.requested_time == instant_time:
                 writer.delete_instant(inst, allow_completed=True)
@@ -408,6 +422,8 @@ class MetadataTableSync:
                 }
             },
             "version": 1,
-            "instantsRollback": [{"commitTime": t, "action": Action.DELTA_COMMIT.value} for t in targets if t in present],
+            "instantsRollback": [
+                {"commitTime": t, "action": Action.DELTA_COMMIT.value} for t in targets if t in present
+            ],
         }
         writer.complete(inflight, write_container(AvroSchemaName.ROLLBACK_METADATA, record))

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+
 class InstantSync(Protocol):
     """What a :class:`TimelineWriter` keeps in step with its instants (the metadata table)."""
 
@@ -64,6 +65,7 @@ class InstantSync(Protocol):
     def discard(self, instant_time: str) -> None:
         """Forget what was recorded for an instant undone without a rollback instant (an aborted write)."""
         ...
+
 
 _ABSENT: Final = "absent"
 _DEFAULT_ATTEMPTS: Final = 32

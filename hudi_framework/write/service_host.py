@@ -21,6 +21,7 @@ from hudi_framework.contracts.service import TableService, TableServiceHost
 from hudi_framework.errors import ConfigError, TableError
 from hudi_framework.layout.file_group import FileGroup, FileGroupId
 from hudi_framework.lock import table_lock
+from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.runtime.components import Components
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_plan import (
@@ -33,7 +34,6 @@ from hudi_framework.services.clean_plan import (
 )
 from hudi_framework.services.clean_trigger import commits_since_last_clean
 from hudi_framework.services.compaction_plan import CompactionPlan
-from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
