@@ -56,7 +56,6 @@ from hudi_framework.timeline.naming import parse_instant_file_name
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.vocabulary import TimelineTimezone
-from hudi_framework.write.incomplete import discard_incomplete_of
 
 __all__ = [
     "INIT_INSTANT",
@@ -387,8 +386,10 @@ class MetadataTableSync:
                 parsed = parse_instant_file_name(key.rsplit("/", 1)[-1], 2)
                 return parsed is not None and parsed.instant.requested_time == instant_time
 
-            discard_incomplete_of(self._storage, _FILES_DIR, of_instant)
-            discard_incomplete_of(self._storage, writer.timeline_directory, instant_file)
+            for directory, owned in ((_FILES_DIR, of_instant), (writer.timeline_directory, instant_file)):
+                for write in self._storage.list_incomplete(directory):
+                    if owned(write.target):
+                        self._storage.discard_incomplete(write)
         for inst in writer.timeline().instants:
             if inst.requested_time == instant_time:
                 writer.delete_instant(inst, allow_completed=True)
