@@ -4,10 +4,6 @@ listing-planned read, after writes on copy-on-write and merge-on-read."""
 
 from __future__ import annotations
 
-import uuid
-from typing import Any
-
-import boto3
 import pyarrow as pa
 import pytest
 
@@ -17,36 +13,16 @@ from hudi_framework.metadata.validate import check_in_sync, validate_files
 from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.testing import DUMMY_AWS_ENV
 from hudi_framework.write.client import WriteClient
+from tests.faults.s3_faults import new_bucket, s3_options
+from tests.faults.test_s3_metadata_listing import _open
 
 pytestmark = pytest.mark.s3
 
 
-def _options(endpoint: str) -> dict[str, object]:
-    return {"endpoint_url": endpoint, "region": "us-east-1", "addressing_style": "path"}
-
-
 @pytest.fixture
 def uri(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    for name, value in DUMMY_AWS_ENV.items():
-        monkeypatch.setenv(name, value)
-    bucket = f"hudi-mdtw-{uuid.uuid4().hex[:10]}"
-    boto3.session.Session().client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
-    return f"s3://{bucket}/t"
-
-
-def _counting(table: HudiTable) -> list[str]:
-    storage = table._storage
-    listed: list[str] = []
-    original = storage.list
-
-    def counting(prefix: str = "", *, recursive: bool = False) -> Any:
-        listed.append(prefix)
-        return original(prefix, recursive=recursive)
-
-    storage.list = counting  # type: ignore[method-assign]
-    return listed
+    return f"s3://{new_bucket(endpoint, monkeypatch)}/t"
 
 
 def _triples(table: pa.Table) -> list[tuple[str, str, int]]:
@@ -59,24 +35,23 @@ def test_writes_keep_the_mdt_and_reads_plan_from_it(uri: str, endpoint: str, tab
         "t", version=9, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
         ordering_fields=["ts"],
     )  # fmt: skip
-    table = HudiTable.create(uri, config, storage_options=_options(endpoint))
+    table = HudiTable.create(uri, config, storage_options=s3_options(endpoint))
     client = WriteClient(table, HudiSettings.from_hoodie_options({"hoodie.metadata.enable": "true"}, env=False))
     client.insert(pa.Table.from_pylist([{"id": i, "city": c, "ts": 1} for i, c in [("a", "sf"), ("x", "ny")]]))
     client.upsert(pa.Table.from_pylist([{"id": "a", "city": "sf", "ts": 2}, {"id": "b", "city": "la", "ts": 2}]))
     client.delete(pa.Table.from_pylist([{"id": "x", "city": "ny", "ts": 3}]))
 
-    table = HudiTable.open(uri, storage_options=_options(endpoint))
+    table = HudiTable.open(uri, storage_options=s3_options(endpoint))
     mdt = MetadataTable.open(table.storage, table.properties)
     assert mdt is not None
     check_in_sync(mdt, table.timeline)
     report = validate_files(table.storage, table.timeline, table.properties)
     assert report.ok, report
 
-    table = HudiTable.open(uri, storage_options=_options(endpoint))
-    listed = _counting(table)
+    table, listed = _open(uri, endpoint)
     from_mdt = _triples(read_table(table))
     assert [p for p in listed if not p.startswith(".hoodie")] == [], "no data partition is listed"
     assert any(p.startswith(".hoodie/metadata/files") for p in listed)
-    table = HudiTable.open(uri, storage_options=_options(endpoint))
+    table = HudiTable.open(uri, storage_options=s3_options(endpoint))
     from_listing = _triples(read_table(table, options={"hoodie.metadata.enable": "false"}))
     assert from_mdt == from_listing == [("a", "sf", 2), ("b", "la", 2)]
