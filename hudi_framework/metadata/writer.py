@@ -50,9 +50,9 @@ from hudi_framework.table.properties import render_properties, table_checksum, u
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, write_container
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
-from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant
+from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
-from hudi_framework.timeline.naming import parse_instant_file_name
+from hudi_framework.timeline.naming import instant_file_name, parse_instant_file_name
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.vocabulary import TimelineTimezone
@@ -347,8 +347,7 @@ class MetadataTableSync:
         writer = self._writer()
         # A retried instant (a crashed attempt of the same data instant) is undone first, as Java does.
         self._remove_instant(writer, instant_time)
-        requested = writer.create_requested(Action.DELTA_COMMIT, instant_time)
-        inflight = writer.transition_to_inflight(requested)
+        inflight = writer.transition_to_inflight(self._requested(writer, Action.DELTA_COMMIT, instant_time))
         schema = _block_schema()
         blocks: list[LogBlock] = []
         if records:
@@ -367,6 +366,13 @@ class MetadataTableSync:
         )
         stat = _stat(written.key.rsplit("/", 1)[-1], written.size, len(records), base=False)
         writer.complete(inflight, _mdt_commit_metadata([stat], "UPSERT_PREPPED"))
+
+    def _requested(self, writer: TimelineWriter, action: Action, instant_time: str) -> Instant:
+        """The MDT instant of a data instant: its time is given, and may be older than the MDT's newest
+        (a compaction or clean planned before a write completes after it), as on Apache Hudi's MDT."""
+        requested = Instant(instant_time, action, State.REQUESTED)
+        self._storage.put_if_absent(f"{writer.timeline_directory}/{instant_file_name(requested, 2)}", b"")
+        return requested
 
     def _remove_instant(self, writer: TimelineWriter, instant_time: str) -> list[str]:
         """Delete the MDT log files written at ``instant_time`` and its instant files; the keys deleted."""
@@ -401,8 +407,7 @@ class MetadataTableSync:
         present = {i.requested_time for i in writer.timeline().instants}
         # Written even when the MDT never had the target (it predates the MDT): readers take the MDT
         # as in step only if it has every file-changing data instant, rollbacks included.
-        requested = writer.create_requested(Action.ROLLBACK, rollback_time)
-        inflight = writer.transition_to_inflight(requested)
+        inflight = writer.transition_to_inflight(self._requested(writer, Action.ROLLBACK, rollback_time))
         deleted: list[str] = []
         for target in targets:
             if target in present:
