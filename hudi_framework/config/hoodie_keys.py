@@ -159,6 +159,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.write_record_positions", "hoodie.write.record.positions"),
     _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
     _k("write.metadata_enable", "hoodie.metadata.enable"),
+    _k("write.metadata_compact_max_delta_commits", "hoodie.metadata.compact.max.delta.commits"),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),

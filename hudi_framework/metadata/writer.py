@@ -63,6 +63,11 @@ __all__ = [
     "clean_records",
     "commit_records",
     "initialize_metadata_table",
+    "listing_records",
+    "mdt_commit_metadata",
+    "mdt_timeline_writer",
+    "mdt_write_stat",
+    "metadata_record_schema_text",
     "metadata_sync",
     "metadata_table_properties",
     "prepare_metadata_table",
@@ -104,15 +109,14 @@ def metadata_table_properties(data: TableConfig) -> dict[str, str]:
     }
 
 
-def _block_schema() -> str:
-    return json.dumps(metadata_record_schema(with_meta_fields=True), separators=(",", ":"))
+def metadata_record_schema_text(*, with_meta_fields: bool) -> str:
+    """``HoodieMetadataRecord`` as compact JSON: with meta fields for blocks and base files, without for
+    commit metadata's ``extraMetadata.schema``."""
+    return json.dumps(metadata_record_schema(with_meta_fields=with_meta_fields), separators=(",", ":"))
 
 
-def _commit_schema() -> str:
-    return json.dumps(metadata_record_schema(), separators=(",", ":"))
-
-
-def _mdt_writer(storage: StorageBackend, timezone: str) -> TimelineWriter:
+def mdt_timeline_writer(storage: StorageBackend, timezone: str) -> TimelineWriter:
+    """A timeline writer of the MDT (layout 2, under the data table's ``.hoodie/metadata``)."""
     return TimelineWriter(
         storage, layout_version=2, timeline_path=_MDT_TIMELINE_PATH, timezone=TimelineTimezone(timezone)
     )
@@ -219,7 +223,7 @@ def prepare_metadata_table(storage: StorageBackend, config: TableConfig, timelin
 
 
 def _has_completed_instant(storage: StorageBackend, config: TableConfig) -> bool:
-    return bool(_mdt_writer(storage, config.timeline_timezone).timeline().completed())
+    return bool(mdt_timeline_writer(storage, config.timeline_timezone).timeline().completed())
 
 
 def initialize_metadata_table(storage: StorageBackend, config: TableConfig, timeline: Timeline) -> None:
@@ -233,7 +237,7 @@ def initialize_metadata_table(storage: StorageBackend, config: TableConfig, time
     disable_metadata_table(storage)
     props = metadata_table_properties(config)
     storage.write(f"{_MDT_META_DIR}/hoodie.properties", render_properties(props))
-    writer = _mdt_writer(storage, config.timeline_timezone)
+    writer = mdt_timeline_writer(storage, config.timeline_timezone)
     init_log = DeleteBlock.create([], [], instant_time=INIT_INSTANT)
     create_next_log_file(
         storage,
@@ -246,39 +250,50 @@ def initialize_metadata_table(storage: StorageBackend, config: TableConfig, time
     )
     requested = writer.create_requested(Action.DELTA_COMMIT, INIT_INSTANT)
     inflight = writer.transition_to_inflight(requested)
-    records = _listing_records(storage, config, timeline)
-    content = encode_hfile_base_file(records, _block_schema())
+    records = listing_records(_storage_listing(storage, config, timeline))
+    content = encode_hfile_base_file(records, metadata_record_schema_text(with_meta_fields=True))
     base_name = f"{_FILES_GROUP}_{_WRITE_TOKEN}_{INIT_INSTANT}.hfile"
     storage.write(f"{_FILES_DIR}/{base_name}", content)
     storage.write(f"{_FILES_DIR}/{PARTITION_METADATA_FILE}", PartitionMetadata(INIT_INSTANT, 1).to_bytes())
-    stat = _stat(base_name, len(content), len(records), base=True)
-    writer.complete(inflight, _mdt_commit_metadata([stat], "BULK_INSERT_PREPPED"))
+    stat = mdt_write_stat(base_name, len(content), len(records), base=True)
+    writer.complete(inflight, mdt_commit_metadata([stat], "BULK_INSERT_PREPPED"))
     update_properties(
         storage,
         {TABLE_METADATA_PARTITIONS_KEY: MetadataPartition.FILES.value, TABLE_METADATA_PARTITIONS_INFLIGHT_KEY: ""},
     )
 
 
-def _listing_records(storage: StorageBackend, config: TableConfig, timeline: Timeline) -> list[dict[str, Any]]:
-    """``__all_partitions__`` and one file list per partition, from the committed files in storage."""
+def _storage_listing(storage: StorageBackend, config: TableConfig, timeline: Timeline) -> dict[str, dict[str, int]]:
+    """Partition -> committed file name -> size, from a storage listing."""
     listed = list_table(storage)
     view = FileSystemView(listed, completed_instants=timeline.completed(), table_version=config.version)
-    per_partition: dict[str, dict[str, dict[str, Any]]] = {p: {} for p in listed.partitions}
+    per_partition: dict[str, dict[str, int]] = {p: {} for p in listed.partitions}
     for key, size in committed_files(view).items():
         partition, _, name = key.rpartition("/")
-        per_partition.setdefault(partition, {})[name] = _file_info(int(size or 0))
+        per_partition.setdefault(partition, {})[name] = int(size or 0)
+    return per_partition
+
+
+def listing_records(files: Mapping[str, Mapping[str, int]]) -> list[dict[str, Any]]:
+    """The ``files`` records of a whole listing (partition -> file name -> size): ``__all_partitions__``
+    and one file list per partition that has files (a bootstrap or a compaction's base file)."""
     records = [
         _record(
             ALL_PARTITIONS_KEY,
             RecordType.PARTITION_LIST,
-            {partition_identifier(p): _file_info(0) for p in sorted(per_partition)},
+            {partition_identifier(p): _file_info(0) for p in sorted(files)},
         )
     ]
-    records += [_record(files_key(p), RecordType.FILE_LIST, files) for p, files in per_partition.items() if files]
+    records += [
+        _record(files_key(p), RecordType.FILE_LIST, {n: _file_info(size) for n, size in sizes.items()})
+        for p, sizes in files.items()
+        if sizes
+    ]
     return records
 
 
-def _stat(name: str, size: int, records: int, *, base: bool) -> WriteStat:
+def mdt_write_stat(name: str, size: int, records: int, *, base: bool) -> WriteStat:
+    """The write stat of one file of the ``files`` file group (a base HFile or a log file)."""
     return WriteStat(
         file_id=_FILES_GROUP,
         path=f"{MetadataPartition.FILES.value}/{name}",
@@ -296,11 +311,12 @@ def _stat(name: str, size: int, records: int, *, base: bool) -> WriteStat:
     )
 
 
-def _mdt_commit_metadata(stats: Sequence[WriteStat], operation: str) -> CommitMetadata:
+def mdt_commit_metadata(stats: Sequence[WriteStat], operation: str, *, compacted: bool = False) -> CommitMetadata:
+    """Commit metadata of an MDT instant writing ``stats`` to the ``files`` partition."""
     return CommitMetadata(
         partition_to_write_stats={MetadataPartition.FILES.value: list(stats)},
-        compacted=False,
-        extra_metadata={"schema": _commit_schema()},
+        compacted=compacted,
+        extra_metadata={"schema": metadata_record_schema_text(with_meta_fields=False)},
         operation_type=operation,
     )
 
@@ -341,14 +357,14 @@ class MetadataTableSync:
         self._remove_instant(self._writer(), instant_time)
 
     def _writer(self) -> TimelineWriter:
-        return _mdt_writer(self._storage, self._config.timeline_timezone)
+        return mdt_timeline_writer(self._storage, self._config.timeline_timezone)
 
     def _delta_commit(self, instant_time: str, records: list[dict[str, Any]], deleted_keys: list[str]) -> None:
         writer = self._writer()
         # A retried instant (a crashed attempt of the same data instant) is undone first, as Java does.
         self._remove_instant(writer, instant_time)
         inflight = writer.transition_to_inflight(self._requested(writer, Action.DELTA_COMMIT, instant_time))
-        schema = _block_schema()
+        schema = metadata_record_schema_text(with_meta_fields=True)
         blocks: list[LogBlock] = []
         if records:
             blocks.append(HFileBlock.create(records, instant_time=instant_time, schema=schema))
@@ -364,8 +380,8 @@ class MetadataTableSync:
             blocks=blocks,
             existing=(),
         )
-        stat = _stat(written.key.rsplit("/", 1)[-1], written.size, len(records), base=False)
-        writer.complete(inflight, _mdt_commit_metadata([stat], "UPSERT_PREPPED"))
+        stat = mdt_write_stat(written.key.rsplit("/", 1)[-1], written.size, len(records), base=False)
+        writer.complete(inflight, mdt_commit_metadata([stat], "UPSERT_PREPPED"))
 
     def _requested(self, writer: TimelineWriter, action: Action, instant_time: str) -> Instant:
         """The MDT instant of a data instant: its time is given, and may be older than the MDT's newest

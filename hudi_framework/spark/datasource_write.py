@@ -165,7 +165,11 @@ class DirectWriter(DataSourceArrowWriter):
         concurrency = WriteConcurrency.from_settings(options.settings, table)
         WriteTransaction(table.storage, table.config, operation, concurrency=concurrency).rollback_failed_writes()
         txn = WriteTransaction(
-            table.storage, table.config, operation, metadata_enable=options.settings.write.metadata_enable
+            table.storage,
+            table.config,
+            operation,
+            metadata_enable=options.settings.write.metadata_enable,
+            metadata_max_delta_commits=options.settings.write.metadata_compact_max_delta_commits,
         )
         return cls(options, operation, txn.start(), schema)
 

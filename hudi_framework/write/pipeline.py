@@ -206,6 +206,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             concurrency=concurrency,
             hooks=hooks,
             metadata_enable=session.settings.write.metadata_enable,
+            metadata_max_delta_commits=session.settings.write.metadata_compact_max_delta_commits,
         )
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
             table = table.reload()

@@ -21,7 +21,6 @@ from hudi_framework.contracts.service import TableService, TableServiceHost
 from hudi_framework.errors import ConfigError, TableError
 from hudi_framework.layout.file_group import FileGroup, FileGroupId
 from hudi_framework.lock import table_lock
-from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.runtime.components import Components
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_plan import (
@@ -34,7 +33,6 @@ from hudi_framework.services.clean_plan import (
 )
 from hudi_framework.services.clean_trigger import commits_since_last_clean
 from hudi_framework.services.compaction_plan import CompactionPlan
-from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.instant_time import datetime_to_instant_time
@@ -50,6 +48,7 @@ from hudi_framework.write.compactor import (
 )
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_leftovers
+from hudi_framework.write.metadata_upkeep import metadata_table_upkeep
 from hudi_framework.write.rollback import RollbackResult
 from hudi_framework.write.savepoint import Savepoint, list_savepoints
 from hudi_framework.write.transaction import timeline_writer
@@ -83,11 +82,14 @@ class ServiceHost(TableServiceHost):
     def prepare(self) -> None:
         """Build the metadata table (``hoodie.metadata.enable``) or delete it (format section 7),
         re-reading the table when its properties changed."""
-        table = self.table
-        if self.settings.write.metadata_enable:
-            changed = prepare_metadata_table(table.storage, table.config, lambda: table.timeline)
-        else:
-            changed = disable_metadata_table(table.storage)
+        table, write = self.table, self.settings.write
+        changed = metadata_table_upkeep(
+            table.storage,
+            table.config,
+            lambda: table.timeline,
+            enabled=write.metadata_enable,
+            max_delta_commits=write.metadata_compact_max_delta_commits,
+        )
         if changed:
             table.reload()
 

@@ -35,8 +35,7 @@ from hudi_framework.errors import (
 )
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.lock import table_lock
-from hudi_framework.metadata.writer import metadata_sync, prepare_metadata_table
-from hudi_framework.table.metadata_table import disable_metadata_table
+from hudi_framework.metadata.writer import metadata_sync
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.commit_hooks import CommitHooks
@@ -50,6 +49,7 @@ from hudi_framework.write.failed_writes import rollback_failed_writes
 from hudi_framework.write.heartbeat import Heartbeat, heartbeat_key
 from hudi_framework.write.incomplete import discard_incomplete_writes
 from hudi_framework.write.markers import delete_markers, marked_data_files
+from hudi_framework.write.metadata_upkeep import metadata_table_upkeep
 from hudi_framework.write.operation import action_of
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
@@ -88,7 +88,9 @@ class WriteTransaction:
             veto the commit (it is then rolled back as any failed write), ``hudi_commit_completed``
             runs after it (a failure there is a post-commit failure). None: no hooks.
         metadata_enable: ``hoodie.metadata.enable``: ``start`` builds the metadata table when the
-            table has none and every completion updates it; False: ``start`` deletes it.
+            table has none (and compacts it when due) and every completion updates it; False:
+            ``start`` deletes it.
+        metadata_max_delta_commits: ``hoodie.metadata.compact.max.delta.commits``.
     """
 
     storage: StorageBackend
@@ -99,6 +101,7 @@ class WriteTransaction:
     baseline: WriteBaseline | None = None
     hooks: CommitHooks | None = None
     metadata_enable: bool = False
+    metadata_max_delta_commits: int = 10
     _writer: TimelineWriter | None = field(default=None, repr=False)
     _heartbeat: Heartbeat | None = field(default=None, repr=False)
     _failed_writes_done: bool = field(default=False, repr=False)
@@ -135,10 +138,13 @@ class WriteTransaction:
         The metadata table is built first (``metadata_enable``) or deleted (it would not list what
         this write adds).
         """
-        if self.metadata_enable:
-            changed = prepare_metadata_table(self.storage, self.config, self.writer.timeline)
-        else:
-            changed = disable_metadata_table(self.storage)
+        changed = metadata_table_upkeep(
+            self.storage,
+            self.config,
+            self.writer.timeline,
+            enabled=self.metadata_enable,
+            max_delta_commits=self.metadata_max_delta_commits,
+        )
         if changed:
             self.config = TableConfig.from_properties(load_properties(self.storage))
             self._writer = None  # the new writer keeps the metadata table in step

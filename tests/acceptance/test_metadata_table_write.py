@@ -298,3 +298,28 @@ def test_concurrent_writers_each_commit_their_mdt_delta_commit_under_the_lock(
     assert not [r for r in results if isinstance(r, Exception)], results
     expected = [("s", "p0", 0)] + [(k, c, i) for i, c in enumerate(cities, 1) for k in "ab"]
     assert check_mdt(path, caplog) == sorted(expected)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_the_mdt_is_compacted_after_max_delta_commits(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, table_type: str
+) -> None:
+    """``hoodie.metadata.compact.max.delta.commits`` delta commits (the bootstrap counts): the next write
+    first compacts the MDT into a new base HFile at a fresh instant, older than the write's."""
+    path = tmp_path / "t"
+    client = WriteClient(_create(path, table_type), _settings(**{"hoodie.metadata.compact.max.delta.commits": "3"}))
+    client.insert(_rows("ab", "sf", 1))  # MDT: bootstrap + 1
+    client.upsert(_rows("x", "ny", 2))  # + 1 = 3 delta commits
+    assert not _mdt_timeline(path).completed({Action.COMMIT})
+    client.upsert(_rows("a", "sf", 3))  # compacts first, then its own delta commit
+    mdt = _mdt_timeline(path)
+    (compaction,) = mdt.completed({Action.COMMIT})
+    data = HudiTable.open(str(path)).timeline.completed()
+    assert data[-2].requested_time < compaction.requested_time < data[-1].requested_time
+    files = path / ".hoodie" / "metadata" / "files"
+    assert (files / f"files-0000-0_0-0-0_{compaction.requested_time}.hfile").is_file()
+    assert check_mdt(path, caplog) == [("a", "sf", 3), ("b", "sf", 1), ("x", "ny", 2)]
+    for ts in (4, 5, 6):
+        client.upsert(_rows("b", "sf", ts))
+    assert len(_mdt_timeline(path).completed({Action.COMMIT})) == 2
+    assert check_mdt(path, caplog) == [("a", "sf", 3), ("b", "sf", 6), ("x", "ny", 2)]

@@ -1,7 +1,8 @@
 """Apache Hudi and the metadata table (MDT) we write: it reads our table with ``hoodie.metadata.enable=true``
 (listing from our ``files`` partition) equal to ours, then writes to it with its MDT enabled and keeps
 our MDT (no rebuild: our ``00000000000000000`` bootstrap and delta commits stay, its own delta commit
-joins them), and we read, validate and write again.
+joins them), and we read, validate and write again (compacting the MDT first), and Apache Hudi
+reads and writes the MDT we compacted.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hudi_framework.write.client import WriteClient
 from hudi_storage_local.backend import LocalStorageBackend
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally, compare_reads
-from tests.oracle.sequence import DATA_COLUMNS, EXPECTED_TS, KEY, SEQUENCE, apache_hudi_options
+from tests.oracle.sequence import DATA_COLUMNS, EXPECTED_TS, KEY, SEQUENCE, apache_hudi_options, trip_rows
 
 pytestmark = pytest.mark.oracle
 
@@ -31,7 +32,8 @@ THEIR_MDT = {
     "hoodie.metadata.index.column.stats.enable": "false",
     "hoodie.metadata.index.partition.stats.enable": "false",
 }
-OUR_MDT = {"hoodie.metadata.enable": "true"}
+#: Our writers compact the MDT early, so Apache Hudi also reads and writes an MDT we compacted.
+OUR_MDT = {"hoodie.metadata.enable": "true", "hoodie.metadata.compact.max.delta.commits": "3"}
 TABLE_TYPES = ("MERGE_ON_READ", pytest.param("COPY_ON_WRITE", marks=pytest.mark.oracle_full))
 
 
@@ -93,3 +95,11 @@ def test_apache_hudi_reads_and_keeps_our_mdt(
         key=KEY, data_columns=DATA_COLUMNS,
     )  # fmt: skip
     assert dict(zip(ours["id"].to_pylist(), ours["ts"].to_pylist(), strict=True)) == EXPECTED_TS
+    (compaction,) = _mdt_timeline(path).completed({Action.COMMIT})  # ours, before our last write
+
+    apache_hudi.write(path, trip_rows(range(45, 55), ts=6), {**apache_hudi_options(name, table_type, 9), **THEIR_MDT})
+    assert compaction in _mdt_timeline(path).completed()
+    compare_reads(
+        oracle_tally, f"{label}, compacted by us, Apache Hudi upserted with its MDT on",
+        read_table(_validate(path)), apache_hudi.read(path, THEIR_MDT), key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
