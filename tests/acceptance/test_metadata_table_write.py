@@ -323,3 +323,14 @@ def test_the_mdt_is_compacted_after_max_delta_commits(
         client.upsert(_rows("b", "sf", ts))
     assert len(_mdt_timeline(path).completed({Action.COMMIT})) == 2
     assert check_mdt(path, caplog) == [("a", "sf", 3), ("b", "sf", 6), ("x", "ny", 2)]
+
+
+def test_a_version_6_table_refuses_the_mdt(tmp_path: Path) -> None:
+    from hudi_framework.errors import UnsupportedOptionError
+
+    path = tmp_path / "t"
+    client = WriteClient(_create(path, "COPY_ON_WRITE", version=6), _settings())
+    with pytest.raises(UnsupportedOptionError, match=r"hoodie\.metadata\.enable"):
+        client.insert(_rows("ab", "sf", 1))
+    assert not HudiTable.open(str(path)).timeline.instants, "nothing was written"
+    assert not _mdt_files(path)
