@@ -212,13 +212,31 @@ def prepare_metadata_table(storage: StorageBackend, config: TableConfig, timelin
         UnsupportedOptionError: A table version below 8.
     """
     if MetadataPartition.FILES.value in config.metadata_partitions and _has_completed_instant(storage, config):
-        return False
+        return _drop_other_partitions(storage, config)
     if config.version < 8:
         raise UnsupportedOptionError(
             "hoodie.metadata.enable",
             f"the metadata table is written for table versions 8 and 9 only (this table: {config.version})",
         )
     initialize_metadata_table(storage, config, timeline())
+    return True
+
+
+def _drop_other_partitions(storage: StorageBackend, config: TableConfig) -> bool:
+    """Drop the MDT partitions other than ``files`` (another writer's column stats, record index...):
+    we do not keep them in step, and a reader trusting them would skip or miss our files. Apache
+    Hudi drops a partition its writer has disabled the same way: properties first, then the files."""
+    others = [p for p in config.metadata_partitions if p != MetadataPartition.FILES.value]
+    inflight = [p for p in config.extra.get(TABLE_METADATA_PARTITIONS_INFLIGHT_KEY, "").split(",") if p.strip()]
+    if not others and not inflight:
+        return False
+    update_properties(
+        storage,
+        {TABLE_METADATA_PARTITIONS_KEY: MetadataPartition.FILES.value, TABLE_METADATA_PARTITIONS_INFLIGHT_KEY: ""},
+    )
+    for partition in {*others, *inflight} - {MetadataPartition.FILES.value}:
+        for info in storage.list(f"{METADATA_TABLE_DIR}/{partition}", recursive=True):
+            storage.delete(info.key)
     return True
 
 

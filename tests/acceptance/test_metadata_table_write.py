@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -32,6 +33,7 @@ from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.savepoint import create_savepoint, restore_to_savepoint, rollback_latest_commit
 from hudi_storage_local.backend import LocalStorageBackend
+from tests.fixture_tables import FixtureTable, all_fixture_tables
 from tests.tools.hudi_rs_check import build_table, read_via_hudi_rs
 
 MDT_ON = {"hoodie.metadata.enable": "true"}
@@ -334,3 +336,32 @@ def test_a_version_6_table_refuses_the_mdt(tmp_path: Path) -> None:
         client.insert(_rows("ab", "sf", 1))
     assert not HudiTable.open(str(path)).timeline.instants, "nothing was written"
     assert not _mdt_files(path)
+
+
+def test_writing_apache_hudis_mdt_keeps_files_and_drops_the_indexes_we_do_not_keep(
+    extract_fixture: Callable[[FixtureTable], tuple[Path, Path | None]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table Apache Hudi 1.1 wrote with files, column stats, partition stats, record index and two
+    secondary indexes: our writer with the MDT on keeps its ``files`` partition (no rebuild) and drops
+    the partitions it would not keep in step (properties first), as Apache Hudi drops a disabled one."""
+    fixture = next(t for t in all_fixture_tables() if t.id == "mor/avro/v9_txns_simple_meta")
+    base, _ = extract_fixture(fixture)
+    before = HudiTable.open(str(base))
+    listed = set(before.config.metadata_partitions)
+    assert {"files", "column_stats", "record_index"} <= listed
+    mdt_before = {i.requested_time for i in _mdt_timeline(base).completed()}
+    rows = read_table(before)
+    one = rows.slice(0, 1).drop_columns([c for c in rows.column_names if c.startswith("_hoodie_")])
+    WriteClient(before, _settings()).upsert(one)
+    after = HudiTable.open(str(base))
+    assert after.config.metadata_partitions == ("files",)
+    assert load_properties(LocalStorageBackend(str(base)))["hoodie.table.metadata.partitions.inflight"] == ""
+    for partition in listed - {"files"}:
+        assert not [p for p in (base / ".hoodie" / "metadata" / partition).rglob("*") if p.is_file()], partition
+    assert mdt_before <= {i.requested_time for i in _mdt_timeline(base).completed()}, "files was not rebuilt"
+    storage = LocalStorageBackend(str(base))
+    mdt = MetadataTable.open(storage, after.properties)
+    assert mdt is not None
+    check_in_sync(mdt, after.timeline)
+    assert validate_files(storage, after.timeline, after.properties).ok
+    assert read_table(after).num_rows == rows.num_rows
