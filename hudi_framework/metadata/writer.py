@@ -20,8 +20,9 @@ so an MDT delta commit whose data instant crashed is harmless until that instant
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from importlib import resources
 from typing import Any, Final
 
 from hudi_framework.contracts.reserved_paths import PARTITION_METADATA_FILE
@@ -42,9 +43,9 @@ from hudi_framework.metadata.records import (
     MetadataPartition,
     RecordType,
     file_group_id,
-    metadata_record_schema,
 )
 from hudi_framework.metadata.validate import committed_files
+from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import render_properties, table_checksum, update_properties
 from hudi_framework.table.table_config import TableConfig
@@ -109,10 +110,26 @@ def metadata_table_properties(data: TableConfig) -> dict[str, str]:
     }
 
 
+@cache
+def _writer_schema_text() -> str:
+    path = resources.files("hudi_framework.metadata.schemas").joinpath("HoodieMetadataRecord.writer.avsc")
+    return path.read_text(encoding="utf-8")
+
+
 def metadata_record_schema_text(*, with_meta_fields: bool) -> str:
-    """``HoodieMetadataRecord`` as compact JSON: with meta fields for blocks and base files, without for
-    commit metadata's ``extraMetadata.schema``."""
-    return json.dumps(metadata_record_schema(with_meta_fields=with_meta_fields), separators=(",", ":"))
+    """``HoodieMetadataRecord`` exactly as Apache Hudi's writers put it (1.1 and 1.2 agree): without
+    meta fields in commit metadata's ``extraMetadata.schema``, with the five nullable meta fields
+    first in block headers and base files.
+
+    The text must be Java's to the byte (doc strings and ``avro.java.string`` properties included):
+    Apache Hudi takes an MDT's write schema from its latest commit and treats a schema that is not
+    its own ``HoodieMetadataRecord`` as one with meta fields, failing its next MDT write.
+    """
+    text = _writer_schema_text()
+    if not with_meta_fields:
+        return text
+    meta = ",".join(f'{{"name":"{n}","type":["null","string"],"doc":"","default":null}}' for n in META_FIELDS)
+    return text.replace('"fields":[', f'"fields":[{meta},', 1)
 
 
 def mdt_timeline_writer(storage: StorageBackend, timezone: str) -> TimelineWriter:

@@ -365,3 +365,32 @@ def test_writing_apache_hudis_mdt_keeps_files_and_drops_the_indexes_we_do_not_ke
     check_in_sync(mdt, after.timeline)
     assert validate_files(storage, after.timeline, after.properties).ok
     assert read_table(after).num_rows == rows.num_rows
+
+
+def test_schemas_are_apache_hudis_text(
+    tmp_path: Path, extract_fixture: Callable[[FixtureTable], tuple[Path, Path | None]]
+) -> None:
+    """Commit metadata and block headers carry Java's ``HoodieMetadataRecord`` text to the byte: Apache
+    Hudi takes its MDT write schema from the latest commit and fails on any other text."""
+    from hudi_framework.log.blocks import HFileBlock
+    from hudi_framework.timeline.avro_container import read_container
+
+    fixture = next(t for t in all_fixture_tables() if t.id == "cow/v9_txns_simple_meta")
+    theirs, _ = extract_fixture(fixture)
+    their_timeline = theirs / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    their_commit = read_container(next(their_timeline.glob("*_*.deltacommit")).read_bytes()).record
+    their_log = next((theirs / ".hoodie" / "metadata" / "files").glob(".files-0000-0_2*.log.*"))
+    (their_block,) = [
+        b for b in read_log_bytes(their_log.read_bytes(), path=str(their_log)) if isinstance(b, HFileBlock)
+    ]
+
+    path = tmp_path / "t"
+    WriteClient(_create(path, "COPY_ON_WRITE"), _settings()).insert(_rows("ab", "sf", 1))
+    timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    for done in timeline.glob("*_*.deltacommit"):
+        ours = read_container(done.read_bytes()).record
+        assert ours["extraMetadata"]["schema"] == their_commit["extraMetadata"]["schema"]
+    log = next((path / ".hoodie" / "metadata" / "files").glob(".files-0000-0_2*.log.*"))
+    (block,) = read_log_bytes(log.read_bytes(), path=str(log))
+    assert isinstance(block, HFileBlock)
+    assert block.header[HeaderKey.SCHEMA] == their_block.header[HeaderKey.SCHEMA]

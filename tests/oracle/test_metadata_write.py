@@ -103,3 +103,37 @@ def test_apache_hudi_reads_and_keeps_our_mdt(
         oracle_tally, f"{label}, compacted by us, Apache Hudi upserted with its MDT on",
         read_table(_validate(path)), apache_hudi.read(path, THEIR_MDT), key=KEY, data_columns=DATA_COLUMNS,
     )  # fmt: skip
+
+
+@pytest.mark.oracle_full
+def test_apache_hudi_compacts_our_mdt(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
+    """Ten MDT delta commits of ours (bootstrap included): Apache Hudi's next write compacts our MDT
+    (merging our HFile base and HFILE_DATA logs into its base HFile), and we read and validate it."""
+    name = "mdtw_their_compaction"
+    path = tmp_path / name
+    oracle_tally.tables.add(str(path))
+    config = new_table_config(
+        name, table_type="MERGE_ON_READ", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"]
+    )
+    never = {**OUR_MDT, "hoodie.metadata.compact.max.delta.commits": "1000"}
+    client = WriteClient(HudiTable.create(str(path), config), HudiSettings.from_hoodie_options(never, env=False))
+    for ts in range(1, 10):
+        client.upsert(trip_rows(range(ts * 3, ts * 3 + 6), ts=ts))
+    assert not _mdt_timeline(path).completed({Action.COMMIT})
+    apache_hudi.write(
+        path, trip_rows(range(50, 55), ts=20), {**apache_hudi_options(name, "MERGE_ON_READ", 9), **THEIR_MDT}
+    )
+    (compaction,) = _mdt_timeline(path).completed({Action.COMMIT})
+    base = path / ".hoodie" / "metadata" / "files"
+    assert [p.name for p in base.glob(f"files-0000-0_*_{compaction.requested_time}.hfile")]
+    compare_reads(
+        oracle_tally, "hudi_framework wrote MERGE_ON_READ, Apache Hudi compacted our MDT",
+        read_table(_validate(path)), apache_hudi.read(path, THEIR_MDT), key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
+    WriteClient(HudiTable.open(str(path)), HudiSettings.from_hoodie_options(never, env=False)).upsert(
+        trip_rows(range(0, 3), ts=30)
+    )
+    compare_reads(
+        oracle_tally, "hudi_framework wrote MERGE_ON_READ, Apache Hudi compacted our MDT, we wrote again",
+        read_table(_validate(path)), apache_hudi.read(path, THEIR_MDT), key=KEY, data_columns=DATA_COLUMNS,
+    )  # fmt: skip
