@@ -12,6 +12,7 @@ with its checksum, the data table listing ``files`` only once the MDT commit com
 from __future__ import annotations
 
 import logging
+import shutil
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -339,13 +340,14 @@ def test_a_version_6_table_refuses_the_mdt(tmp_path: Path) -> None:
 
 
 def test_writing_apache_hudis_mdt_keeps_files_and_drops_the_indexes_we_do_not_keep(
-    extract_fixture: Callable[[FixtureTable], tuple[Path, Path | None]], caplog: pytest.LogCaptureFixture
+    tmp_path: Path, extract_fixture: Callable[[FixtureTable], tuple[Path, Path | None]]
 ) -> None:
     """A table Apache Hudi 1.1 wrote with files, column stats, partition stats, record index and two
     secondary indexes: our writer with the MDT on keeps its ``files`` partition (no rebuild) and drops
     the partitions it would not keep in step (properties first), as Apache Hudi drops a disabled one."""
     fixture = next(t for t in all_fixture_tables() if t.id == "mor/avro/v9_txns_simple_meta")
-    base, _ = extract_fixture(fixture)
+    base = tmp_path / "t"
+    shutil.copytree(extract_fixture(fixture)[0], base)  # the extracted fixture is shared: never write to it
     before = HudiTable.open(str(base))
     listed = set(before.config.metadata_partitions)
     assert {"files", "column_stats", "record_index"} <= listed
