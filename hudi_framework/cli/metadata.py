@@ -1,4 +1,5 @@
-"""``hudi-fw metadata validate``: is a table's metadata table usable, and does it match storage."""
+"""``hudi-fw metadata validate|init|delete``: is a table's metadata table usable and does it match
+storage; build it from a listing; remove it."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.validate import check_in_sync, validate_files
+from hudi_framework.metadata.writer import prepare_metadata_table
+from hudi_framework.table.metadata_table import disable_metadata_table
 
-metadata = typer.Typer(help="Inspect Apache Hudi's metadata table of a table.", no_args_is_help=True)
+metadata = typer.Typer(help="Inspect, build or remove a table's metadata table.", no_args_is_help=True)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 
@@ -75,3 +78,29 @@ def validate(
             console.print(f"  size: {key}: {in_mdt} in the metadata table, {on_storage} on storage")
     if not ok:
         raise typer.Exit(1)
+
+
+@metadata.command("init")
+def init(path: PathArg, config: ConfigOpt = None) -> None:
+    """Build the metadata table's files partition from a storage listing, unless the table has one.
+
+    Run it with no writer on the table; writers then need ``hoodie.metadata.enable=true`` to keep it
+    (a writer with ``false`` deletes it).
+    """
+    table = open_table(path, settings_from(config))
+    had = "files" in table.config.metadata_partitions
+    changed = prepare_metadata_table(table.storage, table.config, lambda: table.timeline)
+    if not changed:
+        Console().print("metadata table already there; left as it is")
+    elif had:
+        Console().print("metadata table already there; dropped the partitions other than files")
+    else:
+        Console().print("metadata table built (files partition)")
+
+
+@metadata.command("delete")
+def delete(path: PathArg, config: ConfigOpt = None) -> None:
+    """Remove the metadata table: its partitions leave ``hoodie.properties`` first, then ``.hoodie/metadata`` goes."""
+    table = open_table(path, settings_from(config))
+    removed = disable_metadata_table(table.storage)
+    Console().print("metadata table deleted" if removed else "the table has no metadata table")

@@ -158,6 +158,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.log_data_block_format", "hoodie.logfile.data.block.format"),
     _k("write.write_record_positions", "hoodie.write.record.positions"),
     _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
+    _k("write.metadata_enable", "hoodie.metadata.enable"),
+    _k("write.metadata_compact_max_delta_commits", "hoodie.metadata.compact.max.delta.commits"),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),
@@ -297,16 +299,19 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _csv("services.clustering.sort_columns", "hoodie.clustering.plan.strategy.sort.columns"),
 )
 
-_NO_MDT = "the metadata table is not maintained; file listings come from storage"
-_MDT_READ = "writers do not maintain the metadata table; reads take it as a read option (docs/reading.md)"
+_MDT_INDEX = "only the metadata table's files partition is written (docs/metadata-table.md)"
 _PARALLELISM = "Spark parallelism comes from write.parallelism"
 
 #: Keys Apache Hudi accepts that are recognised here but have no effect, with the reason. Anything
 #: neither here nor in :data:`HOODIE_KEYS` is rejected, so a typo never passes silently.
 IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
     {
-        "hoodie.metadata.enable": _MDT_READ,
-        "hoodie.metadata.index.column.stats.enable": _NO_MDT,
+        "hoodie.metadata.index.column.stats.enable": _MDT_INDEX,
+        "hoodie.metadata.index.partition.stats.enable": _MDT_INDEX,
+        "hoodie.metadata.index.bloom.filter.enable": _MDT_INDEX,
+        "hoodie.metadata.record.index.enable": _MDT_INDEX,
+        "hoodie.metadata.global.record.level.index.enable": _MDT_INDEX,
+        "hoodie.metadata.record.level.index.enable": _MDT_INDEX,
         "hoodie.datasource.write.table.name": "a Spark catalog name; the table name is hoodie.table.name",
         "hoodie.upsert.shuffle.parallelism": _PARALLELISM,
         "hoodie.insert.shuffle.parallelism": _PARALLELISM,
@@ -327,8 +332,12 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
 #: item that brings it (if any).
 IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = MappingProxyType(
     {
-        "hoodie.metadata.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.index.column.stats.enable": (("false",), METADATA_TABLE),
+        "hoodie.metadata.index.partition.stats.enable": (("false",), METADATA_TABLE),
+        "hoodie.metadata.index.bloom.filter.enable": (("false",), METADATA_TABLE),
+        "hoodie.metadata.record.index.enable": (("false",), METADATA_TABLE),
+        "hoodie.metadata.global.record.level.index.enable": (("false",), METADATA_TABLE),
+        "hoodie.metadata.record.level.index.enable": (("false",), METADATA_TABLE),
         "hoodie.clean.trigger.strategy": (("num_commits",), None),
         # Apache Hudi's TIMELINE_SERVER_BASED needs its timeline server (hoodie.embed.timeline.server).
         "hoodie.write.markers.type": (("direct",), None),

@@ -187,6 +187,14 @@ class WriteSettings(Section):
     """``delete_partition`` with rows: the partitions to drop instead of those of the rows (which are then
     not looked at). ``*`` (or ``%2A``) in a path matches any characters; paths no partition has are skipped.
     Set but empty, nothing is dropped. ``client.delete_partition(paths)`` takes its paths instead."""
+    metadata_enable: bool = False
+    """Keep the metadata table's ``files`` partition (``.hoodie/metadata``) in step with every instant
+    this writer completes, creating it from a listing when the table has none; ``False`` deletes a
+    metadata table before writing, as Apache Hudi does. Apache Hudi's Spark default is ``true``
+    (docs/metadata-table.md)."""
+    metadata_compact_max_delta_commits: PositiveInt = 10
+    """With ``metadata_enable``: compact the metadata table once this many delta commits completed
+    since its last compaction (at the start of the next write or table service)."""
     set_null_for_missing_columns: bool = False
     """An upsert batch lacking some table columns writes them as null instead of as a partial update
     that keeps their stored values (``hoodie.write.set.null.for.missing.columns``; docs/mergers.md)."""

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.timeline.timeline import Timeline
 
-__all__ = ["FilesReport", "check_in_sync", "files_view", "validate_files"]
+__all__ = ["FilesReport", "check_in_sync", "committed_files", "files_view", "validate_files"]
 
 #: Data-table actions whose completion the MDT records (as a delta commit of the same instant time).
 FILE_CHANGING_ACTIONS: Final = frozenset(
@@ -105,7 +105,8 @@ class FilesReport:
         )
 
 
-def _committed(view: FileSystemView) -> dict[str, int | None]:
+def committed_files(view: FileSystemView) -> dict[str, int | None]:
+    """Storage key -> size of every file in every slice of ``view`` (replaced groups included)."""
     out: dict[str, int | None] = {}
     for group in view.all_file_groups(include_replaced=True):
         for file_slice in group.slices:
@@ -131,8 +132,8 @@ def validate_files(storage: StorageBackend, data_timeline: Timeline, data_proper
     version = int(data_properties.get("hoodie.table.version", "6"))
     completed = data_timeline.completed()
     listed = list_table(storage)
-    from_storage = _committed(FileSystemView(listed, completed_instants=completed, table_version=version))
-    from_mdt = _committed(FileSystemView(files_view(mdt), completed_instants=completed, table_version=version))
+    from_storage = committed_files(FileSystemView(listed, completed_instants=completed, table_version=version))
+    from_mdt = committed_files(FileSystemView(files_view(mdt), completed_instants=completed, table_version=version))
     mismatch = {
         k: (int(from_mdt[k] or 0), int(from_storage[k] or 0))
         for k in from_storage.keys() & from_mdt.keys()

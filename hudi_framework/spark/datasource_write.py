@@ -164,7 +164,13 @@ class DirectWriter(DataSourceArrowWriter):
         # Single writer: failed writes of earlier jobs are rolled back first (EAGER), as every writer does.
         concurrency = WriteConcurrency.from_settings(options.settings, table)
         WriteTransaction(table.storage, table.config, operation, concurrency=concurrency).rollback_failed_writes()
-        txn = WriteTransaction(table.storage, table.config, operation)
+        txn = WriteTransaction(
+            table.storage,
+            table.config,
+            operation,
+            metadata_enable=options.settings.write.metadata_enable,
+            metadata_max_delta_commits=options.settings.write.metadata_compact_max_delta_commits,
+        )
         return cls(options, operation, txn.start(), schema)
 
     def _session(self) -> tuple[HudiTable, WriteSession]:

@@ -1,11 +1,10 @@
-"""Leaving Apache Hudi's metadata table (MDT) behind before we write.
+"""Leaving the metadata table (MDT) behind before a writer with ``hoodie.metadata.enable=false`` writes.
 
-This project does not maintain the MDT yet. A reader that trusts a listed MDT (hudi-rs on v8+ tables
-whose ``hoodie.table.metadata.partitions`` lists ``files``; Java with ``hoodie.metadata.enable``)
-would miss every file we write, so each writer first disables it the way Apache Hudi does when a
-writer runs with ``hoodie.metadata.enable=false`` (format section 7): clear the MDT partitions from
-``hoodie.properties`` (backup protocol), then delete ``.hoodie/metadata``. A later Apache Hudi writer
-with the MDT enabled rebuilds it from a listing.
+A reader that trusts a listed MDT (hudi-rs on v8+ tables whose ``hoodie.table.metadata.partitions``
+lists ``files``; Java with ``hoodie.metadata.enable``) would miss every file such a writer adds, so it
+first disables it the way Apache Hudi does (format section 7): clear the MDT partitions from
+``hoodie.properties`` (backup protocol), then delete ``.hoodie/metadata``. A later writer with the
+MDT enabled (:mod:`hudi_framework.metadata.writer`, or Apache Hudi's) rebuilds it from a listing.
 """
 
 from __future__ import annotations

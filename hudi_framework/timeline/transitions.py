@@ -28,7 +28,7 @@ import random
 import time
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from hudi_framework.errors import (
     CommitStateUnknownError,
@@ -53,6 +53,19 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
 
 _log = logging.getLogger(__name__)
+
+
+class InstantSync(Protocol):
+    """What a :class:`TimelineWriter` keeps in step with its instants (the metadata table)."""
+
+    def before_complete(self, instant: Instant, metadata: CommitMetadata | bytes | None) -> None:
+        """Record ``instant`` just before its completed file is created; raising leaves it inflight."""
+        ...
+
+    def discard(self, instant_time: str) -> None:
+        """Forget what was recorded for an instant undone without a rollback instant (an aborted write)."""
+        ...
+
 
 _ABSENT: Final = "absent"
 _DEFAULT_ATTEMPTS: Final = 32
@@ -89,6 +102,7 @@ class TimelineWriter:
         generator: InstantTimeGenerator | None = None,
         max_attempts: int = _DEFAULT_ATTEMPTS,
         hooks: CommitHooks | None = None,
+        sync: InstantSync | None = None,
     ) -> None:
         """Create a writer.
 
@@ -101,6 +115,9 @@ class TimelineWriter:
             max_attempts: How often a generated instant time is retried after losing a race.
             hooks: The commit observers (the plugins' ``hudi_pre_commit`` and
                 ``hudi_commit_completed``); none when None.
+            sync: Told of each instant after the hooks passed and just before its completed file
+                is created, and of writes undone without a rollback instant (the metadata table);
+                a failure leaves the instant inflight.
         """
         self._storage = storage
         self._layout = check_layout(layout_version)
@@ -110,6 +127,7 @@ class TimelineWriter:
         self._generator = generator if generator is not None else InstantTimeGenerator(timezone)
         self._max_attempts = max_attempts
         self._hooks = hooks
+        self._sync = sync
 
     @property
     def layout_version(self) -> int:
@@ -307,6 +325,8 @@ class TimelineWriter:
         if hooks is not None:
             # Last step before the completed file: a veto leaves nothing a reader would see.
             hooks.pre_commit(t, instant.action.value, metadata_view(metadata))
+        if self._sync is not None:
+            self._sync.before_complete(instant, metadata)
         if self._layout == LAYOUT_V1:
             if completion_time is not None:
                 raise ValueError("layout 1 takes completion times from the completed file's modification time")
@@ -471,6 +491,11 @@ class TimelineWriter:
             return self._current(instant)[1]
         except InstantNotFoundError:
             return None
+
+    def discard_synced(self, instant_time: str) -> None:
+        """Tell the sync a write was undone without a rollback instant (before its instant goes)."""
+        if self._sync is not None:
+            self._sync.discard(instant_time)
 
     def delete_instant(self, instant: Instant, *, allow_completed: bool = False) -> None:
         """Delete an instant's files, completed first and requested last (rollback's cleanup).

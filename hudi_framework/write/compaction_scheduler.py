@@ -29,22 +29,17 @@ from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.timeline.transitions import TimelineWriter
-from hudi_framework.vocabulary import TableType, TimelineTimezone
+from hudi_framework.vocabulary import TableType
+from hudi_framework.write.transaction import timeline_writer as base_timeline_writer
 
 #: Default of ``hoodie.parquet.max.file.size``: the write IO assumed for a slice without base file.
 DEFAULT_MAX_FILE_SIZE = 125_829_120
 
 
 def timeline_writer(table: HudiTable) -> TimelineWriter:
-    """A timeline writer for the table's layout and time zone, calling the table's commit hooks."""
-    cfg = table.config
-    return TimelineWriter(
-        table.storage,
-        layout_version=cfg.timeline_layout_version,
-        timeline_path=cfg.timeline_path,
-        timezone=TimelineTimezone(cfg.timeline_timezone),
-        hooks=table.commit_hooks,
-    )
+    """A timeline writer for the table's layout and time zone, calling the table's commit hooks
+    (and keeping its metadata table, when it has one, in step)."""
+    return base_timeline_writer(table.storage, table.config, hooks=table.commit_hooks)
 
 
 def _slice_groups(slices: Iterable[dict[str, Any]]) -> set[FileGroupId]:

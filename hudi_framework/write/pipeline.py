@@ -199,7 +199,15 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         check_inline_services(table, session.settings, session.plugins)  # fail before writing, not after the commit
         concurrency = WriteConcurrency.from_settings(session.settings, table)
         hooks = session.plugins.commit_hooks(table.base_uri)
-        txn = WriteTransaction(table.storage, cfg, op, concurrency=concurrency, hooks=hooks)
+        txn = WriteTransaction(
+            table.storage,
+            cfg,
+            op,
+            concurrency=concurrency,
+            hooks=hooks,
+            metadata_enable=session.settings.write.metadata_enable,
+            metadata_max_delta_commits=session.settings.write.metadata_compact_max_delta_commits,
+        )
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
             table = table.reload()
         if concurrency.optimistic:

@@ -254,6 +254,7 @@ def _undo_unrecorded(
     """A writer's own abort: files, markers, then the instant, with no rollback instant."""
     _delete_files(storage, plan)
     delete_markers(storage, plan.target_time)
+    writer.discard_synced(instant.requested_time)  # the metadata table's delta commit of the write goes too
     writer.delete_instant(instant)
     return RollbackResult(deleted=plan.deletes)
 

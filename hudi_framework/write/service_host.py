@@ -33,7 +33,6 @@ from hudi_framework.services.clean_plan import (
 )
 from hudi_framework.services.clean_trigger import commits_since_last_clean
 from hudi_framework.services.compaction_plan import CompactionPlan
-from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.instant_time import datetime_to_instant_time
@@ -49,6 +48,7 @@ from hudi_framework.write.compactor import (
 )
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_leftovers
+from hudi_framework.write.metadata_upkeep import metadata_table_upkeep
 from hudi_framework.write.rollback import RollbackResult
 from hudi_framework.write.savepoint import Savepoint, list_savepoints
 from hudi_framework.write.transaction import timeline_writer
@@ -80,9 +80,18 @@ class ServiceHost(TableServiceHost):
         return self.table.base_uri
 
     def prepare(self) -> None:
-        """Disable a metadata table we do not maintain (format section 7), re-reading the table if there was one."""
-        if disable_metadata_table(self.table.storage):
-            self.table.reload()
+        """Build the metadata table (``hoodie.metadata.enable``) or delete it (format section 7),
+        re-reading the table when its properties changed."""
+        table, write = self.table, self.settings.write
+        changed = metadata_table_upkeep(
+            table.storage,
+            table.config,
+            lambda: table.timeline,
+            enabled=write.metadata_enable,
+            max_delta_commits=write.metadata_compact_max_delta_commits,
+        )
+        if changed:
+            table.reload()
 
     def reload(self) -> None:
         """Re-read the table's config and timeline."""

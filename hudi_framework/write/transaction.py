@@ -35,7 +35,8 @@ from hudi_framework.errors import (
 )
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.lock import table_lock
-from hudi_framework.table.metadata_table import disable_metadata_table
+from hudi_framework.metadata.writer import metadata_sync
+from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.commit_hooks import CommitHooks
 from hudi_framework.timeline.instant import Action, Instant, State
@@ -48,6 +49,7 @@ from hudi_framework.write.failed_writes import rollback_failed_writes
 from hudi_framework.write.heartbeat import Heartbeat, heartbeat_key
 from hudi_framework.write.incomplete import discard_incomplete_writes
 from hudi_framework.write.markers import delete_markers, marked_data_files
+from hudi_framework.write.metadata_upkeep import metadata_table_upkeep
 from hudi_framework.write.operation import action_of
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
@@ -57,13 +59,15 @@ def timeline_writer(
     storage: StorageBackend, config: TableConfig, *, hooks: CommitHooks | None = None
 ) -> TimelineWriter:
     """A timeline writer for the table's layout and time zone, calling ``hooks`` (the table's
-    :attr:`~hudi_framework.runtime.table.HudiTable.commit_hooks`) around completions."""
+    :attr:`~hudi_framework.runtime.table.HudiTable.commit_hooks`) around completions and keeping the
+    metadata table, when the table has one, in step with every instant it completes."""
     return TimelineWriter(
         storage,
         layout_version=config.timeline_layout_version,
         timeline_path=config.timeline_path,
         timezone=TimelineTimezone(config.timeline_timezone),
         hooks=hooks,
+        sync=metadata_sync(storage, config),
     )
 
 
@@ -83,6 +87,10 @@ class WriteTransaction:
         hooks: The plugins' commit hooks (``HudiTable.commit_hooks``): ``hudi_pre_commit`` may
             veto the commit (it is then rolled back as any failed write), ``hudi_commit_completed``
             runs after it (a failure there is a post-commit failure). None: no hooks.
+        metadata_enable: ``hoodie.metadata.enable``: ``start`` builds the metadata table when the
+            table has none (and compacts it when due) and every completion updates it; False:
+            ``start`` deletes it.
+        metadata_max_delta_commits: ``hoodie.metadata.compact.max.delta.commits``.
     """
 
     storage: StorageBackend
@@ -92,6 +100,8 @@ class WriteTransaction:
     concurrency: WriteConcurrency | None = None
     baseline: WriteBaseline | None = None
     hooks: CommitHooks | None = None
+    metadata_enable: bool = False
+    metadata_max_delta_commits: int = 10
     _writer: TimelineWriter | None = field(default=None, repr=False)
     _heartbeat: Heartbeat | None = field(default=None, repr=False)
     _failed_writes_done: bool = field(default=False, repr=False)
@@ -125,9 +135,19 @@ class WriteTransaction:
     def start(self) -> Instant:
         """Create the requested and inflight instant files (a new, strictly later instant time).
 
-        An Apache Hudi metadata table is disabled first: it would not list what this write adds.
+        The metadata table is built first (``metadata_enable``) or deleted (it would not list what
+        this write adds).
         """
-        disable_metadata_table(self.storage)
+        changed = metadata_table_upkeep(
+            self.storage,
+            self.config,
+            self.writer.timeline,
+            enabled=self.metadata_enable,
+            max_delta_commits=self.metadata_max_delta_commits,
+        )
+        if changed:
+            self.config = TableConfig.from_properties(load_properties(self.storage))
+            self._writer = None  # the new writer keeps the metadata table in step
         cc = self.concurrency
         if not self._failed_writes_done:
             self.rollback_failed_writes()

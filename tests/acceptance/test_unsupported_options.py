@@ -48,8 +48,12 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.copyonwrite.insert.split.size", "500000", None),
     ("hoodie.combine.before.delete", "true", None),
     ("hoodie.datasource.write.drop.partition.columns", "true", None),
-    ("hoodie.metadata.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.index.column.stats.enable", "true", METADATA_TABLE),
+    ("hoodie.metadata.index.partition.stats.enable", "true", METADATA_TABLE),
+    ("hoodie.metadata.index.bloom.filter.enable", "true", METADATA_TABLE),
+    ("hoodie.metadata.record.index.enable", "true", METADATA_TABLE),
+    ("hoodie.metadata.global.record.level.index.enable", "true", METADATA_TABLE),
+    ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.clean.trigger.strategy", "NUM_HOURS", None),
 ]
 
@@ -64,6 +68,7 @@ HONEST: list[tuple[str, str]] = [
     ("hoodie.combine.before.delete", "false"),
     ("hoodie.datasource.write.drop.partition.columns", "false"),
     ("hoodie.metadata.enable", "false"),
+    ("hoodie.metadata.enable", "true"),
     ("hoodie.metadata.index.column.stats.enable", "false"),
     ("hoodie.clean.trigger.strategy", "NUM_COMMITS"),
 ]

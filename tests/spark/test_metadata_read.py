@@ -1,5 +1,6 @@
 """``hoodie.metadata.enable`` through ``spark.read.format("hudi")``: both values read Apache Hudi's
-tables right; on writes the option is still refused unless false (our writers do not keep the MDT)."""
+tables right; on writes (``df.write`` and ``SparkWriteClient``) ``true`` keeps the metadata table in
+step with every commit."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from hudi_framework.config import HudiSettings
+from hudi_framework.runtime.table import HudiTable
+from hudi_framework.spark.write_engine import SparkWriteClient
+from hudi_framework.table.table_config import new_table_config
+from tests.acceptance.test_metadata_table_write import MDT_ON, check_mdt
 from tests.compat.test_read_fixtures import _hash
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 
@@ -28,16 +34,40 @@ def test_metadata_enable_on_spark_reads(spark: Any, extract_fixture: Extract, en
     assert _hash(ours) == _hash(expected)
 
 
-def test_metadata_enable_true_is_refused_on_writes(spark: Any, tmp_path: Path) -> None:
-    df = spark.createDataFrame([("k1", "p", 1)], "id string, part string, ts long")
-    writer = (
-        df.write.format("hudi")
-        .option("hoodie.table.name", "t")
-        .option("hoodie.datasource.write.recordkey.field", "id")
-        .option("hoodie.datasource.write.partitionpath.field", "part")
-        .option("hoodie.datasource.write.precombine.field", "ts")
-        .option("hoodie.metadata.enable", "true")
-        .mode("append")
-    )
-    with pytest.raises(Exception, match=r"hoodie\.metadata\.enable"):
-        writer.save(str(tmp_path / "t"))
+def test_df_write_with_metadata_enable_keeps_the_mdt(
+    spark: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "t"
+
+    def write(rows: list[tuple[str, str, int]]) -> None:
+        df = spark.createDataFrame(rows, "id string, city string, ts long")
+        (
+            df.write.format("hudi")
+            .option("hoodie.table.name", "t")
+            .option("hoodie.datasource.write.recordkey.field", "id")
+            .option("hoodie.datasource.write.partitionpath.field", "city")
+            .option("hoodie.datasource.write.precombine.field", "ts")
+            .option("hoodie.metadata.enable", "true")
+            .mode("append")
+            .save(str(path))
+        )
+
+    write([("a", "sf", 1), ("x", "ny", 1)])
+    assert check_mdt(path, caplog) == [("a", "sf", 1), ("x", "ny", 1)]
+    write([("a", "sf", 2), ("b", "la", 1)])
+    assert check_mdt(path, caplog) == [("a", "sf", 2), ("b", "la", 1), ("x", "ny", 1)]
+
+
+def test_spark_write_client_with_metadata_enable_keeps_the_mdt(
+    spark: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "t"
+    config = new_table_config(
+        "t", version=9, table_type="MERGE_ON_READ", record_key_fields=["id"], partition_fields=["city"],
+        ordering_fields=["ts"],
+    )  # fmt: skip
+    settings = HudiSettings.from_hoodie_options(MDT_ON, env=False)
+    client = SparkWriteClient(HudiTable.create(str(path), config), settings, spark)
+    client.insert(spark.createDataFrame([("a", "sf", 1), ("x", "ny", 1)], "id string, city string, ts long"))
+    client.upsert(spark.createDataFrame([("a", "sf", 2)], "id string, city string, ts long"))
+    assert check_mdt(path, caplog) == [("a", "sf", 2), ("x", "ny", 1)]
