@@ -185,23 +185,26 @@ def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("key", "value", "field", "refused_on_write"),
+    ("key", "value", "field"),
     [
-        (
-            "hoodie.datasource.read.incr.fallback.fulltablescan.enable",
-            "false",
-            "incremental_fallback_full_scan",
-            "false",
-        ),
-        ("hoodie.metadata.enable", "false", "metadata_enable", "true"),
+        ("hoodie.datasource.read.incr.fallback.fulltablescan.enable", "false", "incremental_fallback_full_scan"),
+        ("hoodie.metadata.enable", "false", "metadata_enable"),
     ],
 )
-def test_read_only_options_reach_spark_reads_and_act(key: str, value: str, field: str, refused_on_write: str) -> None:
-    """Options only reads act on are taken by a Spark read's options, never refused by the settings."""
+def test_read_only_options_reach_spark_reads_and_act(key: str, value: str, field: str) -> None:
+    """Options reads act on are taken by a Spark read's options, never refused by the settings."""
     from hudi_framework.read.reader import build_options
 
     parsed = SourceOptions.parse({"path": "/tmp/t", key: value}, read=True)
     assert getattr(build_options(options=parsed.hoodie), field) is False
-    # A write cannot act on these values, so it refuses them.
+
+
+def test_a_write_refuses_the_incremental_fallback_option_it_cannot_act_on() -> None:
     with pytest.raises(ConfigError):
-        SourceOptions.parse({"path": "/tmp/t", "hoodie.table.name": "t", key: refused_on_write})
+        SourceOptions.parse(
+            {
+                "path": "/tmp/t",
+                "hoodie.table.name": "t",
+                "hoodie.datasource.read.incr.fallback.fulltablescan.enable": "false",
+            }
+        )
