@@ -142,6 +142,8 @@ def test_version_6_tables_get_no_positions(place: Place) -> None:
     assert all(HeaderKey.RECORD_POSITIONS not in b.header for _, b in blocks)
 
 
+# Random tables on local disk only (the S3 cases above cover positions written through storage).
+@pytest.mark.parametrize("place", ["local"], indirect=True)
 @pytest.mark.parametrize("seed", range(4))
 def test_merge_by_position_returns_the_rows_of_the_merge_by_key(
     place: Place, seed: int, monkeypatch: pytest.MonkeyPatch
