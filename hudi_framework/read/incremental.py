@@ -192,7 +192,7 @@ def _full_scan(
     options: ReadOptions,
 ) -> ReadPlan:
     """Java's fallback: the *latest* snapshot, filtered by commit time."""
-    slices = read_slices(table, as_of=None, full_schema=full_schema, filters=filters)
+    slices, _ = read_slices(table, as_of=None, full_schema=full_schema, filters=filters)
     if table.config.is_mor:
         tasks = plan_slice_tasks(
             table, slices, schema=plan.schema, full_schema=full_schema, filters=filters,

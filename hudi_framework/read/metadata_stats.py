@@ -141,7 +141,7 @@ class MetadataTableStats:
         if kind is None:
             # A version-1 index: values carry their logical wrapper but no type; a number for a
             # temporal column may be days or micros, so it is not compared.
-            if _is_temporal(target) and not _is_temporal(low.type):
+            if pa.types.is_temporal(target) and not pa.types.is_temporal(low.type):
                 return None
             return low, high
         stored = _TEMPORAL.get(kind)
@@ -154,10 +154,6 @@ class MetadataTableStats:
             # The instant is the same whatever zone the read type names.
             return low.cast(target), high.cast(target)
         return low, high
-
-
-def _is_temporal(typ: pa.DataType) -> bool:
-    return bool(pa.types.is_temporal(typ))
 
 
 def _dense_union(arrays: list[pa.Array]) -> pa.UnionArray:

@@ -76,9 +76,9 @@ def check_time_travel(timeline: Timeline, as_of: str) -> None:
 
 def read_slices(
     table: HudiTable, *, as_of: str | None, full_schema: pa.Schema, filters: Disjunction, use_metadata: bool = False
-) -> list[FileSlice]:
-    """The latest slice of every live file group as of ``as_of``, their files checked in the
-    partitions ``filters`` keep.
+) -> tuple[list[FileSlice], set[str]]:
+    """The latest slice of every live file group as of ``as_of``, and the partitions ``filters``
+    keep (whose slices' files are checked).
 
     Raises:
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
@@ -90,7 +90,7 @@ def read_slices(
     check_base_file_formats(slices, READABLE_FORMATS)
     read = prune(table.config, [s.partition_path for s in slices], full_schema=full_schema, filters=filters)[0]
     check_slice_files(table, view, [s for s in slices if s.partition_path in read], as_of, partitions=read)
-    return slices
+    return slices, set(read)
 
 
 def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: ColumnStatsSource | None = None) -> ReadPlan:
@@ -124,13 +124,10 @@ def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: Colum
     filters = normalize_filters(options.filters)
     check_columns(filters, full_schema)
     schema = project(full_schema, options.columns)
-    slices = read_slices(
+    slices, kept = read_slices(
         table, as_of=as_of, full_schema=full_schema, filters=filters, use_metadata=options.metadata_enable
     )
     merged = config.is_mor and options.query_type is QueryType.SNAPSHOT
-    partitions = [s.partition_path for s in slices]
-    # Unfiltered reads keep every partition: no path decoding on the plain read's planning.
-    kept = set(prune(config, partitions, full_schema=full_schema, filters=filters)[0]) if filters else set(partitions)
     if not options.data_skipping:
         stats_source = None
     elif stats_source is None:

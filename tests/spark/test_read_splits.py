@@ -88,7 +88,7 @@ def test_the_session_s_split_settings_travel_with_the_registration(
     assert spark.read.format("hudi").load(path).rdd.getNumPartitions() == 8  # one file per split
 
 
-def test_spark_session_registers_with_the_sizing_of_the_session(spark: Any) -> None:
+def test_split_sizing_reads_the_session_s_file_split_settings(spark: Any) -> None:
     assert spark_session() is spark  # the running session, registered again with its own sizing
     assert split_sizing(spark) == SplitSizing(
         max_split_bytes=128 * 1024 * 1024, open_cost_bytes=4 * 1024 * 1024, min_splits=2
