@@ -208,7 +208,7 @@ class LockProviderContract:
             t.start()
         for t in threads:
             t.join(120)
-        assert not errors
+        assert not errors, errors
         assert inside[1] == 1, "two holders were inside the critical section at once"
         assert int(counter.read_text()) == self.THREADS * self.INCREMENTS
 
