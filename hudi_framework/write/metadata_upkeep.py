@@ -17,8 +17,15 @@ from types import MappingProxyType
 
 from hudi_framework.config.sections import WriteSettings
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.metadata.column_stats_partition import (
+    COLUMN_LIST_KEY,
+    COLUMN_STATS_FILE_GROUPS_KEY,
+    MAX_COLUMNS_KEY,
+)
 from hudi_framework.metadata.compaction import compact_metadata_table
 from hudi_framework.metadata.options import MetadataWriteOptions
+from hudi_framework.metadata.partition_stats_partition import PARTITION_STATS_FILE_GROUPS_KEY
+from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
@@ -33,8 +40,20 @@ def metadata_write_options(write: WriteSettings) -> MetadataWriteOptions:
     return MetadataWriteOptions(
         enable=write.metadata_enable,
         compact_max_delta_commits=write.metadata_compact_max_delta_commits,
-        partitions=MappingProxyType({}),
-        values=MappingProxyType({}),
+        partitions=MappingProxyType(
+            {
+                MetadataPartition.COLUMN_STATS.value: write.metadata_column_stats_enable,
+                MetadataPartition.PARTITION_STATS.value: write.metadata_column_stats_enable,
+            }
+        ),
+        values=MappingProxyType(
+            {
+                COLUMN_LIST_KEY: ",".join(write.metadata_column_stats_columns),
+                MAX_COLUMNS_KEY: str(write.metadata_column_stats_max_columns),
+                COLUMN_STATS_FILE_GROUPS_KEY: str(write.metadata_column_stats_file_groups),
+                PARTITION_STATS_FILE_GROUPS_KEY: str(write.metadata_partition_stats_file_groups),
+            }
+        ),
     )
 
 
