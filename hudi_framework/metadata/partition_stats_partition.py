@@ -181,10 +181,27 @@ class PartitionStatsBuilder(PartitionBuilder):
         older = [f for f in files if f not in written]
         mdt = ctx.open_mdt()
         schema = latest_schema(timeline, ctx.config)
+        known: set[tuple[str, str]] = set()
         if older and mdt is not None and schema is not None:
             kept = MetadataTableStats(mdt, _with_meta(schema)).column_stats(older, columns)
             if kept is not None:
                 parts.append(kept)
+                known = set(zip(kept.column(FILE_NAME).to_pylist(), kept.column(COLUMN_NAME).to_pylist(), strict=True))
+        # A file whose statistics the MDT does not hold in one type (another writer's, a log file of
+        # deletes) is read itself: bounds left out would make the partition's too narrow.
+        unknown = [f for f in older if any((f[1], c) not in known for c in columns)]
+        if unknown:
+            read = file_column_stats(ctx.storage, unknown, columns)
+            if read is not None:
+                fresh = pa.array(
+                    [
+                        (n, c) not in known
+                        for n, c in zip(
+                            read.column(FILE_NAME).to_pylist(), read.column(COLUMN_NAME).to_pylist(), strict=True
+                        )
+                    ]
+                )
+                parts.append(read.filter(fresh))
         folded = partition_stats(concat_stats(parts)) if parts else None
         return PartitionRecords(stats_records(folded, tight=True, partition_level=True) if folded else [])
 
