@@ -165,7 +165,19 @@ def test_column_stats_are_the_files_statistics_in_apache_hudis_shape(tmp_path: P
         ts = log_rows.filter(pc.equal(log_rows.column("column_name"), "ts"))
         assert stat_values(ts.column("min_value")).to_pylist() == [3]
 
-    # partition_stats: bounds over each partition's latest files, tight.
+    # partition_stats: bounds over each partition's latest files, tight: every stored value inside.
+    per_partition = mdt.partition_stats(["ts", "amount", "id"])
+    everything = read_table(table)
+    for row in per_partition.to_pylist():
+        values = everything.filter(pc.equal(everything.column("city"), row["partition_path"])).column(
+            row["column_name"]
+        )
+        info = row["value_type_info"]
+        low = stat_values(pa.array([row["min_value"]], per_partition.schema.field("min_value").type), info)[0].as_py()
+        high = stat_values(pa.array([row["max_value"]], per_partition.schema.field("max_value").type), info)[0].as_py()
+        assert low <= pc.min(values).as_py(), row
+        assert pc.max(values).as_py() <= high, row
+    assert len(per_partition) == 2 * 3
     part = _partition_records(table, "partition_stats")
     sf_ts = part[partition_stats_key("ts", "sf")]["ColumnStatsMetadata"]
     assert sf_ts["fileName"] == "sf"
