@@ -71,14 +71,15 @@ def _mdt_files(path: Path) -> list[Path]:
     return [p for p in (path / ".hoodie" / "metadata").rglob("*") if p.is_file()]
 
 
-def check_mdt(path: Path, caplog: pytest.LogCaptureFixture) -> Rows:
-    """Assert the MDT is in step and complete; return the rows (all readers agree)."""
+def check_mdt(path: Path, caplog: pytest.LogCaptureFixture, partitions: tuple[str, ...] = ("files",)) -> Rows:
+    """Assert the MDT (with ``partitions``) is in step and complete; return the rows (all readers agree)."""
     table = HudiTable.open(str(path))
     storage = LocalStorageBackend(str(path))
-    assert table.config.metadata_partitions == ("files",)
+    assert table.config.metadata_partitions == partitions
     mdt = MetadataTable.open(storage, table.properties)
     assert mdt is not None
-    check_in_sync(mdt, table.timeline)
+    for partition in partitions:
+        check_in_sync(mdt, table.timeline, partition)
     report = validate_files(storage, table.timeline, table.properties)
     assert report.ok, report
     assert mdt.all_partitions() == table.file_system_view().partitions
