@@ -270,3 +270,34 @@ def test_an_explicit_column_list_and_file_group_count_act(tmp_path: Path) -> Non
     assert set(mdt.column_stats().column("column_name").to_pylist()) == {
         "_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_record_key", "ts", "id",
     }  # fmt: skip
+
+
+def test_the_mdt_compaction_keeps_the_statistics(tmp_path: Path) -> None:
+    from hudi_framework.timeline.instant import Action
+
+    path = tmp_path / "t"
+    client = WriteClient(
+        _create(path, "MERGE_ON_READ"), _settings(**{"hoodie.metadata.compact.max.delta.commits": "5"})
+    )
+    client.insert(_rows("ab", "sf", 1))
+    client.insert(_rows("cd", "ny", 2))
+    for ts in (3, 4, 5):
+        client.upsert(_rows("a", "sf", ts))
+    table = HudiTable.open(str(path))
+    mdt = MetadataTable.open(table.storage, table.properties)
+    assert mdt is not None
+    (compaction,) = mdt.timeline.completed({Action.COMMIT})
+    for partition, groups in (("column_stats", 2), ("partition_stats", 1)):
+        bases = list((path / ".hoodie/metadata" / partition).glob(f"*_{compaction.requested_time}.hfile"))
+        assert len(bases) == groups, partition
+    stats = mdt.column_stats()
+    files = set(zip(stats.column("partition_path").to_pylist(), stats.column("file_name").to_pylist(), strict=True))
+    assert _latest_files(table) <= files
+    assert stats.num_rows == len(files) * len(INDEXED)
+    ts = mdt.partition_stats(["ts"]).filter(pc.equal(mdt.partition_stats(["ts"]).column("partition_path"), "sf"))
+    assert stat_values(ts.column("max_value")).to_pylist() == [5]
+    everything = read_table(table, options={"hoodie.metadata.enable": "false"})
+    assert (
+        read_table(table, filters=[("ts", "=", 2)]).num_rows
+        == everything.filter(pc.equal(everything.column("ts"), 2)).num_rows
+    )
