@@ -84,14 +84,15 @@ def validate(
 
 @metadata.command("init")
 def init(path: PathArg, config: ConfigOpt = None) -> None:
-    """Build the metadata table's files partition from a storage listing, unless the table has one.
+    """Build the metadata table from a storage listing (its files partition, and the column statistics
+    partitions unless the config turns them off), or bring an existing one to the config's partitions.
 
     Run it with no writer on the table; writers then need ``hoodie.metadata.enable=true`` to keep it
     (a writer with ``false`` deletes it).
     """
-    table = open_table(path, settings_from(config))
-    had = "files" in table.config.metadata_partitions
     settings = settings_from(config)
+    table = open_table(path, settings)
+    had = "files" in table.config.metadata_partitions
     options = replace(metadata_write_options(settings.write), enable=True)
     changed = prepare_metadata_table(table.storage, table.config, lambda: table.timeline, options)
     if not changed:

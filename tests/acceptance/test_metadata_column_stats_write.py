@@ -301,3 +301,25 @@ def test_the_mdt_compaction_keeps_the_statistics(tmp_path: Path) -> None:
         read_table(table, filters=[("ts", "=", 2)]).num_rows
         == everything.filter(pc.equal(everything.column("ts"), 2)).num_rows
     )
+
+
+def test_a_rollback_removes_the_statistics_of_the_rolled_back_write(tmp_path: Path) -> None:
+    from hudi_framework.write.savepoint import rollback_latest_commit
+
+    path = tmp_path / "t"
+    client = WriteClient(_create(path, "MERGE_ON_READ"), _settings())
+    client.insert(_rows("ab", "sf", 1))
+    client.upsert(_rows("a", "sf", 2))
+    table = HudiTable.open(str(path))
+    last = table.timeline.completed()[-1].requested_time
+    rollback_latest_commit(table)
+    table = HudiTable.open(str(path))
+    mdt = MetadataTable.open(table.storage, table.properties)
+    assert mdt is not None
+    for partition in ("files", "column_stats", "partition_stats"):
+        check_in_sync(mdt, table.timeline, partition)
+        assert not list((path / ".hoodie/metadata" / partition).glob(f"*{last}*")), partition
+    held = set(mdt.column_stats().column("file_name").to_pylist())
+    assert not [n for n in held if last in n]
+    ts = mdt.partition_stats(["ts"])
+    assert stat_values(ts.column("max_value")).to_pylist() == [1], "the rolled-back write's bounds are gone"
