@@ -372,8 +372,20 @@ class MetadataTable:
         Raises:
             MetadataTableUnusableError: ``column_stats`` is not a usable MDT partition.
         """
-        self._require(MetadataPartition.COLUMN_STATS)
-        records = self._read_slices(self.file_slices(MetadataPartition.COLUMN_STATS), ["key", "ColumnStatsMetadata"])
+        return self._stats(MetadataPartition.COLUMN_STATS, columns)
+
+    def partition_stats(self, columns: Iterable[str] | None = None) -> pa.Table:
+        """Partition-level column statistics, one row per (partition, column): the shape of
+        :meth:`column_stats`, ``file_name`` holding the partition path.
+
+        Raises:
+            MetadataTableUnusableError: ``partition_stats`` is not a usable MDT partition.
+        """
+        return self._stats(MetadataPartition.PARTITION_STATS, columns)
+
+    def _stats(self, partition: str, columns: Iterable[str] | None) -> pa.Table:
+        self._require(partition)
+        records = self._read_slices(self.file_slices(partition), ["key", "ColumnStatsMetadata"])
         rows = records.rows
         stats = pc.struct_field(rows.column("ColumnStatsMetadata"), "columnName")
         if columns is not None:

@@ -11,6 +11,7 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.validate import check_in_sync, validate_files
 from hudi_framework.read import read_table
+from hudi_framework.read.reader import build_options, plan_read
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
@@ -44,9 +45,14 @@ def test_writes_keep_the_mdt_and_reads_plan_from_it(uri: str, endpoint: str, tab
     table = HudiTable.open(uri, storage_options=s3_options(endpoint))
     mdt = MetadataTable.open(table.storage, table.properties)
     assert mdt is not None
-    check_in_sync(mdt, table.timeline)
+    for partition in ("files", "column_stats", "partition_stats"):  # column statistics: on by default
+        check_in_sync(mdt, table.timeline, partition)
     report = validate_files(table.storage, table.timeline, table.properties)
     assert report.ok, report
+    plan = plan_read(table, build_options(filters=[("ts", "=", 1)]))
+    assert plan.skipping.stats_source == "metadata_table"
+    if table_type == "COPY_ON_WRITE":
+        assert plan.skipping.files_skipped == 2  # sf and la: their files hold ts 2 only
 
     table, listed = _open(uri, endpoint)
     from_mdt = _triples(read_table(table))

@@ -98,6 +98,27 @@ def _read(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True, "rows": spark.read.parquet(req["out"]).count()}
 
 
+def _filtered_read(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
+    """A read with a filter Spark pushes down (Hudi's data skipping sees it), and the number of files
+    its scan read (the scan's ``numFiles`` metric, adaptive execution off so the plan is final)."""
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        df = spark.read.format("hudi").options(**req.get("options", {})).load(req["path"]).where(req["where"])
+        df.collect()
+        files = 0
+        leaves = df._jdf.queryExecution().executedPlan().collectLeaves()
+        for i in range(leaves.size()):
+            metric = leaves.apply(i).metrics().get("numFiles")
+            if metric.isDefined():
+                files += int(metric.get().value())
+        spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+        df.write.mode("overwrite").parquet(req["out"])
+    finally:
+        spark.conf.unset("spark.sql.parquet.outputTimestampType")
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    return {"ok": True, "files": files}
+
+
 def _sql(spark: Any, req: dict[str, Any]) -> dict[str, Any]:
     df = spark.sql(req["query"])
     rows = [{k: (None if v is None else str(v)) for k, v in row.asDict().items()} for row in df.collect()]
@@ -254,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     protocol.write(json.dumps({"ok": True, "ready": True, "spark": version, "hudi": str(hudi)}) + "\n")
     handlers: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
-        "write": _write, "read": _read, "sql": _sql, "lock": _lock, "scan": _scan, "hfile": _hfile,
+        "write": _write, "read": _read, "filtered_read": _filtered_read, "sql": _sql, "lock": _lock, "scan": _scan,
+        "hfile": _hfile,
         "ping": lambda _s, _r: {"ok": True},
     }  # fmt: skip
     for line in sys.stdin:
