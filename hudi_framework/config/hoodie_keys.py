@@ -196,6 +196,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     # Java writer gets it whichever index it runs), and two different values are a conflict.
     _k("index.options.update_partition_path", "hoodie.bloom.index.update.partition.path"),
     _k("index.options.update_partition_path", "hoodie.simple.index.update.partition.path"),
+    _k("index.options.update_partition_path", "hoodie.record.index.update.partition.path"),
     # ------------------------------------------------------------------ merger
     _k("merger.mode", "hoodie.write.record.merge.mode", "hoodie.record.merge.mode"),
     _k(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
@@ -184,8 +184,11 @@ def read_file_info(data: bytes, trailer: HFileTrailer | None = None) -> dict[byt
     raise HFileFormatError("the load-on-open section has no FILEINF2 block")
 
 
-def read_hfile(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+def read_hfile(data: bytes, rows: Set[bytes] | None = None) -> Iterator[tuple[bytes, bytes]]:
     """Every cell of the HFile ``data`` as (row key, value), in key order.
+
+    With ``rows``, only the cells of those row keys: the others are stepped over without copying
+    their values (a keyed lookup in a large metadata-table file group).
 
     Raises:
         HFileFormatError: The trailer, a block header or a cell is damaged, or the number of cells
@@ -200,9 +203,11 @@ def read_hfile(data: bytes) -> Iterator[tuple[bytes, bytes]]:
     while offset < trailer.load_on_open_offset:
         block = _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
         if block.magic == DATA_MAGIC:
-            for cell in _cells(block, with_mvcc):
+            payload = block.payload
+            for row, start, stop in _cells(block, with_mvcc):
                 count += 1
-                yield cell
+                if rows is None or row in rows:
+                    yield row, payload[start:stop]
         elif block.magic == b"DATABLKE":
             raise HFileFormatError(f"data block at {offset} uses a data block encoding, which Hudi never writes")
         offset = block.end
@@ -242,7 +247,8 @@ def _read_block(data: bytes, offset: int, end: int, compression: HFileCompressio
     return _Block(magic, offset, block_end, payload[:uncompressed])
 
 
-def _cells(block: _Block, with_mvcc: bool) -> Iterator[tuple[bytes, bytes]]:
+def _cells(block: _Block, with_mvcc: bool) -> Iterator[tuple[bytes, int, int]]:
+    """(row key, value start, value end) of every cell of a data block."""
     payload = block.payload
     size = len(payload)
     pos = 0
@@ -262,7 +268,7 @@ def _cells(block: _Block, with_mvcc: bool) -> Iterator[tuple[bytes, bytes]]:
         if 2 + row_length + 1 + _KEY_TAIL > key_length:
             raise HFileFormatError(f"row of {row_length} bytes overflows its {key_length}-byte cell key")
         row = payload[key_start + 2 : key_start + 2 + row_length]
-        yield row, payload[value_start:value_end]
+        yield row, value_start, value_end
         pos = _skip_vlong(payload, value_end, block.offset) if with_mvcc else value_end
 
 
