@@ -68,9 +68,7 @@ class RecordIndexLocator(KeyLocator):
         # orders locations, and a batch holds few distinct ones: format those once each.
         millis = found.column("instant_time_millis").combine_chunks()
         distinct = pc.unique(millis).drop_null()
-        texts = pa.array(
-            [epoch_ms_to_instant_time(m, self._timezone) for m in distinct.to_pylist()], pa.large_string()
-        )
+        texts = pa.array([epoch_ms_to_instant_time(m, self._timezone) for m in distinct.to_pylist()], pa.large_string())
         instants = pc.fill_null(pc.take(texts, pc.index_in(millis, value_set=distinct)), "")
         return pa.table(
             {

@@ -134,9 +134,7 @@ def test_tagging_from_record_index_equals_reading_every_base_file(
     }
 
 
-def test_without_record_index_it_falls_back_to_the_base_files(
-    extract_fixture: Extract, tmp_path: Path
-) -> None:
+def test_without_record_index_it_falls_back_to_the_base_files(extract_fixture: Extract, tmp_path: Path) -> None:
     base = _copy(extract_fixture(RLI_FIXTURES[0])[0], tmp_path)
     storage = LocalStorageBackend(str(base))
     props = load_properties(storage)
