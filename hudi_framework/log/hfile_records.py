@@ -30,7 +30,7 @@ from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFil
 from hudi_framework.errors import HFileFormatError, HFileWriteError, UnsupportedLogBlockError
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical
 from hudi_framework.log.avro_unions import rewrite_unions
-from hudi_framework.log.hfile import read_file_info, read_hfile, read_trailer
+from hudi_framework.log.hfile import find_cells, read_file_info, read_hfile, read_trailer
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 from hudi_framework.model.schema import AvroSchema, avro_to_arrow
 
@@ -101,7 +101,8 @@ class HFileRecordDecoder:
         keys: list[str] = []
         rows: list[dict[str, Any]] = []
         converter = self._converter
-        for row_key, value in read_hfile(content, only):
+        cells = read_hfile(content) if only is None else find_cells(content, sorted(only))
+        for row_key, value in cells:
             try:
                 key = row_key.decode("utf-8")
                 record: Any = fastavro.schemaless_reader(

@@ -254,14 +254,13 @@ class MetadataTable:
         return view.latest_file_slices(partition)
 
     def _read_slices(
-        self, slices: Sequence[FileSlice], columns: Sequence[str], keys: pa.Array | None = None
+        self, slices: Sequence[FileSlice], columns: Sequence[str], keys: Sequence[pa.Array] | None = None
     ) -> _Records:
         """Decode the committed records of ``slices``, each tagged with its block sequence number.
 
-        With ``keys`` (distinct strings), only the records and deletions of those keys: other
-        records are stepped over without decoding (a keyed lookup in large file groups).
+        With ``keys`` (per slice, distinct strings), only the records and deletions of those keys
+        in each slice: other records are not decoded (a keyed lookup in large file groups).
         """
-        wanted = None if keys is None else {k.encode("utf-8") for k in keys.to_pylist()}
         completed = self.completed_instants()
         start = self._timeline.instants[0].requested_time if self._timeline.instants else None
         tables: list[pa.Table] = []
@@ -270,7 +269,9 @@ class MetadataTable:
         # Every file of the slices in one batch: object stores read them concurrently.
         files = [k for s in slices for k in ([s.base_file_key] if s.base_file_key else []) + s.log_file_keys]
         contents = dict(zip(files, self._read_many(files), strict=True))
-        for file_slice in slices:
+        for i, file_slice in enumerate(slices):
+            slice_keys = None if keys is None else keys[i]
+            wanted = None if slice_keys is None else {k.encode("utf-8") for k in slice_keys.to_pylist()}
             if file_slice.base_file_key is not None:
                 content = contents[file_slice.base_file_key]
                 decoded = self._decode(content, None, columns, file_slice.base_file_key, wanted)
@@ -296,8 +297,8 @@ class MetadataTable:
                         blocks.append((instant, _tag(records, columns, seq), False))
                     elif isinstance(block, DeleteBlock):
                         gone = block.columns.record_keys.cast(pa.string())
-                        if keys is not None:
-                            gone = gone.filter(pc.is_in(gone, value_set=keys))
+                        if slice_keys is not None:
+                            gone = gone.filter(pc.is_in(gone, value_set=slice_keys))
                         deletes = pa.table({"key": gone, _SEQ: pa.array(np.full(len(gone), seq))})
                         blocks.append((instant, deletes, True))
                     seq += 1
@@ -501,9 +502,11 @@ class MetadataTable:
         if not slices or len(wanted) == 0:
             return RECORD_INDEX_SCHEMA.empty_table()
         distinct = wanted.unique().drop_null()
-        groups = np.unique(record_index_file_groups(distinct, len(slices)))
+        of_key = record_index_file_groups(distinct, len(slices))
+        groups = np.unique(of_key)
         chosen = [slices[int(i)] for i in groups]
-        records = self._read_slices(chosen, ["key", "recordIndexMetadata"], distinct)
+        per_group = [distinct.filter(pa.array(of_key == i)) for i in groups]
+        records = self._read_slices(chosen, ["key", "recordIndexMetadata"], per_group)
         latest = _latest_per_key(records, distinct)
         info = latest.column("recordIndexMetadata").combine_chunks()
         return pa.table(

@@ -41,9 +41,7 @@ def test_spark_tags_from_the_record_index_as_the_local_engine(
     expected = tag_locations(RecordLevelIndex(), incoming, slices, LocalStorageBackend(str(base)))
     keyed: list[int] = []
     original = tagging_stage._keyed_found
-    monkeypatch.setattr(
-        tagging_stage, "_keyed_found", lambda *a, **k: keyed.append(1) or original(*a, **k)
-    )
+    monkeypatch.setattr(tagging_stage, "_keyed_found", lambda *a, **k: keyed.append(1) or original(*a, **k))
     # The file-based lookups must not run: the record index answers.
     monkeypatch.setattr(tagging_stage, "_lookup_task", None)
     settings = HudiSettings.from_hoodie_options({"hoodie.index.type": "RECORD_INDEX"}, env=False)
