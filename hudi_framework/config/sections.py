@@ -192,6 +192,15 @@ class WriteSettings(Section):
     this writer completes, creating it from a listing when the table has none; ``False`` deletes a
     metadata table before writing, as Apache Hudi does. Apache Hudi's Spark default is ``true``
     (docs/metadata-table.md)."""
+    metadata_record_index_enable: bool = False
+    """With ``metadata_enable``: keep the ``record_index`` partition (each record key's file group,
+    Apache Hudi's global record-level index, which ``index.type = "record-level"`` looks keys up in);
+    ``False`` drops it. Needs meta fields. Apache Hudi's default is ``false`` too."""
+    metadata_record_index_min_file_groups: PositiveInt = 10
+    """Fewest file groups ``record_index`` gets when it is built (fixed from then on)."""
+    metadata_record_index_max_file_groups: PositiveInt = 10000
+    """Most file groups ``record_index`` gets when it is built (Apache Hudi's estimate in between:
+    48 bytes per key, twice the table's keys, 1 GiB per file group)."""
     metadata_compact_max_delta_commits: PositiveInt = 10
     """With ``metadata_enable``: compact the metadata table once this many delta commits completed
     since its last compaction (at the start of the next write or table service)."""

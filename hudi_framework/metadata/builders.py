@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from hudi_framework.metadata.files_partition import FilesBuilder
 from hudi_framework.metadata.partition_builder import PartitionBuilder
+from hudi_framework.metadata.record_index_partition import RecordIndexBuilder
 
 __all__ = ["builder_for", "partition_builders"]
 
 
 def partition_builders() -> tuple[PartitionBuilder, ...]:
     """Every builder, in Apache Hudi's partition order (``files`` first)."""
-    return (FilesBuilder(),)
+    return (FilesBuilder(), RecordIndexBuilder())
 
 
 def builder_for(partition: str) -> PartitionBuilder | None:

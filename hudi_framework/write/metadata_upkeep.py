@@ -19,6 +19,8 @@ from hudi_framework.config.sections import WriteSettings
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.metadata.compaction import compact_metadata_table
 from hudi_framework.metadata.options import MetadataWriteOptions
+from hudi_framework.metadata.record_index_partition import MAX_FILE_GROUPS_KEY, MIN_FILE_GROUPS_KEY
+from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
@@ -33,8 +35,13 @@ def metadata_write_options(write: WriteSettings) -> MetadataWriteOptions:
     return MetadataWriteOptions(
         enable=write.metadata_enable,
         compact_max_delta_commits=write.metadata_compact_max_delta_commits,
-        partitions=MappingProxyType({}),
-        values=MappingProxyType({}),
+        partitions=MappingProxyType({MetadataPartition.RECORD_INDEX.value: write.metadata_record_index_enable}),
+        values=MappingProxyType(
+            {
+                MIN_FILE_GROUPS_KEY: str(write.metadata_record_index_min_file_groups),
+                MAX_FILE_GROUPS_KEY: str(write.metadata_record_index_max_file_groups),
+            }
+        ),
     )
 
 
