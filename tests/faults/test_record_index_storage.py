@@ -51,7 +51,8 @@ def _index_matches(table: HudiTable) -> dict[str, tuple[str, str]]:
         snapshot.column("_hoodie_file_name").to_pylist(),
         strict=True,
     ):
-        assert where[key][0] == partition and name.lstrip(".").startswith(where[key][1]), (key, name)
+        assert where[key][0] == partition, key
+        assert name.lstrip(".").startswith(where[key][1]), (key, name)
     return where
 
 
@@ -93,7 +94,8 @@ def test_index_build_command_builds_the_record_index(tmp_path: Path) -> None:
     table = HudiTable.open(str(path))
     assert len(_index_matches(table)) == 25
     mdt = MetadataTable.open(table.storage, table.properties)
-    assert mdt is not None and len(mdt.record_index_slices()) == 10
+    assert mdt is not None
+    assert len(mdt.record_index_slices()) == 10
     again = CliRunner().invoke(app, ["index", "build", str(path)])
     assert "already built" in again.output
     refused = CliRunner().invoke(app, ["index", "build", str(path), "--type", "bloom_filters"])
