@@ -8,7 +8,8 @@ Records (type 5, ``HoodieRecordIndexInfo``), as Java writes them:
   the keys counted in the base files' footers (minimum 10, maximum 10000 by default);
 * a commit, delta commit or replace commit: each written base file's keys are read back; a new file
   group's keys are inserts, a rewritten base file's inserts are the keys its previous base file
-  lacked and its deletes the keys it lost; a log file's DELETE blocks are deletes; a replace commit
+  lacked and its deletes the keys it lost (not read when its write stat counts no insert and no
+  delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes); a replace commit
   also deletes the keys of the replaced file groups that it did not rewrite. A key both deleted and
   inserted (a move) is an insert. Compactions write nothing (the keys stay where they are);
 * cleans write nothing.
@@ -175,10 +176,13 @@ class RecordIndexBuilder(PartitionBuilder):
                     continue
                 partition = stat.partition_path or ""
                 if ".log." in stat.path.rsplit("/", 1)[-1]:
-                    deleted.update(_log_deletes(ctx.storage, stat.path))
+                    if stat.num_deletes != 0:  # the stat says whether the log has deletes: skip reading it
+                        deleted.update(_log_deletes(ctx.storage, stat.path))
                     continue
-                new = _base_keys(ctx.storage, stat.path)
                 previous = self._previous_base(ctx.storage, stat, listings)
+                if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
+                    continue  # a rewrite that neither gained nor lost a key (updates only)
+                new = _base_keys(ctx.storage, stat.path)
                 old = set(_base_keys(ctx.storage, previous)) if previous is not None else set()
                 added = [k for k in new if k not in old]
                 location = _location(partition, stat.file_id, millis)

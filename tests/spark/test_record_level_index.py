@@ -55,3 +55,32 @@ def test_spark_tags_from_the_record_index_as_the_local_engine(
         held.release()
     assert keyed == [1]
     assert _rows(got) == _rows(expected)
+
+
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ"])
+def test_spark_writes_keep_the_record_index_as_local_writes(spark: Any, tmp_path: Path, table_type: str) -> None:
+    from hudi_framework.spark.write_engine import SparkWriteClient
+    from hudi_framework.write.client import WriteClient
+    from tests.acceptance.test_record_index_write import RLI_ON, _check_index, _create, _rows, _settings, _snapshot
+
+    steps = [
+        ("insert", pa.concat_tables([_rows(range(0, 30), "sf", 1), _rows(range(30, 50), "ny", 1)])),
+        ("upsert", pa.concat_tables([_rows(range(10, 40), "sf", 2), _rows(range(60, 70), "la", 2)])),
+        ("delete", _rows(range(25, 35), "ny", 3)),
+        ("upsert", _rows(range(28, 31), "la", 4)),
+    ]
+    settings = _settings(RLI_ON)
+    remote = SparkWriteClient(
+        _create(tmp_path / "spark", table_type),
+        settings.model_copy(update={"write": settings.write.model_copy(update={"engine": "spark"})}),
+        spark,
+    )
+    local = WriteClient(_create(tmp_path / "local", table_type), settings)
+    for operation, rows in steps:
+        getattr(local, operation)(rows)
+        getattr(remote, operation)(spark.createDataFrame(rows.to_pandas()))
+    assert _check_index(tmp_path / "spark") == 10
+    data = ["id", "city", "ts", "v", "_hoodie_record_key", "_hoodie_partition_path"]
+    assert (
+        _snapshot(tmp_path / "spark").select(data).to_pylist() == _snapshot(tmp_path / "local").select(data).to_pylist()
+    )
