@@ -1,8 +1,10 @@
 """Tagging with a keyed index (:class:`~hudi_framework.contracts.keyed_index.KeyedIndex`): the
 steps both engines share.
 
-The local engine looks every distinct incoming key up in one call; Spark splits the keys by the
-locator's shard, one executor task per group of shards (``hudi_framework.spark.tagging_stage``).
+The caller opens the locator (``hudi_framework.metadata.record_index_locator.locator_for``: the
+metadata table sits above this layer). The local engine looks every distinct incoming key up in one
+call; Spark splits the keys by the locator's shard, one executor task per group of shards
+(``hudi_framework.spark.tagging_stage``).
 Either way the found locations are then filtered to the file groups of the table's latest file
 slices: a key map entry naming any other file group belongs to a write that never committed (or a
 replaced file group), and must not send an update there.
@@ -22,21 +24,14 @@ from hudi_framework.contracts.index import (
     IndexedFile,
 )
 from hudi_framework.contracts.keyed_index import KeyedIndex, KeyLocator
-from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.metadata.record_index_locator import open_key_locator
 
-__all__ = ["LIVE_SCHEMA", "keyed_lookup", "live_file_groups", "open_locator"]
+__all__ = ["LIVE_SCHEMA", "keyed_lookup", "live_file_groups"]
 
 #: The file groups a location may name: (partition path, file id) of every latest file slice.
 LIVE_SCHEMA = pa.schema(
     [pa.field(LOCATION_PARTITION, pa.large_string(), nullable=False), pa.field(LOCATION_FILE_ID, pa.large_string())]
 )
-
-
-def open_locator(index: KeyedIndex, storage: StorageBackend) -> KeyLocator | None:
-    """The index's key map on this table, or None when the table keeps none (file-based fallback)."""
-    return open_key_locator(storage, index.metadata_partition)
 
 
 def live_file_groups(files: Iterable[IndexedFile | FileSlice]) -> pa.Table:

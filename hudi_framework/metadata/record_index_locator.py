@@ -23,8 +23,9 @@ from hudi_framework.contracts.index import (
     LOCATION_PARTITION,
     LOOKUP_SCHEMA,
     RECORD_KEY,
+    RecordIndex,
 )
-from hudi_framework.contracts.keyed_index import KeyLocator
+from hudi_framework.contracts.keyed_index import KeyedIndex, KeyLocator
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.metadata.reader import MetadataTable, record_index_file_groups
@@ -33,7 +34,7 @@ from hudi_framework.table.properties import load_properties
 from hudi_framework.timeline.instant_time import epoch_ms_to_instant_time
 from hudi_framework.vocabulary import TimelineTimezone
 
-__all__ = ["RecordIndexLocator", "open_key_locator"]
+__all__ = ["RecordIndexLocator", "locator_for", "open_key_locator"]
 
 _TIMEZONE_KEY = "hoodie.table.timeline.timezone"
 
@@ -109,3 +110,11 @@ def open_key_locator(
         return None
     timezone = TimelineTimezone(props.get(_TIMEZONE_KEY, "LOCAL").upper() or "LOCAL")
     return RecordIndexLocator(mdt, slices, timezone)
+
+
+def locator_for(index: RecordIndex, storage: StorageBackend) -> KeyLocator | None:
+    """The key map a keyed index looks keys up in on this table; None for a file-based index or a
+    table that keeps no map (the index's file-based fallback then runs)."""
+    if not isinstance(index, KeyedIndex):
+        return None
+    return open_key_locator(storage, index.metadata_partition)

@@ -61,7 +61,7 @@ from hudi_framework.contracts.indexing.planning import distinct_partitions
 from hudi_framework.contracts.keyed_index import KeyedIndex
 from hudi_framework.contracts.merger import MergeContext
 from hudi_framework.errors import MetadataTableUnusableError
-from hudi_framework.index.keyed import keyed_lookup, live_file_groups, open_locator
+from hudi_framework.index.keyed import keyed_lookup, live_file_groups
 from hudi_framework.index.tagging import indexed_files
 from hudi_framework.index.tasks import (
     FILE_SCHEMA,
@@ -73,6 +73,7 @@ from hudi_framework.index.tasks import (
     tasks_to_arrow,
 )
 from hudi_framework.metadata.reader import record_index_file_groups
+from hudi_framework.metadata.record_index_locator import locator_for
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema, collect_arrow, to_spark_batches
 from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
@@ -159,7 +160,7 @@ def _keyed_lookup_task(
     components = worker_components(spec)
     index = components.write.index
     assert isinstance(index, KeyedIndex)  # the driver took the keyed path for this index
-    locator = open_locator(index, components.storage)
+    locator = locator_for(index, components.storage)
     if locator is None:  # the key map went away since the driver looked: a concurrent writer dropped it
         raise MetadataTableUnusableError(f"the {index.metadata_partition} partition disappeared during tagging")
     keys = pa.Table.from_batches(parts).column(RECORD_KEY)
@@ -340,7 +341,7 @@ def _keyed_found(
     As Apache Hudi's record-level index: the keys are shuffled by the shard (file group) of the key
     map they fall in, so each shard is read by one task, which decodes only its keys' entries.
     """
-    locator = open_locator(index, worker_components(spec).storage)
+    locator = locator_for(index, worker_components(spec).storage)
     if locator is None:
         return None
     shards = locator.shard_count

@@ -25,7 +25,7 @@ from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_PARTITION,
 from hudi_framework.errors import UnsupportedOptionError
 from hudi_framework.index.tagging import tag_locations
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.metadata.record_index_locator import open_key_locator
+from hudi_framework.metadata.record_index_locator import locator_for, open_key_locator
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.properties import load_properties, update_properties
 from hudi_index_record import RecordLevelIndex, RecordLevelIndexOptions
@@ -116,7 +116,9 @@ def test_tagging_from_record_index_equals_reading_every_base_file(
     assert open_key_locator(LocalStorageBackend(str(base)), "record_index") is not None
     counting = _CountingStorage(str(base))
     _CountingStorage.data_reads = 0
-    keyed = tag_locations(RecordLevelIndex(), incoming, slices, counting)
+    keyed = tag_locations(
+        RecordLevelIndex(), incoming, slices, counting, locator=locator_for(RecordLevelIndex(), counting)
+    )
     assert _CountingStorage.data_reads == 0  # every location came from the metadata table
     files = tag_locations(
         GlobalSimpleIndex(RecordLevelIndexOptions(update_partition_path=False)),  # type: ignore[arg-type]
@@ -144,7 +146,8 @@ def test_without_record_index_it_falls_back_to_the_base_files(extract_fixture: E
     incoming = _incoming(base)
     counting = _CountingStorage(str(base))
     _CountingStorage.data_reads = 0
-    tagged = tag_locations(RecordLevelIndex(), incoming, _slices(base), counting)
+    index = RecordLevelIndex()
+    tagged = tag_locations(index, incoming, _slices(base), counting, locator=locator_for(index, counting))
     assert _CountingStorage.data_reads > 0
     found = tagged.filter(pc.is_valid(tagged.column(LOCATION_FILE_ID)))
     assert set(found.column(RECORD_KEY).to_pylist()) == set(incoming.column(RECORD_KEY).to_pylist()) - {
@@ -159,7 +162,9 @@ def test_an_entry_naming_a_file_group_the_table_does_not_have_is_not_used(extrac
     slices = _slices(base)
     dropped = slices[0]
     kept = [s for s in slices if s is not dropped]
-    tagged = tag_locations(RecordLevelIndex(), incoming, kept, LocalStorageBackend(str(base)))
+    storage = LocalStorageBackend(str(base))
+    index = RecordLevelIndex()
+    tagged = tag_locations(index, incoming, kept, storage, locator=locator_for(index, storage))
     located = tagged.filter(pc.is_valid(tagged.column(LOCATION_FILE_ID)))
     assert dropped.file_id not in set(located.column(LOCATION_FILE_ID).to_pylist())
     assert located.num_rows > 0

@@ -22,7 +22,7 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 from hudi_framework.index.tagging import tag_locations
 from hudi_framework.metadata.reader import MetadataTable
-from hudi_framework.metadata.record_index_locator import open_key_locator
+from hudi_framework.metadata.record_index_locator import locator_for, open_key_locator
 from hudi_framework.write.client import WriteClient
 from hudi_index_record import RecordLevelIndex
 from hudi_index_simple import GlobalSimpleIndex, SimpleIndexOptions
@@ -107,7 +107,9 @@ def test_record_index_both_ways(
         }
     )
     slices = table.latest_file_slices()
-    keyed = tag_locations(RecordLevelIndex(), incoming, slices, storage)
+    keyed = tag_locations(
+        RecordLevelIndex(), incoming, slices, storage, locator=locator_for(RecordLevelIndex(), storage)
+    )
     by_files = tag_locations(
         GlobalSimpleIndex(SimpleIndexOptions(update_partition_path=False)), incoming, slices, storage
     )

@@ -13,6 +13,7 @@ import pytest
 from hudi_framework.config import HudiSettings
 from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 from hudi_framework.index.tagging import tag_locations
+from hudi_framework.metadata.record_index_locator import locator_for
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.spark import tagging_stage
 from hudi_framework.spark.arrow_types import SparkResources, collect_arrow
@@ -38,7 +39,9 @@ def test_spark_tags_from_the_record_index_as_the_local_engine(
     table = HudiTable.open(str(base))
     slices = table.latest_file_slices()
     incoming = _incoming(base)
-    expected = tag_locations(RecordLevelIndex(), incoming, slices, LocalStorageBackend(str(base)))
+    storage = LocalStorageBackend(str(base))
+    index = RecordLevelIndex()
+    expected = tag_locations(index, incoming, slices, storage, locator=locator_for(index, storage))
     keyed: list[int] = []
     original = tagging_stage._keyed_found
     monkeypatch.setattr(tagging_stage, "_keyed_found", lambda *a, **k: keyed.append(1) or original(*a, **k))
