@@ -15,6 +15,7 @@ from rich.table import Table
 from hudi_framework.cli.clean import clean
 from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
+from hudi_framework.cli.index import index
 from hudi_framework.cli.log_blocks import repair, show_log_blocks
 from hudi_framework.cli.metadata import metadata
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
@@ -38,6 +39,7 @@ app.add_typer(clean, name="clean")
 app.add_typer(savepoint, name="savepoint")
 app.add_typer(repair, name="repair")
 app.add_typer(metadata, name="metadata")
+app.add_typer(index, name="index")
 show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)

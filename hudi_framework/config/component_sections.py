@@ -47,18 +47,19 @@ class IndexSettings(Section):
     """The record index that tags incoming keys with their file group."""
 
     type: ComponentName = "simple"
-    """Index by registered name (``simple``, ``bloom``, ``global-simple``, ``global-bloom``, or a
-    plugin's); ``simple`` is Apache Hudi's Spark default."""
+    """Index by registered name (``simple``, ``bloom``, ``global-simple``, ``global-bloom``,
+    ``record-level``, or a plugin's); ``simple`` is Apache Hudi's Spark default."""
     options: ComponentOptions = Field(default_factory=dict)
     """Options for the index's own options model (bloom: ``num_entries``, ``fpp``, ``filter_type``...)."""
 
-    # Apache Hudi's names (RECORD_INDEX, INMEMORY) map here; no index of that name exists yet.
+    # Apache Hudi's names (RECORD_LEVEL_INDEX, INMEMORY) map here; no index of that name exists yet.
     not_yet = (
         NotYet(
             "type",
-            "Apache Hudi's record-level index lives in the metadata table; use simple or bloom",
+            "Apache Hudi's partitioned record-level index (RECORD_LEVEL_INDEX) is not read; use "
+            "record-level (RECORD_INDEX, global), simple or bloom",
             METADATA_TABLE,
-            refused=("record-level",),
+            refused=("partitioned-record-level",),
         ),
         NotYet(
             "type",

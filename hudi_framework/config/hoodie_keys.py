@@ -165,6 +165,21 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.metadata_column_stats_max_columns", "hoodie.metadata.index.column.stats.max.columns.to.index"),
     _k("write.metadata_column_stats_file_groups", "hoodie.metadata.index.column.stats.file.group.count"),
     _k("write.metadata_partition_stats_file_groups", "hoodie.metadata.index.partition.stats.file.group.count"),
+    _k(
+        "write.metadata_record_index_enable",
+        "hoodie.metadata.record.index.enable",
+        "hoodie.metadata.global.record.level.index.enable",
+    ),
+    _k(
+        "write.metadata_record_index_min_file_groups",
+        "hoodie.metadata.record.index.min.filegroup.count",
+        "hoodie.metadata.global.record.level.index.min.filegroup.count",
+    ),
+    _k(
+        "write.metadata_record_index_max_file_groups",
+        "hoodie.metadata.record.index.max.filegroup.count",
+        "hoodie.metadata.global.record.level.index.max.filegroup.count",
+    ),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),
@@ -201,6 +216,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     # Java writer gets it whichever index it runs), and two different values are a conflict.
     _k("index.options.update_partition_path", "hoodie.bloom.index.update.partition.path"),
     _k("index.options.update_partition_path", "hoodie.simple.index.update.partition.path"),
+    _k("index.options.update_partition_path", "hoodie.record.index.update.partition.path"),
     # ------------------------------------------------------------------ merger
     _k("merger.mode", "hoodie.write.record.merge.mode", "hoodie.record.merge.mode"),
     _k(
@@ -315,8 +331,6 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
             "partition_stats follows hoodie.metadata.index.column.stats.enable, as in Apache Hudi 1.1"
         ),
         "hoodie.metadata.index.bloom.filter.enable": _MDT_INDEX,
-        "hoodie.metadata.record.index.enable": _MDT_INDEX,
-        "hoodie.metadata.global.record.level.index.enable": _MDT_INDEX,
         "hoodie.metadata.record.level.index.enable": _MDT_INDEX,
         "hoodie.datasource.write.table.name": "a Spark catalog name; the table name is hoodie.table.name",
         "hoodie.upsert.shuffle.parallelism": _PARALLELISM,
@@ -339,8 +353,6 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
 IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = MappingProxyType(
     {
         "hoodie.metadata.index.bloom.filter.enable": (("false",), METADATA_TABLE),
-        "hoodie.metadata.record.index.enable": (("false",), METADATA_TABLE),
-        "hoodie.metadata.global.record.level.index.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.record.level.index.enable": (("false",), METADATA_TABLE),
         "hoodie.clean.trigger.strategy": (("num_commits",), None),
         # Apache Hudi's TIMELINE_SERVER_BASED needs its timeline server (hoodie.embed.timeline.server).

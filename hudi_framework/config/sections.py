@@ -205,6 +205,15 @@ class WriteSettings(Section):
     """File groups of ``column_stats`` (fixed when the partition is built)."""
     metadata_partition_stats_file_groups: PositiveInt = 1
     """File groups of ``partition_stats`` (fixed when the partition is built)."""
+    metadata_record_index_enable: bool = False
+    """With ``metadata_enable``: keep the ``record_index`` partition (each record key's file group,
+    Apache Hudi's global record-level index, which ``index.type = "record-level"`` looks keys up in);
+    ``False`` drops it. Needs meta fields. Apache Hudi's default is ``false`` too."""
+    metadata_record_index_min_file_groups: PositiveInt = 10
+    """Fewest file groups ``record_index`` gets when it is built (fixed from then on)."""
+    metadata_record_index_max_file_groups: PositiveInt = 10000
+    """Most file groups ``record_index`` gets when it is built (Apache Hudi's estimate in between:
+    48 bytes per key, twice the table's keys, 1 GiB per file group)."""
     metadata_compact_max_delta_commits: PositiveInt = 10
     """With ``metadata_enable``: compact the metadata table once this many delta commits completed
     since its last compaction (at the start of the next write or table service)."""

@@ -48,6 +48,8 @@ from hudi_framework.contracts.index import (
 from hudi_framework.contracts.indexing.file_lookup import empty_locations, read_key_range, virtual_key_lookup
 from hudi_framework.contracts.indexing.key_arrays import as_key_array
 from hudi_framework.contracts.indexing.planning import distinct_partitions, incoming_columns
+from hudi_framework.contracts.keyed_index import KeyedIndex, KeyLocator
+from hudi_framework.index.keyed import keyed_lookup, live_file_groups
 from hudi_framework.layout.file_group import FileSlice
 
 if TYPE_CHECKING:
@@ -88,6 +90,7 @@ def tag_locations(
     storage: StorageBackend,
     *,
     keygen: KeyGenerator | None = None,
+    locator: KeyLocator | None = None,
 ) -> pa.Table:
     """Tag incoming records with the file group holding each key, running every step in-process.
 
@@ -100,6 +103,10 @@ def tag_locations(
         keygen: For tables without meta fields only: base files store no record keys, so each
             lookup computes them with this key generator instead of calling ``index.lookup``.
 
+        locator: For a :class:`~hudi_framework.contracts.keyed_index.KeyedIndex`: the table's key
+            map (``hudi_framework.metadata.record_index_locator.locator_for``); the keys are looked
+            up there and no base file is opened. None: the index's file-based lookups.
+
     Returns:
         ``incoming`` in the same row order, plus ``_hoodie_location_partition``,
         ``_hoodie_location_file_id`` and ``_hoodie_location_instant`` (``large_string``, null for
@@ -108,6 +115,11 @@ def tag_locations(
     Raises:
         RecordIndexError: Bad incoming columns, or a base file without record keys.
     """
+    if isinstance(index, KeyedIndex) and locator is not None:
+        located = keyed_lookup(index, locator, incoming.column(RECORD_KEY), live_file_groups(files))
+        return apply_locations(
+            incoming, located, is_global=index.is_global, update_partition_path=index.update_partition_path
+        )
     relevant = index.relevant_files(distinct_partitions(incoming), indexed_files(files))
 
     def with_range(file: IndexedFile) -> IndexedFile:

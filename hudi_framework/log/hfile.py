@@ -25,9 +25,10 @@ Data blocks are read in file order, which is key order, so :func:`read_hfile` ne
 
 from __future__ import annotations
 
+import bisect
 import struct
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
@@ -59,9 +60,17 @@ BLOCK_MAGICS: Final = frozenset(
 _PB_MAGIC: Final = b"PBUF"
 _HEADER: Final = struct.Struct(">8siiqBii")  # 33 bytes, see the module docstring
 _CELL_LENGTHS: Final = struct.Struct(">ii")
+_INDEX_ENTRY: Final = struct.Struct(">qi")
+#: keyLength, valueLength and rowLength: the head of every cell.
+_CELL_HEAD: Final = struct.Struct(">iiH")
+#: Bytes at or above this start a one-byte vlong too (values -112..-1).
+_ONE_BYTE_VLONG: Final = 0x100 - 112
 _ROW_LENGTH: Final = struct.Struct(">H")
 #: Bytes after the qualifier in a cell key: timestamp(8) + keyType(1).
 _KEY_TAIL: Final = 9
+#: Up to this many rows of one data block, :func:`find_cells` searches the block's bytes for them
+#: instead of stepping through its cells.
+_SEARCHED_ROWS: Final = 8
 
 
 class HFileCompression(IntEnum):
@@ -184,8 +193,11 @@ def read_file_info(data: bytes, trailer: HFileTrailer | None = None) -> dict[byt
     raise HFileFormatError("the load-on-open section has no FILEINF2 block")
 
 
-def read_hfile(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+def read_hfile(data: bytes, rows: Set[bytes] | None = None) -> Iterator[tuple[bytes, bytes]]:
     """Every cell of the HFile ``data`` as (row key, value), in key order.
+
+    With ``rows``, only the cells of those row keys: the others are stepped over without copying
+    their values (a keyed lookup in a large metadata-table file group).
 
     Raises:
         HFileFormatError: The trailer, a block header or a cell is damaged, or the number of cells
@@ -200,14 +212,169 @@ def read_hfile(data: bytes) -> Iterator[tuple[bytes, bytes]]:
     while offset < trailer.load_on_open_offset:
         block = _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
         if block.magic == DATA_MAGIC:
-            for cell in _cells(block, with_mvcc):
+            payload = block.payload
+            for row, start, stop in _cells(block, with_mvcc):
                 count += 1
-                yield cell
+                if rows is None or row in rows:
+                    yield row, payload[start:stop]
         elif block.magic == b"DATABLKE":
             raise HFileFormatError(f"data block at {offset} uses a data block encoding, which Hudi never writes")
         offset = block.end
     if count != trailer.entry_count:
         raise HFileFormatError(f"{count} cells in the data blocks, the trailer says {trailer.entry_count}")
+
+
+def find_cells(data: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """The cells of ``rows`` (distinct, in ascending byte order) the HFile ``data`` holds, in order.
+
+    Each data block's first row places a row in its block; only blocks holding some row are looked
+    at. In a block with few of the rows, each row's cell key (row length, row, empty family) is
+    searched for in the bytes from the end of the previous hit, and a hit counts only if the cell
+    lengths before it fit: no Python step per cell. Otherwise (or when the block's cells are not
+    Hudi's, whose family and qualifier are empty) the block's cells are stepped through.
+
+    Raises:
+        HFileFormatError: The trailer or a block is damaged.
+        UnsupportedLogBlockError: The blocks use a codec other than NONE or GZ.
+    """
+    trailer = read_trailer(data)
+    if not trailer.entry_count or not rows:
+        return
+    info = read_file_info(data, trailer)
+    with_mvcc = int.from_bytes(info.get(b"KEY_VALUE_VERSION", b"\0\0\0\0")[:4], "big") == 1
+    index = _root_index_rows(data, trailer)
+    if index is None:  # a multi-level index: read every data block for its first row
+        blocks = [b for b in _data_blocks(data, trailer) if len(b.payload) >= _CELL_LENGTHS.size + _ROW_LENGTH.size]
+        index = [(b.offset, _first_row(b.payload)) for b in blocks]
+        read = {b.offset: b for b in blocks}
+    else:
+        read = {}
+    firsts = [row for _, row in index]
+    per_block: dict[int, list[bytes]] = {}
+    for row in rows:
+        at = bisect.bisect_right(firsts, row) - 1
+        if at >= 0:
+            per_block.setdefault(index[at][0], []).append(row)
+    for offset, wanted in per_block.items():
+        block = read.get(offset) or _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
+        if block.magic != DATA_MAGIC:
+            raise HFileFormatError(f"the data index points at a {block.magic!r} block at {offset}")
+        # A search for a row the block lacks scans the rest of the block: worth it for a few rows
+        # only; more rows, and one step per cell costs less.
+        if len(wanted) <= _SEARCHED_ROWS and _plain_keys(block.payload):
+            yield from _search_cells(block.payload, wanted)
+        else:
+            yield from _walk_cells(block, with_mvcc, set(wanted))
+
+
+def _walk_cells(block: _Block, with_mvcc: bool, rows: Set[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """The cells of ``rows`` in a data block, stepping through every cell with as little work per
+    cell as the layout allows (a lookup's hot loop; :func:`_cells` checks more, for full reads)."""
+    payload = block.payload
+    size = len(payload)
+    lengths = _CELL_HEAD.unpack_from
+    pos = 0
+    try:
+        while pos < size:
+            key_length, value_length, row_length = lengths(payload, pos)
+            row = payload[pos + _CELL_HEAD.size : pos + _CELL_HEAD.size + row_length]
+            value_start = pos + _CELL_LENGTHS.size + key_length
+            end = value_start + value_length
+            if key_length <= 0 or value_length < 0 or end > size:
+                raise HFileFormatError(f"cell at {pos} of the data block at {block.offset} does not fit the block")
+            if row in rows:
+                yield row, payload[value_start:end]
+            if not with_mvcc:
+                pos = end
+            elif end < size and (payload[end] < 0x80 or payload[end] >= _ONE_BYTE_VLONG):
+                pos = end + 1  # a one-byte MVCC version (Hudi writes 0)
+            else:
+                pos = _skip_vlong(payload, end, block.offset)
+    except struct.error as e:
+        raise HFileFormatError(f"a cell of the data block at {block.offset} is cut off: {e}") from e
+
+
+def _data_blocks(data: bytes, trailer: HFileTrailer) -> Iterator[_Block]:
+    offset = trailer.first_data_block_offset
+    while offset < trailer.load_on_open_offset:
+        block = _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
+        if block.magic == DATA_MAGIC:
+            yield block
+        elif block.magic == b"DATABLKE":
+            raise HFileFormatError(f"data block at {offset} uses a data block encoding, which Hudi never writes")
+        offset = block.end
+
+
+def _root_index_rows(data: bytes, trailer: HFileTrailer) -> list[tuple[int, bytes]] | None:
+    """(offset, first row) of every data block, from the root data index; None for a multi-level one.
+
+    An entry is offset(8) on-disk size(4) then the block's first key (vint length), which starts
+    with the row length(2) and the row (Hudi's writer stores just those, HBase's the whole key).
+    """
+    if trailer.num_data_index_levels != 1:
+        return None
+    root = _read_block(data, trailer.load_on_open_offset, len(data) - TRAILER_SIZE, trailer.compression)
+    if root.magic != ROOT_INDEX_MAGIC:
+        raise HFileFormatError(f"the load-on-open section starts with {root.magic!r}, not the root data index")
+    payload = root.payload
+    out: list[tuple[int, bytes]] = []
+    pos = 0
+    for _ in range(trailer.data_index_count):
+        if pos + _INDEX_ENTRY.size > len(payload):
+            raise HFileFormatError("the root data index is cut off")
+        offset, _size = _INDEX_ENTRY.unpack_from(payload, pos)
+        length, pos = _read_vint(payload, pos + _INDEX_ENTRY.size)
+        if length < _ROW_LENGTH.size or pos + length > len(payload):
+            raise HFileFormatError(f"a root data index key of {length} bytes does not fit")
+        (row_length,) = _ROW_LENGTH.unpack_from(payload, pos)
+        out.append((offset, payload[pos + _ROW_LENGTH.size : pos + _ROW_LENGTH.size + row_length]))
+        pos += length
+    return out
+
+
+def _read_vint(buf: bytes, pos: int) -> tuple[int, int]:
+    """A Hadoop ``WritableUtils`` vint at ``pos``: (value, position after it)."""
+    if pos >= len(buf):
+        raise HFileFormatError("a vint is cut off")
+    first = buf[pos] - 256 if buf[pos] > 127 else buf[pos]
+    if first >= -112:
+        return first, pos + 1
+    width = -111 - first if first >= -120 else -119 - first
+    value = int.from_bytes(buf[pos + 1 : pos + width], "big")
+    return (value if first >= -120 else ~value), pos + width
+
+
+def _first_row(payload: bytes) -> bytes:
+    (row_length,) = _ROW_LENGTH.unpack_from(payload, _CELL_LENGTHS.size)
+    start = _CELL_LENGTHS.size + _ROW_LENGTH.size
+    return payload[start : start + row_length]
+
+
+def _plain_keys(payload: bytes) -> bool:
+    """Whether the block's first cell key is row + empty family + empty qualifier (Hudi's cells)."""
+    key_length, _ = _CELL_LENGTHS.unpack_from(payload, 0)
+    (row_length,) = _ROW_LENGTH.unpack_from(payload, _CELL_LENGTHS.size)
+    family_at = _CELL_LENGTHS.size + _ROW_LENGTH.size + row_length
+    return key_length == _ROW_LENGTH.size + row_length + 1 + _KEY_TAIL and payload[family_at : family_at + 1] == b"\0"
+
+
+def _search_cells(payload: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """Cells of ``rows`` (ascending) in a block of plain keys, found by byte search."""
+    size = len(payload)
+    cursor = 0
+    for row in rows:
+        pattern = len(row).to_bytes(2, "big") + row + b"\0"
+        key_length = _ROW_LENGTH.size + len(row) + 1 + _KEY_TAIL
+        hit = payload.find(pattern, cursor + _CELL_LENGTHS.size)
+        while hit != -1:
+            cell = hit - _CELL_LENGTHS.size
+            length, value_length = _CELL_LENGTHS.unpack_from(payload, cell)
+            value_start = hit + key_length
+            if length == key_length and value_length >= 0 and value_start + value_length <= size:
+                yield row, payload[value_start : value_start + value_length]
+                cursor = value_start + value_length
+                break
+            hit = payload.find(pattern, hit + 1)
 
 
 def _read_block(data: bytes, offset: int, end: int, compression: HFileCompression) -> _Block:
@@ -242,7 +409,8 @@ def _read_block(data: bytes, offset: int, end: int, compression: HFileCompressio
     return _Block(magic, offset, block_end, payload[:uncompressed])
 
 
-def _cells(block: _Block, with_mvcc: bool) -> Iterator[tuple[bytes, bytes]]:
+def _cells(block: _Block, with_mvcc: bool) -> Iterator[tuple[bytes, int, int]]:
+    """(row key, value start, value end) of every cell of a data block."""
     payload = block.payload
     size = len(payload)
     pos = 0
@@ -262,7 +430,7 @@ def _cells(block: _Block, with_mvcc: bool) -> Iterator[tuple[bytes, bytes]]:
         if 2 + row_length + 1 + _KEY_TAIL > key_length:
             raise HFileFormatError(f"row of {row_length} bytes overflows its {key_length}-byte cell key")
         row = payload[key_start + 2 : key_start + 2 + row_length]
-        yield row, payload[value_start:value_end]
+        yield row, value_start, value_end
         pos = _skip_vlong(payload, value_end, block.offset) if with_mvcc else value_end
 
 

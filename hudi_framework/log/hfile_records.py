@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from typing import Any, Final
 
 import fastavro
@@ -30,7 +30,7 @@ from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFil
 from hudi_framework.errors import HFileFormatError, HFileWriteError, UnsupportedLogBlockError
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical
 from hudi_framework.log.avro_unions import rewrite_unions
-from hudi_framework.log.hfile import read_file_info, read_hfile, read_trailer
+from hudi_framework.log.hfile import find_cells, read_file_info, read_hfile, read_trailer
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 from hudi_framework.model.schema import AvroSchema, avro_to_arrow
 
@@ -88,8 +88,11 @@ class HFileRecordDecoder:
         except Exception as e:  # a broken schema fails in many ways
             raise HFileFormatError(f"schema is not a usable Avro record schema: {e}") from e
 
-    def decode(self, content: bytes) -> pa.Table:
+    def decode(self, content: bytes, only: Set[bytes] | None = None) -> pa.Table:
         """Decode every record of the HFile ``content`` (see :func:`decode_hfile_records`).
+
+        With ``only`` (UTF-8 row keys), only the records of those keys: the others' values are
+        neither copied nor decoded.
 
         Raises:
             HFileFormatError: The HFile is damaged or a value does not decode.
@@ -98,7 +101,8 @@ class HFileRecordDecoder:
         keys: list[str] = []
         rows: list[dict[str, Any]] = []
         converter = self._converter
-        for row_key, value in read_hfile(content):
+        cells = read_hfile(content) if only is None else find_cells(content, sorted(only))
+        for row_key, value in cells:
             try:
                 key = row_key.decode("utf-8")
                 record: Any = fastavro.schemaless_reader(

@@ -12,13 +12,14 @@ from hudi_framework.metadata.column_stats_partition import ColumnStatsBuilder
 from hudi_framework.metadata.files_partition import FilesBuilder
 from hudi_framework.metadata.partition_builder import PartitionBuilder
 from hudi_framework.metadata.partition_stats_partition import PartitionStatsBuilder
+from hudi_framework.metadata.record_index_partition import RecordIndexBuilder
 
 __all__ = ["builder_for", "partition_builders"]
 
 
 def partition_builders() -> tuple[PartitionBuilder, ...]:
     """Every builder, in Apache Hudi's partition order (``files`` first)."""
-    return (FilesBuilder(), ColumnStatsBuilder(), PartitionStatsBuilder())
+    return (FilesBuilder(), ColumnStatsBuilder(), RecordIndexBuilder(), PartitionStatsBuilder())
 
 
 def builder_for(partition: str) -> PartitionBuilder | None:

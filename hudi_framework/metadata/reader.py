@@ -20,14 +20,15 @@ then log blocks in file order):
   entry or ``isDeleted`` removes it.
 
 Everything is Arrow: records are decoded per HFile (base file or block) and merged with vectorised
-kernels. The cost of a lookup is decoding the partition's HFiles whole (HFile cells are decoded
-one by one by :mod:`hudi_framework.log.hfile_records`); :meth:`MetadataTable.record_index` reads only
-the file groups the keys hash to, as Java routes them.
+kernels. A partition's HFiles are decoded whole (cell by cell, by :mod:`hudi_framework.log.hfile_records`),
+except by :meth:`MetadataTable.record_index`: it reads only the file groups the keys hash to, as Java
+routes them, and decodes only the records of the keys it looks up.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
@@ -252,20 +253,29 @@ class MetadataTable:
         )
         return view.latest_file_slices(partition)
 
-    def _read_slices(self, slices: Sequence[FileSlice], columns: Sequence[str]) -> _Records:
-        """Decode the committed records of ``slices``, each tagged with its block sequence number."""
+    def _read_slices(
+        self, slices: Sequence[FileSlice], columns: Sequence[str], keys: Sequence[pa.Array] | None = None
+    ) -> _Records:
+        """Decode the committed records of ``slices``, each tagged with its block sequence number.
+
+        With ``keys`` (per slice, distinct strings), only the records and deletions of those keys
+        in each slice: other records are not decoded (a keyed lookup in large file groups).
+        """
         completed = self.completed_instants()
         start = self._timeline.instants[0].requested_time if self._timeline.instants else None
         tables: list[pa.Table] = []
         deleted: list[pa.Table] = []
         seq = 0
         # Every file of the slices in one batch: object stores read them concurrently.
-        keys = [k for s in slices for k in ([s.base_file_key] if s.base_file_key else []) + s.log_file_keys]
-        contents = dict(zip(keys, self._read_many(keys), strict=True))
-        for file_slice in slices:
+        files = [k for s in slices for k in ([s.base_file_key] if s.base_file_key else []) + s.log_file_keys]
+        contents = dict(zip(files, self._read_many(files), strict=True))
+        for i, file_slice in enumerate(slices):
+            slice_keys = None if keys is None else keys[i]
+            wanted = None if slice_keys is None else {k.encode("utf-8") for k in slice_keys.to_pylist()}
             if file_slice.base_file_key is not None:
                 content = contents[file_slice.base_file_key]
-                tables.append(_tag(self._decode(content, None, columns, file_slice.base_file_key), columns, seq))
+                decoded = self._decode(content, None, columns, file_slice.base_file_key, wanted)
+                tables.append(_tag(decoded, columns, seq))
                 seq += 1
             # Blocks of the slice, in order: (instant, rows or deleted keys) until a rollback drops them.
             blocks: list[tuple[str, pa.Table, bool]] = []
@@ -282,11 +292,14 @@ class MetadataTable:
                     if instant is None or not (instant in completed or (start is not None and instant < start)):
                         continue
                     if isinstance(block, HFileBlock):
-                        records = self._decode(block.content, block.header.get(HeaderKey.SCHEMA), columns, full)
+                        schema = block.header.get(HeaderKey.SCHEMA)
+                        records = self._decode(block.content, schema, columns, full, wanted)
                         blocks.append((instant, _tag(records, columns, seq), False))
                     elif isinstance(block, DeleteBlock):
-                        keys = block.columns.record_keys
-                        deletes = pa.table({"key": keys.cast(pa.string()), _SEQ: pa.array(np.full(len(keys), seq))})
+                        gone = block.columns.record_keys.cast(pa.string())
+                        if slice_keys is not None:
+                            gone = gone.filter(pc.is_in(gone, value_set=slice_keys))
+                        deletes = pa.table({"key": gone, _SEQ: pa.array(np.full(len(gone), seq))})
                         blocks.append((instant, deletes, True))
                     seq += 1
             tables += [t for _, t, is_delete in blocks if not is_delete]
@@ -300,15 +313,18 @@ class MetadataTable:
             )
         return _Records(rows, pa.concat_tables([empty_deleted, *deleted]))
 
-    def _decode(self, content: bytes, schema: str | None, columns: Sequence[str], where: str) -> pa.Table:
-        """The records of one HFile, only ``columns`` decoded; decoders are kept per writer schema."""
+    def _decode(
+        self, content: bytes, schema: str | None, columns: Sequence[str], where: str, keys: AbstractSet[bytes] | None
+    ) -> pa.Table:
+        """The records of one HFile (only ``keys`` when given), only ``columns`` decoded; decoders
+        are kept per writer schema."""
         try:
             text = schema if schema is not None else hfile_schema_text(content)
             cache_key = (text, tuple(columns))
             decoder = self._decoders.get(cache_key)
             if decoder is None:
                 decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
-            return decoder.decode(content)
+            return decoder.decode(content, keys)
         except HudiError as e:
             raise MetadataTableUnusableError(f"{where!r} does not decode: {e}") from e
 
@@ -458,7 +474,23 @@ class MetadataTable:
             ) from e
 
     # ----------------------------------------------------------------- record index
-    def record_index(self, keys: pa.Array | Sequence[str]) -> pa.Table:
+    def record_index_slices(self) -> list[FileSlice]:
+        """The latest slice of every ``record_index`` file group, in file group order.
+
+        Raises:
+            MetadataTableUnusableError: ``record_index`` is not a usable MDT partition, or a file
+                group is missing (keys are routed by the number of file groups).
+        """
+        self._require(MetadataPartition.RECORD_INDEX)
+        slices = self.file_slices(MetadataPartition.RECORD_INDEX)
+        expected = [file_group_id(MetadataPartition.RECORD_INDEX, i) for i in range(len(slices))]
+        if [s.file_id for s in slices] != expected:
+            raise MetadataTableUnusableError(
+                f"record_index file groups {[s.file_id for s in slices]} are not {expected[0]}..{expected[-1]}"
+            )
+        return slices
+
+    def record_index(self, keys: pa.Array | Sequence[str], slices: Sequence[FileSlice] | None = None) -> pa.Table:
         """Where each of ``keys`` lives, per the record-level index (:data:`RECORD_INDEX_SCHEMA`).
 
         Keys the index does not hold (never written, or deleted) are absent. ``file_id`` is the data
@@ -466,26 +498,28 @@ class MetadataTable:
         the stored epoch milliseconds of the write's instant; ``position`` the row position when the
         writer stored one.
 
-        Only the file groups the keys hash to are read; each is decoded whole.
+        Only the file groups the keys hash to are read, and in them only the records of ``keys``
+        are decoded (the other cells are stepped over).
+
+        Args:
+            keys: The record keys to look up.
+            slices: :meth:`record_index_slices`, when the caller already has them.
 
         Raises:
             MetadataTableUnusableError: ``record_index`` is not a usable MDT partition.
         """
-        self._require(MetadataPartition.RECORD_INDEX)
         wanted = pa.array(keys, pa.string()) if not isinstance(keys, pa.Array) else keys.cast(pa.string())
-        slices = self.file_slices(MetadataPartition.RECORD_INDEX)
+        if slices is None:
+            slices = self.record_index_slices()
         if not slices or len(wanted) == 0:
             return RECORD_INDEX_SCHEMA.empty_table()
-        # Keys are routed by the number of file groups: every one must be there, in id order.
-        expected = [file_group_id(MetadataPartition.RECORD_INDEX, i) for i in range(len(slices))]
-        if [s.file_id for s in slices] != expected:
-            raise MetadataTableUnusableError(
-                f"record_index file groups {[s.file_id for s in slices]} are not {expected[0]}..{expected[-1]}"
-            )
-        groups = np.unique(record_index_file_groups(wanted.unique().drop_null(), len(slices)))
+        distinct = wanted.unique().drop_null()
+        of_key = record_index_file_groups(distinct, len(slices))
+        groups = np.unique(of_key)
         chosen = [slices[int(i)] for i in groups]
-        records = self._read_slices(chosen, ["key", "recordIndexMetadata"])
-        latest = _latest_per_key(records, wanted.unique())
+        per_group = [distinct.filter(pa.array(of_key == i)) for i in groups]
+        records = self._read_slices(chosen, ["key", "recordIndexMetadata"], per_group)
+        latest = _latest_per_key(records, distinct)
         info = latest.column("recordIndexMetadata").combine_chunks()
         return pa.table(
             {

@@ -58,7 +58,10 @@ from hudi_framework.contracts.index import (
 )
 from hudi_framework.contracts.indexing.file_lookup import read_footer_facts, read_key_range, virtual_key_lookup
 from hudi_framework.contracts.indexing.planning import distinct_partitions
+from hudi_framework.contracts.keyed_index import KeyedIndex
 from hudi_framework.contracts.merger import MergeContext
+from hudi_framework.errors import MetadataTableUnusableError
+from hudi_framework.index.keyed import keyed_lookup, live_file_groups
 from hudi_framework.index.tagging import indexed_files
 from hudi_framework.index.tasks import (
     FILE_SCHEMA,
@@ -69,6 +72,8 @@ from hudi_framework.index.tasks import (
     tasks_from_arrow,
     tasks_to_arrow,
 )
+from hudi_framework.metadata.reader import record_index_file_groups
+from hudi_framework.metadata.record_index_locator import locator_for
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema, collect_arrow, to_spark_batches
 from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
@@ -97,6 +102,7 @@ _FOOTER_THREADS: Final = 8
 #: to 64 base files, on a cluster with 200 shuffle partitions a single file.
 NARROW_FILE_OPENS: Final = 128
 _FOUND_KEY: Final = "_hudi_fw_found_key"
+_SHARD: Final = "_hudi_fw_shard"
 _LOCATION: Final = "_hudi_fw_location"
 
 
@@ -133,6 +139,32 @@ def _lookup_task(
     for task in merge_lookup_tasks(tasks_from_arrow(pa.Table.from_batches(parts))):
         found = virtual_key_lookup(keygen, task, storage) if virtual_keys else index.lookup(task, storage)
         yield from to_spark_batches(found, out)
+
+
+@carrying_errors
+def _shard_task(shards: int, out: pa.Schema, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    for batch in batches:
+        if batch.num_rows:
+            keys = batch.column(0)
+            shard = pa.array(record_index_file_groups(keys, shards).astype("int32"))
+            yield from to_spark_batches(pa.table({RECORD_KEY: keys, _SHARD: shard}), out)
+
+
+@carrying_errors
+def _keyed_lookup_task(
+    spec: WorkerSpec, live: Broadcast[pa.Table], out: pa.Schema, batches: Iterable[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    components = worker_components(spec)
+    index = components.write.index
+    assert isinstance(index, KeyedIndex)  # the driver took the keyed path for this index
+    locator = locator_for(index, components.storage)
+    if locator is None:  # the key map went away since the driver looked: a concurrent writer dropped it
+        raise MetadataTableUnusableError(f"the {index.metadata_partition} partition disappeared during tagging")
+    keys = pa.Table.from_batches(parts).column(RECORD_KEY)
+    yield from to_spark_batches(keyed_lookup(index, locator, keys, live.value), out)
 
 
 @carrying_errors
@@ -248,6 +280,11 @@ def tag_rows(
         partial_columns: The columns a partial update carries (empty for full rows): a row that
             moves partition is inserted as the merge with its stored record.
     """
+    if isinstance(index, KeyedIndex):
+        keyed = _keyed_found(spec, index, rows, slices, tasks=tasks, held=held)
+        if keyed is not None:
+            join = partial(_join_found, spark, spec, index, rows, slices, held=held, partial_columns=partial_columns)
+            return join(keyed, None)
     relevant = indexed_files(slices)
     # At most this many keys can be found (None: unknown until the found keys are counted).
     bound: int | None = None
@@ -286,6 +323,52 @@ def tag_rows(
     found = lookups.repartition(tasks, "path").mapInArrow(
         partial(_lookup_task, spec, virtual_keys, found_schema.arrow), found_schema.struct
     )
+    return _join_found(spark, spec, index, rows, slices, found, bound, held=held, partial_columns=partial_columns)
+
+
+def _keyed_found(
+    spec: WorkerSpec,
+    index: KeyedIndex,
+    rows: DataFrame,
+    slices: Sequence[FileSlice],
+    *,
+    tasks: int,
+    held: SparkResources,
+) -> DataFrame | None:
+    """The found locations of a keyed index, looked up in executors; None when the table keeps no
+    key map (the caller falls back to the index's file-based lookups).
+
+    As Apache Hudi's record-level index: the keys are shuffled by the shard (file group) of the key
+    map they fall in, so each shard is read by one task, which decodes only its keys' entries.
+    """
+    locator = locator_for(index, worker_components(spec).storage)
+    if locator is None:
+        return None
+    shards = locator.shard_count
+    live = rows.sparkSession.sparkContext.broadcast(live_file_groups(slices))
+    held.broadcasts.append(live)
+    shard_schema = SparkSchema.of_arrow(pa.schema([pa.field(RECORD_KEY, pa.string()), pa.field(_SHARD, pa.int32())]))
+    keys = rows.select(RECORD_KEY).mapInArrow(partial(_shard_task, shards, shard_schema.arrow), shard_schema.struct)
+    found_schema = SparkSchema.of_arrow(LOOKUP_SCHEMA)
+    return keys.repartition(max(1, min(tasks, shards)), _SHARD).mapInArrow(
+        partial(_keyed_lookup_task, spec, live, found_schema.arrow), found_schema.struct
+    )
+
+
+def _join_found(
+    spark: SparkSession,
+    spec: WorkerSpec,
+    index: RecordIndex,
+    rows: DataFrame,
+    slices: Sequence[FileSlice],
+    found: DataFrame,
+    bound: int | None,
+    *,
+    held: SparkResources,
+    partial_columns: tuple[str, ...],
+) -> DataFrame:
+    """Step 3 of the module docstring: the found locations joined onto the rows."""
+    virtual_keys = not spec.config.populate_meta_fields
     if index.is_global and index.update_partition_path:
         # A key's partition move is settled per key: its latest file group is its location.
         located = found.groupBy(RECORD_KEY).agg(

@@ -93,8 +93,13 @@ class ComponentVocabulary:
 
 INDEX_TYPES: Final = ComponentVocabulary(
     "index type",
-    types={"RECORD_INDEX": "record-level", "INMEMORY": "in-memory"},
-    export={"record-level": "RECORD_INDEX", "in-memory": "INMEMORY"},
+    types={
+        "RECORD_INDEX": "record-level",
+        "GLOBAL_RECORD_LEVEL_INDEX": "record-level",
+        "RECORD_LEVEL_INDEX": "partitioned-record-level",
+        "INMEMORY": "in-memory",
+    },
+    export={"record-level": "RECORD_INDEX", "partitioned-record-level": "RECORD_LEVEL_INDEX", "in-memory": "INMEMORY"},
 )
 
 LOCK_PROVIDERS: Final = ComponentVocabulary(

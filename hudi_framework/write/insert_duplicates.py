@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from hudi_framework.contracts.index import LOCATION_FILE_ID, PARTITION_PATH, RECORD_KEY
 from hudi_framework.errors import DuplicateKeyError, InvalidConfigValueError
 from hudi_framework.index.tagging import tag_locations
+from hudi_framework.metadata.record_index_locator import locator_for
 from hudi_framework.vocabulary import InsertDupPolicy, WriteOperation
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def without_stored_keys(
             _ROW: pa.array(np.arange(rows.num_rows, dtype=np.int64)),
         }
     )
-    tagged = tag_locations(index, keys, slices, storage, keygen=keygen)
+    tagged = tag_locations(index, keys, slices, storage, keygen=keygen, locator=locator_for(index, storage))
     located = tagged.filter(pc.is_valid(tagged.column(LOCATION_FILE_ID)))
     if not located.num_rows:
         return rows

@@ -25,6 +25,7 @@ from hudi_framework.metadata.column_stats_partition import (
 from hudi_framework.metadata.compaction import compact_metadata_table
 from hudi_framework.metadata.options import MetadataWriteOptions
 from hudi_framework.metadata.partition_stats_partition import PARTITION_STATS_FILE_GROUPS_KEY
+from hudi_framework.metadata.record_index_partition import MAX_FILE_GROUPS_KEY, MIN_FILE_GROUPS_KEY
 from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
@@ -44,6 +45,7 @@ def metadata_write_options(write: WriteSettings) -> MetadataWriteOptions:
             {
                 MetadataPartition.COLUMN_STATS.value: write.metadata_column_stats_enable,
                 MetadataPartition.PARTITION_STATS.value: write.metadata_column_stats_enable,
+                MetadataPartition.RECORD_INDEX.value: write.metadata_record_index_enable,
             }
         ),
         values=MappingProxyType(
@@ -52,6 +54,8 @@ def metadata_write_options(write: WriteSettings) -> MetadataWriteOptions:
                 MAX_COLUMNS_KEY: str(write.metadata_column_stats_max_columns),
                 COLUMN_STATS_FILE_GROUPS_KEY: str(write.metadata_column_stats_file_groups),
                 PARTITION_STATS_FILE_GROUPS_KEY: str(write.metadata_partition_stats_file_groups),
+                MIN_FILE_GROUPS_KEY: str(write.metadata_record_index_min_file_groups),
+                MAX_FILE_GROUPS_KEY: str(write.metadata_record_index_max_file_groups),
             }
         ),
     )

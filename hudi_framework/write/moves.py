@@ -27,6 +27,7 @@ from hudi_framework.contracts.merging.ordering import as_mask
 from hudi_framework.contracts.merging.pair import unify_tables
 from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
 from hudi_framework.index.tagging import tag_locations
+from hudi_framework.metadata.record_index_locator import locator_for
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import RecordIndex
@@ -170,7 +171,8 @@ def tag_for_write(
         partial_columns: The columns a partial update carries (empty for full rows).
     """
     virtual_keys = None if config.populate_meta_fields else keygen
-    tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys)
+    locator = locator_for(index, storage)
+    tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys, locator=locator)
     if not index.is_global:
         return tagged  # keys are located in their own partition only: nothing moves (as on Spark)
     ctx = MergeContext(ordering_fields=config.ordering_fields, partial_columns=partial_columns)

@@ -35,7 +35,7 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.archive.async", "true", ARCHIVAL),
     ("hoodie.keep.min.commits", "20", ARCHIVAL),
     ("hoodie.keep.max.commits", "30", ARCHIVAL),
-    ("hoodie.index.type", "RECORD_INDEX", METADATA_TABLE),
+    ("hoodie.index.type", "RECORD_LEVEL_INDEX", METADATA_TABLE),
     ("hoodie.index.type", "INMEMORY", None),
     (
         "hoodie.compaction.strategy",
@@ -49,8 +49,7 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.combine.before.delete", "true", None),
     ("hoodie.datasource.write.drop.partition.columns", "true", None),
     ("hoodie.metadata.index.bloom.filter.enable", "true", METADATA_TABLE),
-    ("hoodie.metadata.record.index.enable", "true", METADATA_TABLE),
-    ("hoodie.metadata.global.record.level.index.enable", "true", METADATA_TABLE),
+    ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.clean.trigger.strategy", "NUM_HOURS", None),
 ]
@@ -80,7 +79,7 @@ FIELDS: list[tuple[str, Any, str | None]] = [
     ("services.clustering.sort_columns", ["ts"], CLUSTERING),
     ("services.archive.automatic", True, ARCHIVAL),
     ("services.archive.min_commits", 12, ARCHIVAL),
-    ("index.type", "record-level", METADATA_TABLE),
+    ("index.type", "partitioned-record-level", METADATA_TABLE),
     ("index.type", "in-memory", None),
     ("services.compaction.strategy", "bounded-partition-aware", None),
     ("services.compaction.strategy", {"name": "unbounded-partition-aware"}, None),

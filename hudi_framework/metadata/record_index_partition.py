@@ -1,0 +1,226 @@
+"""The MDT ``record_index`` partition: record key -> the data file group holding it (Apache Hudi's
+global record-level index).
+
+Records (type 5, ``HoodieRecordIndexInfo``), as Java writes them:
+
+* init: every key of the latest base file of every file group, located there, with the base
+  file's instant (fact sheet 1.5); the file-group count is Java's ``estimateFileGroupCount`` over
+  the keys counted in the base files' footers (minimum 10, maximum 10000 by default);
+* a commit, delta commit or replace commit: each written base file's keys are read back; a new file
+  group's keys are inserts, a rewritten base file's inserts are the keys its previous base file
+  lacked and its deletes the keys it lost (not read when its write stat counts no insert and no
+  delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes); a replace commit
+  also deletes the keys of the replaced file groups that it did not rewrite. A key both deleted and
+  inserted (a move) is an insert. Compactions write nothing (the keys stay where they are);
+* cleans write nothing.
+
+Keys are read from ``_hoodie_record_key``: tables without meta fields get no ``record_index``.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.errors import MetadataTableUnusableError
+from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.log.blocks import DeleteBlock
+from hudi_framework.log.reader import read_log_bytes
+from hudi_framework.metadata.partition_builder import (
+    InitContext,
+    InstantContext,
+    MetadataRecord,
+    PartitionBuilder,
+    PartitionRecords,
+)
+from hudi_framework.metadata.records import MetadataPartition, RecordType
+from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.instant_time import instant_time_to_epoch_ms
+from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
+from hudi_framework.vocabulary import TimelineTimezone
+
+__all__ = [
+    "MAX_FILE_GROUPS_KEY",
+    "MIN_FILE_GROUPS_KEY",
+    "RecordIndexBuilder",
+    "estimate_file_group_count",
+]
+
+MIN_FILE_GROUPS_KEY: Final = "hoodie.metadata.record.index.min.filegroup.count"
+MAX_FILE_GROUPS_KEY: Final = "hoodie.metadata.record.index.max.filegroup.count"
+_MIN_FILE_GROUPS: Final = 10
+_MAX_FILE_GROUPS: Final = 10_000
+#: Java's ``hoodie.metadata.record.index.growth.factor`` and ``...max.filegroup.size`` defaults, and
+#: its ``RECORD_INDEX_AVERAGE_RECORD_SIZE``.
+_GROWTH: Final = 2.0
+_MAX_FILE_GROUP_BYTES: Final = 1 << 30
+_RECORD_BYTES: Final = 48
+_KEY: Final = "_hoodie_record_key"
+_NO_FILE_INDEX: Final = -1
+
+
+def estimate_file_group_count(records: int, minimum: int, maximum: int) -> int:
+    """Java ``estimateFileGroupCount`` for the record index: grow for ``records`` keys, clamped."""
+    if minimum == maximum and minimum > 0:
+        return minimum
+    per_group = _MAX_FILE_GROUP_BYTES // _RECORD_BYTES
+    wanted = math.ceil(records * _GROWTH) // per_group
+    return maximum if wanted >= maximum else minimum if wanted <= minimum else int(wanted)
+
+
+def _location(partition: str, file_id: str, instant_millis: int) -> dict[str, object]:
+    """``HoodieRecordIndexInfo`` of a file group: UUID bits and ``-<n>`` index (encoding 0), or the
+    raw id (encoding 1) when the id is not a UUID."""
+    try:
+        parsed = uuid.UUID(file_id[:36])
+        suffix = file_id[36:]
+        index = _NO_FILE_INDEX if not suffix else int(suffix[1:]) if suffix.startswith("-") else None
+    except ValueError:
+        parsed, index = None, None
+    if parsed is None or index is None:
+        return {
+            "partitionName": partition, "fileIdHighBits": -1, "fileIdLowBits": -1, "fileIndex": -1,
+            "fileId": file_id, "instantTime": instant_millis, "fileIdEncoding": 1, "position": None,
+        }  # fmt: skip
+    raw = parsed.bytes
+    return {
+        "partitionName": partition,
+        "fileIdHighBits": int.from_bytes(raw[:8], "big", signed=True),
+        "fileIdLowBits": int.from_bytes(raw[8:], "big", signed=True),
+        "fileIndex": index,
+        "fileId": "",
+        "instantTime": instant_millis,
+        "fileIdEncoding": 0,
+        "position": None,
+    }
+
+
+def _records(keys: Iterable[str], location: Mapping[str, object]) -> list[MetadataRecord]:
+    # One record per key: the framework takes records as dicts (its HFile encoder is per record).
+    return [{"key": k, "type": int(RecordType.RECORD_INDEX), "recordIndexMetadata": location} for k in keys]
+
+
+def _base_keys(storage: StorageBackend, key: str) -> list[str]:
+    """The record keys of a Parquet base file."""
+    with storage.open_input(key) as f:
+        parquet = pq.ParquetFile(f)
+        if _KEY not in parquet.schema_arrow.names:
+            raise MetadataTableUnusableError(f"{key!r} has no {_KEY} column: the record index needs meta fields")
+        column = parquet.read(columns=[_KEY]).column(0)
+    return [k for k in column.to_pylist() if k is not None]
+
+
+def _log_deletes(storage: StorageBackend, key: str) -> list[str]:
+    """The keys of the DELETE blocks of a log file."""
+    keys: list[str] = []
+    for block in read_log_bytes(storage.read(key), path=key):
+        if isinstance(block, DeleteBlock):
+            keys += [k for k in block.columns.record_keys.cast(pa.string()).to_pylist() if k is not None]
+    return keys
+
+
+class RecordIndexBuilder(PartitionBuilder):
+    """Builds ``record_index`` (``record-index-NNNN-0`` file groups)."""
+
+    partition = MetadataPartition.RECORD_INDEX.value
+
+    def applies_to(self, config: TableConfig) -> bool:
+        """Tables with meta fields: the keys are read from ``_hoodie_record_key``."""
+        return config.populate_meta_fields
+
+    def file_group_count(self, ctx: InitContext) -> int:
+        minimum = ctx.options.integer(MIN_FILE_GROUPS_KEY, _MIN_FILE_GROUPS)
+        maximum = ctx.options.integer(MAX_FILE_GROUPS_KEY, _MAX_FILE_GROUPS)
+        rows = 0  # from the footers: the keys themselves are read by init_records
+        for key in self._base_file_keys(ctx):
+            with ctx.storage.open_input(key) as f:
+                rows += pq.ParquetFile(f).metadata.num_rows
+        return estimate_file_group_count(rows, minimum, maximum)
+
+    def init_records(self, ctx: InitContext) -> PartitionRecords:
+        timezone = TimelineTimezone(ctx.config.timeline_timezone)
+        records: list[MetadataRecord] = []
+        for partition in ctx.partitions:
+            for file_slice in ctx.view.latest_file_slices(partition):
+                if file_slice.base_file_key is None or file_slice.base_file is None:
+                    continue
+                millis = instant_time_to_epoch_ms(file_slice.base_file.instant_time, timezone)
+                location = _location(partition, file_slice.file_id, millis)
+                records += _records(_base_keys(ctx.storage, file_slice.base_file_key), location)
+        return PartitionRecords(records)
+
+    def _base_file_keys(self, ctx: InitContext) -> list[str]:
+        return [
+            s.base_file_key
+            for p in ctx.partitions
+            for s in ctx.view.latest_file_slices(p)
+            if s.base_file_key is not None
+        ]
+
+    def commit_records(self, ctx: InstantContext, metadata: CommitMetadata) -> PartitionRecords:
+        if (metadata.operation_type or "").lower() == "compact" or metadata.compacted:
+            return PartitionRecords()
+        millis = instant_time_to_epoch_ms(ctx.instant_time, TimelineTimezone(ctx.config.timeline_timezone))
+        inserts: dict[str, MetadataRecord] = {}
+        deleted: set[str] = set()
+        listings: dict[str, list[str]] = {}
+        for stats in (metadata.partition_to_write_stats or {}).values():
+            for stat in stats:
+                if not stat.path or stat.file_id is None:
+                    continue
+                partition = stat.partition_path or ""
+                if ".log." in stat.path.rsplit("/", 1)[-1]:
+                    if stat.num_deletes != 0:  # the stat says whether the log has deletes: skip reading it
+                        deleted.update(_log_deletes(ctx.storage, stat.path))
+                    continue
+                previous = self._previous_base(ctx.storage, stat, listings)
+                if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
+                    continue  # a rewrite that neither gained nor lost a key (updates only)
+                new = _base_keys(ctx.storage, stat.path)
+                old = set(_base_keys(ctx.storage, previous)) if previous is not None else set()
+                added = [k for k in new if k not in old]
+                location = _location(partition, stat.file_id, millis)
+                inserts.update((r["key"], r) for r in _records(added, location))
+                deleted.update(old.difference(new))
+        replaced = metadata.replaced_file_ids() if isinstance(metadata, ReplaceCommitMetadata) else []
+        for partition, file_id in replaced:
+            latest = self._latest_base(ctx.storage, partition, file_id, ctx.instant_time, listings)
+            if latest is not None:
+                deleted.update(_base_keys(ctx.storage, latest))
+        # A key deleted in one file and inserted in another moved: the insert is its location.
+        return PartitionRecords(list(inserts.values()), sorted(deleted.difference(inserts)))
+
+    @staticmethod
+    def _listing(storage: StorageBackend, partition: str, listings: dict[str, list[str]]) -> list[str]:
+        if partition not in listings:
+            listings[partition] = [i.key for i in storage.list(partition)]
+        return listings[partition]
+
+    def _previous_base(self, storage: StorageBackend, stat: WriteStat, listings: dict[str, list[str]]) -> str | None:
+        """The base file a rewritten base file replaces (same file group, instant ``prevCommit``)."""
+        if stat.prev_commit in (None, "", "null") or stat.file_id is None:
+            return None
+        for key in self._listing(storage, stat.partition_path or "", listings):
+            parsed = BaseFileName.try_parse(key.rsplit("/", 1)[-1])
+            if parsed is not None and parsed.file_id == stat.file_id and parsed.instant_time == stat.prev_commit:
+                return key
+        return None
+
+    def _latest_base(
+        self, storage: StorageBackend, partition: str, file_id: str, before: str, listings: dict[str, list[str]]
+    ) -> str | None:
+        """The newest base file of a replaced file group written before the replacing instant."""
+        found: tuple[str, str] | None = None
+        for key in self._listing(storage, partition, listings):
+            parsed = BaseFileName.try_parse(key.rsplit("/", 1)[-1])
+            if parsed is None or parsed.file_id != file_id or parsed.instant_time >= before:
+                continue
+            if found is None or parsed.instant_time > found[0]:
+                found = (parsed.instant_time, key)
+        return None if found is None else found[1]
