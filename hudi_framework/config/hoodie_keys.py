@@ -192,6 +192,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("index.options.filter_type", "hoodie.bloom.index.filter.type"),
     _k("index.options.dynamic_max_entries", "hoodie.bloom.index.filter.dynamic.max.entries"),
     _k("index.options.prune_by_ranges", "hoodie.bloom.index.prune.by.ranges"),
+    _k("index.options.use_metadata", "hoodie.bloom.index.use.metadata"),
     # Java has one key per global index family; both set the index's option (exported as both, so a
     # Java writer gets it whichever index it runs), and two different values are a conflict.
     _k("index.options.update_partition_path", "hoodie.bloom.index.update.partition.path"),

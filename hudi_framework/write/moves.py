@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.index.metadata_index import MetadataIndexSource
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.table.table_config import TableConfig
 
@@ -153,6 +154,7 @@ def tag_for_write(
     merger: RecordMerger,
     keygen: KeyGenerator,
     partial_columns: tuple[str, ...] = (),
+    metadata: MetadataIndexSource | None = None,
 ) -> pa.Table:
     """The local engine's index step for a write: tag locations, then settle partition moves.
 
@@ -168,9 +170,10 @@ def tag_for_write(
         merger: The table's merger.
         keygen: The table's key generator.
         partial_columns: The columns a partial update carries (empty for full rows).
+        metadata: Where the metadata table stands in for footers (``hoodie.bloom.index.use.metadata``).
     """
     virtual_keys = None if config.populate_meta_fields else keygen
-    tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys)
+    tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys, metadata=metadata)
     if not index.is_global:
         return tagged  # keys are located in their own partition only: nothing moves (as on Spark)
     ctx = MergeContext(ordering_fields=config.ordering_fields, partial_columns=partial_columns)
