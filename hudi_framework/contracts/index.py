@@ -33,7 +33,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 import pyarrow as pa
 
@@ -51,6 +51,7 @@ __all__ = [
     "PARTITION_PATH",
     "RECORD_KEY",
     "IndexedFile",
+    "KeyFactsSource",
     "LookupTask",
     "RecordIndex",
 ]
@@ -128,6 +129,20 @@ class LookupTask:
     def with_bloom(self, bloom: BloomFilter | None) -> LookupTask:
         """A copy carrying ``bloom``."""
         return replace(self, bloom=bloom)
+
+
+class KeyFactsSource(Protocol):
+    """Where an engine takes key ranges and bloom filters from instead of footers (the metadata
+    table, for an index that :attr:`~RecordIndex.uses_metadata_index`). Picklable: engines ship it
+    to where lookups run."""
+
+    def with_key_ranges(self, files: Sequence[IndexedFile], storage: StorageBackend) -> list[IndexedFile]:
+        """``files``, with the key range the source holds filled in where a file has none."""
+        ...
+
+    def with_blooms(self, tasks: Sequence[LookupTask], storage: StorageBackend) -> list[LookupTask]:
+        """``tasks``, with :attr:`LookupTask.bloom` set where the source holds the file's filter."""
+        ...
 
 
 class RecordIndex(ABC):

@@ -51,9 +51,9 @@ from hudi_framework.contracts.indexing.planning import distinct_partitions, inco
 from hudi_framework.layout.file_group import FileSlice
 
 if TYPE_CHECKING:
+    from hudi_framework.contracts.index import KeyFactsSource
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.storage import StorageBackend
-    from hudi_framework.index.metadata_index import MetadataIndexSource
 
 #: Helper column while deduplicating locations; the double underscore keeps it clear of user columns.
 _MATCH: Final = "__hudi_index_match"
@@ -89,7 +89,7 @@ def tag_locations(
     storage: StorageBackend,
     *,
     keygen: KeyGenerator | None = None,
-    metadata: MetadataIndexSource | None = None,
+    metadata: KeyFactsSource | None = None,
 ) -> pa.Table:
     """Tag incoming records with the file group holding each key, running every step in-process.
 
@@ -102,7 +102,7 @@ def tag_locations(
         keygen: For tables without meta fields only: base files store no record keys, so each
             lookup computes them with this key generator instead of calling ``index.lookup``.
         metadata: Where the metadata table may stand in for footers (key ranges before planning,
-            bloom filters attached to the tasks); see :mod:`hudi_framework.index.metadata_index`.
+            bloom filters attached to the tasks); see :mod:`hudi_framework.metadata.index_source`.
 
     Returns:
         ``incoming`` in the same row order, plus ``_hoodie_location_partition``,

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from hudi_framework.index.metadata_index import metadata_index_source
+from hudi_framework.metadata.index_source import metadata_index_source
 from hudi_framework.vocabulary import InsertDupPolicy
 from hudi_framework.write.insert_duplicates import insert_dup_policy, without_stored_keys
 from hudi_framework.write.moves import tag_for_write

@@ -29,11 +29,10 @@ from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
 from hudi_framework.index.tagging import tag_locations
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.index import RecordIndex
+    from hudi_framework.contracts.index import KeyFactsSource, RecordIndex
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.storage import StorageBackend
-    from hudi_framework.index.metadata_index import MetadataIndexSource
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.table.table_config import TableConfig
 
@@ -154,7 +153,7 @@ def tag_for_write(
     merger: RecordMerger,
     keygen: KeyGenerator,
     partial_columns: tuple[str, ...] = (),
-    metadata: MetadataIndexSource | None = None,
+    metadata: KeyFactsSource | None = None,
 ) -> pa.Table:
     """The local engine's index step for a write: tag locations, then settle partition moves.
 

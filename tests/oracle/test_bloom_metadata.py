@@ -17,7 +17,7 @@ import pytest
 
 from hudi_framework import HudiTable
 from hudi_framework.contracts.index import LOCATION_FILE_ID, PARTITION_PATH, RECORD_KEY
-from hudi_framework.index.metadata_index import metadata_index_source
+from hudi_framework.metadata.index_source import metadata_index_source
 from hudi_framework.index.tagging import tag_locations
 from hudi_index_bloom.index import BloomIndex, BloomIndexOptions
 from tests.oracle.client import ApacheHudi
@@ -88,7 +88,8 @@ def test_tagging_from_the_metadata_table_opens_no_footer(
 
     from_mdt = BloomIndex(BloomIndexOptions(use_metadata=True))
     source = metadata_index_source(from_mdt, table.storage, table.properties, table.timeline)
-    assert source is not None and source.bloom_filters and source.column_stats
+    assert source is not None
+    assert (source.bloom_filters, source.column_stats) == (True, True)
     footers = BloomIndex(BloomIndexOptions())
 
     # Keys stored in 3 of the 9 files (k000-k009 of the first insert) and 10 new ones.
