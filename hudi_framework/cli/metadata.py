@@ -4,6 +4,7 @@ storage; build it from a listing; remove it."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -15,6 +16,7 @@ from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.validate import check_in_sync, validate_files
 from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
+from hudi_framework.write.metadata_upkeep import metadata_write_options
 
 metadata = typer.Typer(help="Inspect, build or remove a table's metadata table.", no_args_is_help=True)
 
@@ -89,13 +91,15 @@ def init(path: PathArg, config: ConfigOpt = None) -> None:
     """
     table = open_table(path, settings_from(config))
     had = "files" in table.config.metadata_partitions
-    changed = prepare_metadata_table(table.storage, table.config, lambda: table.timeline)
+    settings = settings_from(config)
+    options = replace(metadata_write_options(settings.write), enable=True)
+    changed = prepare_metadata_table(table.storage, table.config, lambda: table.timeline, options)
     if not changed:
         Console().print("metadata table already there; left as it is")
     elif had:
-        Console().print("metadata table already there; dropped the partitions other than files")
+        Console().print("metadata table already there; its partitions now follow the options")
     else:
-        Console().print("metadata table built (files partition)")
+        Console().print("metadata table built")
 
 
 @metadata.command("delete")

@@ -51,6 +51,7 @@ from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import write_file_group
 from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.markers import STAGING_DIR_PREFIX
+from hudi_framework.write.metadata_upkeep import metadata_write_options
 from hudi_framework.write.operation import is_replace
 from hudi_framework.write.pipeline import latest_slices
 from hudi_framework.write.planner import (
@@ -168,8 +169,7 @@ class DirectWriter(DataSourceArrowWriter):
             table.storage,
             table.config,
             operation,
-            metadata_enable=options.settings.write.metadata_enable,
-            metadata_max_delta_commits=options.settings.write.metadata_compact_max_delta_commits,
+            metadata=metadata_write_options(options.settings.write),
         )
         return cls(options, operation, txn.start(), schema)
 

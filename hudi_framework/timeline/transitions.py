@@ -130,6 +130,11 @@ class TimelineWriter:
         self._sync = sync
 
     @property
+    def sync(self) -> InstantSync | None:
+        """What this writer keeps in step with its instants (the metadata table's sync), if anything."""
+        return self._sync
+
+    @property
     def layout_version(self) -> int:
         """The timeline layout version (1 or 2)."""
         return self._layout

@@ -35,6 +35,7 @@ from hudi_framework.write.batch import check_batch_schema, require_key_fields
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.insert_duplicates import insert_dup_policy
+from hudi_framework.write.metadata_upkeep import metadata_write_options
 from hudi_framework.write.partition_selection import select_partitions
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
@@ -205,8 +206,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             op,
             concurrency=concurrency,
             hooks=hooks,
-            metadata_enable=session.settings.write.metadata_enable,
-            metadata_max_delta_commits=session.settings.write.metadata_compact_max_delta_commits,
+            metadata=metadata_write_options(session.settings.write),
         )
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
             table = table.reload()

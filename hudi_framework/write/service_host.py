@@ -48,7 +48,7 @@ from hudi_framework.write.compactor import (
 )
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_leftovers
-from hudi_framework.write.metadata_upkeep import metadata_table_upkeep
+from hudi_framework.write.metadata_upkeep import metadata_table_upkeep, metadata_write_options
 from hudi_framework.write.rollback import RollbackResult
 from hudi_framework.write.savepoint import Savepoint, list_savepoints
 from hudi_framework.write.transaction import timeline_writer
@@ -87,8 +87,7 @@ class ServiceHost(TableServiceHost):
             table.storage,
             table.config,
             lambda: table.timeline,
-            enabled=write.metadata_enable,
-            max_delta_commits=write.metadata_compact_max_delta_commits,
+            metadata_write_options(write),
         )
         if changed:
             table.reload()

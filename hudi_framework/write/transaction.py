@@ -35,6 +35,7 @@ from hudi_framework.errors import (
 )
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.lock import table_lock
+from hudi_framework.metadata.options import MetadataWriteOptions
 from hudi_framework.metadata.writer import metadata_sync
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
@@ -87,10 +88,9 @@ class WriteTransaction:
         hooks: The plugins' commit hooks (``HudiTable.commit_hooks``): ``hudi_pre_commit`` may
             veto the commit (it is then rolled back as any failed write), ``hudi_commit_completed``
             runs after it (a failure there is a post-commit failure). None: no hooks.
-        metadata_enable: ``hoodie.metadata.enable``: ``start`` builds the metadata table when the
-            table has none (and compacts it when due) and every completion updates it; False:
-            ``start`` deletes it.
-        metadata_max_delta_commits: ``hoodie.metadata.compact.max.delta.commits``.
+        metadata: The metadata-table options: with ``enable``, ``start`` builds the metadata table
+            when the table has none (its enabled partitions; compacts it when due) and every
+            completion updates it; without, ``start`` deletes it.
     """
 
     storage: StorageBackend
@@ -100,8 +100,7 @@ class WriteTransaction:
     concurrency: WriteConcurrency | None = None
     baseline: WriteBaseline | None = None
     hooks: CommitHooks | None = None
-    metadata_enable: bool = False
-    metadata_max_delta_commits: int = 10
+    metadata: MetadataWriteOptions = field(default_factory=MetadataWriteOptions)
     _writer: TimelineWriter | None = field(default=None, repr=False)
     _heartbeat: Heartbeat | None = field(default=None, repr=False)
     _failed_writes_done: bool = field(default=False, repr=False)
@@ -135,15 +134,14 @@ class WriteTransaction:
     def start(self) -> Instant:
         """Create the requested and inflight instant files (a new, strictly later instant time).
 
-        The metadata table is built first (``metadata_enable``) or deleted (it would not list what
+        The metadata table is built first (``metadata.enable``) or deleted (it would not list what
         this write adds).
         """
         changed = metadata_table_upkeep(
             self.storage,
             self.config,
             self.writer.timeline,
-            enabled=self.metadata_enable,
-            max_delta_commits=self.metadata_max_delta_commits,
+            self.metadata,
         )
         if changed:
             self.config = TableConfig.from_properties(load_properties(self.storage))

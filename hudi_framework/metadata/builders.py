@@ -1,0 +1,27 @@
+"""The MDT partitions this writer keeps in step, one builder each, in Apache Hudi's order.
+
+The order is Java's ``MetadataPartitionType`` (files, column_stats, bloom_filters, record_index,
+..., partition_stats): partitions are initialised in it, each at its own init instant. A partition
+listed in ``hoodie.table.metadata.partitions`` without a builder here is dropped by writers (they
+would not keep it in step, and a reader trusting it would miss files).
+"""
+
+from __future__ import annotations
+
+from hudi_framework.metadata.files_partition import FilesBuilder
+from hudi_framework.metadata.partition_builder import PartitionBuilder
+
+__all__ = ["builder_for", "partition_builders"]
+
+
+def partition_builders() -> tuple[PartitionBuilder, ...]:
+    """Every builder, in Apache Hudi's partition order (``files`` first)."""
+    return (FilesBuilder(),)
+
+
+def builder_for(partition: str) -> PartitionBuilder | None:
+    """The builder of an MDT partition, or None when this writer does not keep it."""
+    for builder in partition_builders():
+        if builder.partition == partition:
+            return builder
+    return None
