@@ -160,6 +160,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
     _k("write.metadata_enable", "hoodie.metadata.enable"),
     _k("write.metadata_compact_max_delta_commits", "hoodie.metadata.compact.max.delta.commits"),
+    _k("write.metadata_bloom_filter_enable", "hoodie.metadata.index.bloom.filter.enable"),
+    _k("write.metadata_bloom_filter_file_groups", "hoodie.metadata.index.bloom.filter.file.group.count"),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),
@@ -309,7 +311,6 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
     {
         "hoodie.metadata.index.column.stats.enable": _MDT_INDEX,
         "hoodie.metadata.index.partition.stats.enable": _MDT_INDEX,
-        "hoodie.metadata.index.bloom.filter.enable": _MDT_INDEX,
         "hoodie.metadata.record.index.enable": _MDT_INDEX,
         "hoodie.metadata.global.record.level.index.enable": _MDT_INDEX,
         "hoodie.metadata.record.level.index.enable": _MDT_INDEX,
@@ -335,7 +336,6 @@ IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = Mappin
     {
         "hoodie.metadata.index.column.stats.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.index.partition.stats.enable": (("false",), METADATA_TABLE),
-        "hoodie.metadata.index.bloom.filter.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.record.index.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.global.record.level.index.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.record.level.index.enable": (("false",), METADATA_TABLE),

@@ -17,8 +17,10 @@ from types import MappingProxyType
 
 from hudi_framework.config.sections import WriteSettings
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.metadata.bloom_filters_partition import FILE_GROUP_COUNT_KEY
 from hudi_framework.metadata.compaction import compact_metadata_table
 from hudi_framework.metadata.options import MetadataWriteOptions
+from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
@@ -33,8 +35,8 @@ def metadata_write_options(write: WriteSettings) -> MetadataWriteOptions:
     return MetadataWriteOptions(
         enable=write.metadata_enable,
         compact_max_delta_commits=write.metadata_compact_max_delta_commits,
-        partitions=MappingProxyType({}),
-        values=MappingProxyType({}),
+        partitions=MappingProxyType({MetadataPartition.BLOOM_FILTERS.value: write.metadata_bloom_filter_enable}),
+        values=MappingProxyType({FILE_GROUP_COUNT_KEY: str(write.metadata_bloom_filter_file_groups)}),
     )
 
 

@@ -50,7 +50,6 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.datasource.write.drop.partition.columns", "true", None),
     ("hoodie.metadata.index.column.stats.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.index.partition.stats.enable", "true", METADATA_TABLE),
-    ("hoodie.metadata.index.bloom.filter.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.index.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.global.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
