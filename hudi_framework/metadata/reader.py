@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 from hudi_framework.contracts.indexing.bloom_filter import BloomFilter
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import BloomFilterFormatError, HudiError, MetadataTableUnusableError, StorageNotFoundError
-from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.layout.file_group import FileGroup, FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
 from hudi_framework.log.hfile_records import HFileRecordDecoder, hfile_records_schema, hfile_schema_text
@@ -238,19 +238,28 @@ class MetadataTable:
 
         Keys of the slices are relative to ``.hoodie/metadata``.
         """
+        return self._view(partition).latest_file_slices(partition)
+
+    def file_groups(self, partition: str) -> list[FileGroup]:
+        """Every file group of an MDT partition with all its committed slices (oldest first), by id.
+
+        Keys of the slices are relative to ``.hoodie/metadata``.
+        """
+        return self._view(partition).all_file_groups(partition)
+
+    def _view(self, partition: str) -> FileSystemView:
         listing = self._storage.list(f"{METADATA_TABLE_DIR}/{partition}")
         pending: dict[FileGroupId, str] = {}
         for inst, plan in self._timeline.pending_compaction_plans().items():
             for op in plan.get("operations") or ():
                 pending[FileGroupId(op.get("partitionPath") or "", op["fileId"])] = inst.requested_time
-        view = FileSystemView(
+        return FileSystemView(
             {partition: listing},
             completed_instants=self._timeline.completed(),
             table_version=max(self._version, 8),
             pending_compactions=pending,
             base_file_extensions=("hfile",),
         )
-        return view.latest_file_slices(partition)
 
     def _read_slices(self, slices: Sequence[FileSlice], columns: Sequence[str]) -> _Records:
         """Decode the committed records of ``slices``, each tagged with its block sequence number."""
