@@ -162,6 +162,11 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.metadata_compact_max_delta_commits", "hoodie.metadata.compact.max.delta.commits"),
     _k("write.metadata_bloom_filter_enable", "hoodie.metadata.index.bloom.filter.enable"),
     _k("write.metadata_bloom_filter_file_groups", "hoodie.metadata.index.bloom.filter.file.group.count"),
+    _k("write.metadata_column_stats_enable", "hoodie.metadata.index.column.stats.enable"),
+    _csv("write.metadata_column_stats_columns", "hoodie.metadata.index.column.stats.column.list"),
+    _k("write.metadata_column_stats_max_columns", "hoodie.metadata.index.column.stats.max.columns.to.index"),
+    _k("write.metadata_column_stats_file_groups", "hoodie.metadata.index.column.stats.file.group.count"),
+    _k("write.metadata_partition_stats_file_groups", "hoodie.metadata.index.partition.stats.file.group.count"),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),
@@ -302,15 +307,16 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _csv("services.clustering.sort_columns", "hoodie.clustering.plan.strategy.sort.columns"),
 )
 
-_MDT_INDEX = "only the metadata table's files partition is written (docs/metadata-table.md)"
+_MDT_INDEX = "this metadata table index is not written (docs/metadata-table.md)"
 _PARALLELISM = "Spark parallelism comes from write.parallelism"
 
 #: Keys Apache Hudi accepts that are recognised here but have no effect, with the reason. Anything
 #: neither here nor in :data:`HOODIE_KEYS` is rejected, so a typo never passes silently.
 IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
     {
-        "hoodie.metadata.index.column.stats.enable": _MDT_INDEX,
-        "hoodie.metadata.index.partition.stats.enable": _MDT_INDEX,
+        "hoodie.metadata.index.partition.stats.enable": (
+            "partition_stats follows hoodie.metadata.index.column.stats.enable, as in Apache Hudi 1.1"
+        ),
         "hoodie.metadata.record.index.enable": _MDT_INDEX,
         "hoodie.metadata.global.record.level.index.enable": _MDT_INDEX,
         "hoodie.metadata.record.level.index.enable": _MDT_INDEX,
@@ -334,8 +340,6 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
 #: item that brings it (if any).
 IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = MappingProxyType(
     {
-        "hoodie.metadata.index.column.stats.enable": (("false",), METADATA_TABLE),
-        "hoodie.metadata.index.partition.stats.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.record.index.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.global.record.level.index.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.record.level.index.enable": (("false",), METADATA_TABLE),

@@ -188,10 +188,23 @@ class WriteSettings(Section):
     not looked at). ``*`` (or ``%2A``) in a path matches any characters; paths no partition has are skipped.
     Set but empty, nothing is dropped. ``client.delete_partition(paths)`` takes its paths instead."""
     metadata_enable: bool = False
-    """Keep the metadata table's ``files`` partition (``.hoodie/metadata``) in step with every instant
-    this writer completes, creating it from a listing when the table has none; ``False`` deletes a
-    metadata table before writing, as Apache Hudi does. Apache Hudi's Spark default is ``true``
-    (docs/metadata-table.md)."""
+    """Keep the metadata table (``.hoodie/metadata``: its ``files`` partition and the indexes enabled
+    below) in step with every instant this writer completes, creating it from a listing when the
+    table has none; ``False`` deletes a metadata table before writing, as Apache Hudi does. Apache
+    Hudi's Spark default is ``true`` (docs/metadata-table.md)."""
+    metadata_column_stats_enable: bool = True
+    """With ``metadata_enable`` (table version 9): keep the ``column_stats`` partition (per file and
+    column statistics, for data skipping) and, on partitioned tables, ``partition_stats``; ``False``
+    drops both. Apache Hudi's Spark default is ``true`` too."""
+    metadata_column_stats_columns: CsvTuple = ()
+    """The columns ``column_stats`` indexes (besides the three meta columns); empty: the first
+    ``metadata_column_stats_max_columns`` indexable columns. Acts when the partition is built."""
+    metadata_column_stats_max_columns: PositiveInt = 32
+    """Without ``metadata_column_stats_columns``: how many columns ``column_stats`` indexes."""
+    metadata_column_stats_file_groups: PositiveInt = 2
+    """File groups of ``column_stats`` (fixed when the partition is built)."""
+    metadata_partition_stats_file_groups: PositiveInt = 1
+    """File groups of ``partition_stats`` (fixed when the partition is built)."""
     metadata_compact_max_delta_commits: PositiveInt = 10
     """With ``metadata_enable``: compact the metadata table once this many delta commits completed
     since its last compaction (at the start of the next write or table service)."""

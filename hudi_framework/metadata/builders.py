@@ -9,15 +9,17 @@ would not keep it in step, and a reader trusting it would miss files).
 from __future__ import annotations
 
 from hudi_framework.metadata.bloom_filters_partition import BloomFiltersBuilder
+from hudi_framework.metadata.column_stats_partition import ColumnStatsBuilder
 from hudi_framework.metadata.files_partition import FilesBuilder
 from hudi_framework.metadata.partition_builder import PartitionBuilder
+from hudi_framework.metadata.partition_stats_partition import PartitionStatsBuilder
 
 __all__ = ["builder_for", "partition_builders"]
 
 
 def partition_builders() -> tuple[PartitionBuilder, ...]:
     """Every builder, in Apache Hudi's partition order (``files`` first)."""
-    return (FilesBuilder(), BloomFiltersBuilder())
+    return (FilesBuilder(), ColumnStatsBuilder(), BloomFiltersBuilder(), PartitionStatsBuilder())
 
 
 def builder_for(partition: str) -> PartitionBuilder | None:

@@ -103,6 +103,9 @@ class InstantContext:
             instant was completed by a writer that handed nothing (read files back then).
         open_mdt: Opens the MDT as it is before this instant (for builders that aggregate over it).
         file_group_counts: MDT partition -> number of file groups on storage.
+        data_timeline: Loads the data table's timeline (this instant still pending on it).
+        shared: Scratch space of this instant's builders, called in partition order (the column
+            statistics computed for ``column_stats`` are reused by ``partition_stats``).
     """
 
     storage: StorageBackend
@@ -112,6 +115,8 @@ class InstantContext:
     facts: Mapping[str, object] = field(default_factory=dict)
     open_mdt: Callable[[], MetadataTable | None] = field(default=lambda: None)
     file_group_counts: Mapping[str, int] = field(default_factory=dict)
+    data_timeline: Callable[[], Timeline] | None = None
+    shared: dict[str, object] = field(default_factory=dict)
 
 
 class PartitionBuilder:

@@ -33,6 +33,7 @@ from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.timeline.naming import parse_instant_file_name
+from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.timeline.transitions import TimelineWriter
 
 __all__ = ["MetadataTableSync", "kept_partitions"]
@@ -108,6 +109,11 @@ class MetadataTableSync:
         names = [d.rstrip("/").rsplit("/", 1)[-1] for d in self._storage.list_dirs(METADATA_TABLE_DIR)]
         return sorted(n for n in names if n and n != ".hoodie")
 
+    def _data_timeline(self) -> Timeline:
+        return Timeline.load(
+            self._storage, layout_version=self._config.timeline_layout_version, timeline_path=self._config.timeline_path
+        )
+
     def _open_mdt(self) -> MetadataTable | None:
         return MetadataTable.open(self._storage, load_properties(self._storage))
 
@@ -126,6 +132,7 @@ class MetadataTableSync:
             facts=facts,
             open_mdt=self._open_mdt,
             file_group_counts=counts,
+            data_timeline=self._data_timeline,
         )
         produced = [(b.partition, records_of(b, ctx)) for b in kept]
         inflight = writer.transition_to_inflight(

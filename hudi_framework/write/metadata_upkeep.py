@@ -21,8 +21,14 @@ from hudi_framework.config.services import CleanSettings
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.metadata.bloom_filters_partition import FILE_GROUP_COUNT_KEY
 from hudi_framework.metadata.cleaning import MetadataCleanRetention, clean_metadata_table
+from hudi_framework.metadata.column_stats_partition import (
+    COLUMN_LIST_KEY,
+    COLUMN_STATS_FILE_GROUPS_KEY,
+    MAX_COLUMNS_KEY,
+)
 from hudi_framework.metadata.compaction import compact_metadata_table
 from hudi_framework.metadata.options import MetadataWriteOptions
+from hudi_framework.metadata.partition_stats_partition import PARTITION_STATS_FILE_GROUPS_KEY
 from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
@@ -39,9 +45,19 @@ def metadata_write_options(write: WriteSettings, clean: CleanSettings | None = N
     return MetadataWriteOptions(
         enable=write.metadata_enable,
         compact_max_delta_commits=write.metadata_compact_max_delta_commits,
-        partitions=MappingProxyType({MetadataPartition.BLOOM_FILTERS.value: write.metadata_bloom_filter_enable}),
+        partitions=MappingProxyType(
+            {
+                MetadataPartition.COLUMN_STATS.value: write.metadata_column_stats_enable,
+                MetadataPartition.BLOOM_FILTERS.value: write.metadata_bloom_filter_enable,
+                MetadataPartition.PARTITION_STATS.value: write.metadata_column_stats_enable,
+            }
+        ),
         values=MappingProxyType(
             {
+                COLUMN_LIST_KEY: ",".join(write.metadata_column_stats_columns),
+                MAX_COLUMNS_KEY: str(write.metadata_column_stats_max_columns),
+                COLUMN_STATS_FILE_GROUPS_KEY: str(write.metadata_column_stats_file_groups),
+                PARTITION_STATS_FILE_GROUPS_KEY: str(write.metadata_partition_stats_file_groups),
                 FILE_GROUP_COUNT_KEY: str(write.metadata_bloom_filter_file_groups),
                 "hoodie.clean.policy": cleaning.policy.value,
                 "hoodie.clean.commits.retained": str(cleaning.commits_retained),

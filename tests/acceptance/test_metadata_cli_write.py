@@ -26,7 +26,8 @@ def test_init_validate_delete(extract_fixture: Extract, tmp_path: Path) -> None:
     result = runner.invoke(app, ["metadata", "init", str(base)])
     assert result.exit_code == 0, result.output
     assert "built" in result.output
-    assert load_properties(LocalStorageBackend(str(base)))["hoodie.table.metadata.partitions"] == "files"
+    listed = load_properties(LocalStorageBackend(str(base)))["hoodie.table.metadata.partitions"]
+    assert listed == "column_stats,files,partition_stats"  # column statistics are on by default
     assert (base / ".hoodie" / "metadata" / "files" / "files-0000-0_0-0-0_00000000000000000.hfile").is_file()
     result = runner.invoke(app, ["metadata", "validate", str(base)])
     assert result.exit_code == 0, result.output

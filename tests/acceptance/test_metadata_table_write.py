@@ -37,7 +37,8 @@ from hudi_storage_local.backend import LocalStorageBackend
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 from tests.tools.hudi_rs_check import build_table, read_via_hudi_rs
 
-MDT_ON = {"hoodie.metadata.enable": "true"}
+#: The files partition alone (column statistics have their own tests).
+MDT_ON = {"hoodie.metadata.enable": "true", "hoodie.metadata.index.column.stats.enable": "false"}
 Rows = list[tuple[str, str, int]]
 
 
@@ -342,12 +343,13 @@ def test_a_version_6_table_refuses_the_mdt(tmp_path: Path) -> None:
     assert not _mdt_files(path)
 
 
-def test_writing_apache_hudis_mdt_keeps_files_and_drops_the_indexes_we_do_not_keep(
+def test_writing_apache_hudis_mdt_keeps_files_and_column_stats_and_drops_the_indexes_we_do_not_keep(
     tmp_path: Path, extract_fixture: Callable[[FixtureTable], tuple[Path, Path | None]]
 ) -> None:
     """A table Apache Hudi 1.1 wrote with files, column stats, partition stats, record index and two
-    secondary indexes: our writer with the MDT on keeps its ``files`` partition (no rebuild) and drops
-    the partitions it would not keep in step (properties first), as Apache Hudi drops a disabled one."""
+    secondary indexes: our writer with the MDT and column statistics on keeps its ``files``,
+    ``column_stats`` and ``partition_stats`` partitions (no rebuild) and drops the partitions it would
+    not keep in step (properties first), as Apache Hudi drops a disabled one."""
     fixture = next(t for t in all_fixture_tables() if t.id == "mor/avro/v9_txns_simple_meta")
     base = tmp_path / "t"
     shutil.copytree(extract_fixture(fixture)[0], base)  # the extracted fixture is shared: never write to it
@@ -357,19 +359,26 @@ def test_writing_apache_hudis_mdt_keeps_files_and_drops_the_indexes_we_do_not_ke
     mdt_before = {i.requested_time for i in _mdt_timeline(base).completed()}
     rows = read_table(before)
     one = rows.slice(0, 1).drop_columns([c for c in rows.column_names if c.startswith("_hoodie_")])
-    WriteClient(before, _settings()).upsert(one)
+    WriteClient(before, _settings(**{"hoodie.metadata.index.column.stats.enable": "true"})).upsert(one)
     after = HudiTable.open(str(base))
-    assert after.config.metadata_partitions == ("files",)
+    kept = ("column_stats", "files", "partition_stats")
+    assert after.config.metadata_partitions == kept
     assert load_properties(LocalStorageBackend(str(base)))["hoodie.table.metadata.partitions.inflight"] == ""
-    for partition in listed - {"files"}:
+    for partition in listed - set(kept):
         assert not [p for p in (base / ".hoodie" / "metadata" / partition).rglob("*") if p.is_file()], partition
     assert mdt_before <= {i.requested_time for i in _mdt_timeline(base).completed()}, "files was not rebuilt"
     storage = LocalStorageBackend(str(base))
     mdt = MetadataTable.open(storage, after.properties)
     assert mdt is not None
     check_in_sync(mdt, after.timeline)
+    check_in_sync(mdt, after.timeline, "column_stats")
     assert validate_files(storage, after.timeline, after.properties).ok
     assert read_table(after).num_rows == rows.num_rows
+    # Our upsert's files have statistics next to Apache Hudi's.
+    written = after.timeline.completed()[-1]
+    stats = after.timeline.read_commit_metadata(written).partition_to_write_stats or {}
+    names = {s.path.rsplit("/", 1)[-1] for per_partition in stats.values() for s in per_partition if s.path}
+    assert names <= set(mdt.column_stats().column("file_name").to_pylist())
 
 
 def test_schemas_are_apache_hudis_text(

@@ -48,8 +48,6 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.copyonwrite.insert.split.size", "500000", None),
     ("hoodie.combine.before.delete", "true", None),
     ("hoodie.datasource.write.drop.partition.columns", "true", None),
-    ("hoodie.metadata.index.column.stats.enable", "true", METADATA_TABLE),
-    ("hoodie.metadata.index.partition.stats.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.index.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.global.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
@@ -69,6 +67,8 @@ HONEST: list[tuple[str, str]] = [
     ("hoodie.metadata.enable", "false"),
     ("hoodie.metadata.enable", "true"),
     ("hoodie.metadata.index.column.stats.enable", "false"),
+    ("hoodie.metadata.index.column.stats.enable", "true"),
+    ("hoodie.metadata.index.partition.stats.enable", "true"),
     ("hoodie.clean.trigger.strategy", "NUM_COMMITS"),
 ]
 
