@@ -83,12 +83,13 @@ def test_bloom_filters_partition_follows_every_write(tmp_path: Path, table_type:
     client = _client(str(path), table_type, BLOOM_ON)
     client.insert(_rows(range(0, 30), ts=1))
     table = HudiTable.open(str(path))
-    assert table.properties["hoodie.table.metadata.partitions"] == "bloom_filters,files"
+    # Apache Hudi's order, each at its own init instant: files, column_stats, bloom_filters, partition_stats.
+    assert table.properties["hoodie.table.metadata.partitions"] == "bloom_filters,column_stats,files,partition_stats"
     mdt_instants = [(i.requested_time, i.action) for i in _mdt_timeline(path).completed()]
-    assert mdt_instants[:2] == [("00000000000000000", Action.DELTA_COMMIT), ("00000000000000001", Action.DELTA_COMMIT)]
+    assert mdt_instants[:4] == [(f"0000000000000000{n}", Action.DELTA_COMMIT) for n in range(4)]
     groups = sorted(p.name for p in (path / ".hoodie" / "metadata" / "bloom_filters").iterdir())
-    assert [g for g in groups if g.startswith(".bloom-filters-") and "00000000000000001" in g] == [
-        f".bloom-filters-000{i}-0_00000000000000001.log.1_0-0-0" for i in range(4)
+    assert [g for g in groups if g.startswith(".bloom-filters-") and "00000000000000002" in g] == [
+        f".bloom-filters-000{i}-0_00000000000000002.log.1_0-0-0" for i in range(4)
     ]
     assert _check_blooms(table) == 3
 
@@ -115,16 +116,14 @@ def test_bloom_filters_partition_follows_every_write(tmp_path: Path, table_type:
     settings = client.session
     source = metadata_index_source(settings.index, table.storage, table.properties, table.timeline)
     assert source is not None
-    assert source.bloom_filters
+    assert (source.bloom_filters, source.column_stats) == (True, True)
     batch = pa.concat_tables([incoming(range(0, 5)), incoming(range(100, 120))])
     slices = table.latest_file_slices()
     ours = tag_locations(settings.index, batch, slices, table.storage, metadata=source)
     assert located(ours) == located(tag_locations(BloomIndex(BloomIndexOptions()), batch, slices, table.storage))
-    # Key ranges come from column_stats, which this table does not keep: without range pruning no
-    # footer is read for them (with it, Apache Hudi reads them from the footers too).
-    unranged = BloomIndex(BloomIndexOptions(use_metadata=True, prune_by_ranges=False))
+    # Ranges from column_stats, filters from bloom_filters: no data file is opened for new keys.
     with opened_data_files(table) as opened:
-        fresh = tag_locations(unranged, incoming(range(200, 260)), slices, table.storage, metadata=source)
+        fresh = tag_locations(settings.index, incoming(range(200, 260)), slices, table.storage, metadata=source)
     assert fresh.column("_hoodie_location_file_id").null_count == 60
     assert opened == []
 
@@ -173,5 +172,7 @@ def test_clean_writes_tombstones_and_disable_drops(tmp_path: Path) -> None:
     # Disabled: the partition is dropped (properties first, then its files).
     off = {**options, "hoodie.metadata.index.bloom.filter.enable": "false", "hoodie.bloom.index.use.metadata": "false"}
     WriteClient(table, HudiSettings.from_hoodie_options(off, env=False)).upsert(_rows(range(0, 3), ts=5))
-    assert HudiTable.open(str(path)).properties["hoodie.table.metadata.partitions"] == "files"
+    assert (
+        HudiTable.open(str(path)).properties["hoodie.table.metadata.partitions"] == "column_stats,files,partition_stats"
+    )
     assert not [p for p in (path / ".hoodie" / "metadata").rglob("*bloom*") if p.is_file()]
