@@ -16,12 +16,17 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
+from hudi_framework.metadata.reader import MetadataTable
+from hudi_framework.metadata.validate import check_in_sync, validate_files
+from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient
+from tests.acceptance.test_metadata_bloom_filters import _check_blooms
 from tests.acceptance.test_metadata_table_write import MDT_ON, _mdt_timeline, check_mdt
 from tests.faults.processes import kill_writer
+from tests.faults.s3_faults import rows_of
 
 START = [("a", "sf", 1), ("b", "sf", 1), ("x", "ny", 1)]
 DEAD_ROWS = [{"id": "a", "city": "sf", "ts": 2}, {"id": "c", "city": "la", "ts": 2}]
@@ -76,3 +81,49 @@ def test_killed_at_each_step_recovers_consistent(
     # The table keeps working: the dead write's rows, written again, land once.
     client.upsert(pa.Table.from_pylist(DEAD_ROWS))
     assert check_mdt(path, caplog) == [("a", "sf", 2), ("b", "sf", 3), ("c", "la", 2), ("x", "ny", 1)]
+
+
+#: Every MDT partition the writer keeps: files, column_stats, bloom_filters, partition_stats.
+ALL_ON = {"hoodie.metadata.enable": "true", "hoodie.metadata.index.bloom.filter.enable": "true"}
+
+
+def _check_all(path: Path) -> list[tuple[str, str, int]]:
+    """Every MDT partition in step, ``files`` equal to storage, filters equal to footers; the rows."""
+    table = HudiTable.open(str(path))
+    assert set(table.config.metadata_partitions) == {"files", "column_stats", "bloom_filters", "partition_stats"}
+    mdt = MetadataTable.open(table.storage, table.properties)
+    assert mdt is not None
+    for partition in table.config.metadata_partitions:
+        check_in_sync(mdt, table.timeline, partition)
+    report = validate_files(table.storage, table.timeline, table.properties)
+    assert report.ok, report
+    _check_blooms(table)
+    from_mdt = rows_of(read_table(table))
+    assert from_mdt == rows_of(read_table(table, options={"hoodie.metadata.enable": "false"}))
+    return from_mdt
+
+
+@pytest.mark.parametrize("step", list(STEPS))
+def test_killed_at_each_step_with_every_partition(tmp_path: Path, step: str) -> None:
+    path = tmp_path / "t"
+    config = new_table_config(
+        "t", version=9, table_type="COPY_ON_WRITE", record_key_fields=["id"], partition_fields=["city"],
+        ordering_fields=["ts"],
+    )  # fmt: skip
+    client = WriteClient(HudiTable.create(str(path), config), HudiSettings.from_hoodie_options(ALL_ON, env=False))
+    client.insert(pa.Table.from_pylist([{"id": i, "city": c, "ts": t} for i, c, t in START]))
+    park = STEPS[step].replace(r"metadata/files/\.files-0000-0_", r"metadata/bloom_filters/\.bloom-filters-\d{4}-0_")
+    kill_writer(str(path), "park", tmp_path, DEAD_ROWS, ALL_ON, park=park)
+    (dead,) = HudiTable.open(str(path)).timeline.pending()
+    dead_files = [p for p in path.rglob(f"*{dead.requested_time}.parquet")]
+    assert _check_all(path) == START
+
+    client.upsert(pa.Table.from_pylist([{"id": "b", "city": "sf", "ts": 3}]))
+    assert _check_all(path) == [("a", "sf", 1), ("b", "sf", 3), ("x", "ny", 1)]
+    table = HudiTable.open(str(path))
+    mdt = MetadataTable.open(table.storage, table.properties)
+    assert mdt is not None
+    assert mdt.bloom_filters([(p.parent.name, p.name) for p in dead_files]) == {}
+    assert not [p for p in (path / ".hoodie" / "metadata").rglob(f"*{dead.requested_time}*") if p.is_file()]
+    client.upsert(pa.Table.from_pylist(DEAD_ROWS))
+    assert _check_all(path) == [("a", "sf", 2), ("b", "sf", 3), ("c", "la", 2), ("x", "ny", 1)]
