@@ -6,7 +6,7 @@ MDT's ``performTableServices``):
 * ``hoodie.metadata.enable=false``: the MDT is deleted (properties first);
 * ``true``: it is built from a listing when the table has none, its enabled partitions are
   initialised and disabled ones dropped (:func:`~hudi_framework.metadata.writer.prepare_metadata_table`),
-  then cleaned (:mod:`~hudi_framework.metadata.cleaning`) and compacted once
+  then cleaned (:mod:`~hudi_framework.write.metadata_cleaning`) and compacted once
   ``hoodie.metadata.compact.max.delta.commits`` delta commits completed since its last compaction
   (:mod:`~hudi_framework.metadata.compaction`).
 """
@@ -20,7 +20,6 @@ from hudi_framework.config.sections import WriteSettings
 from hudi_framework.config.services import CleanSettings
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.metadata.bloom_filters_partition import FILE_GROUP_COUNT_KEY
-from hudi_framework.metadata.cleaning import MetadataCleanRetention, clean_metadata_table
 from hudi_framework.metadata.column_stats_partition import (
     COLUMN_LIST_KEY,
     COLUMN_STATS_FILE_GROUPS_KEY,
@@ -35,6 +34,7 @@ from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.write.metadata_cleaning import MetadataCleanRetention, clean_metadata_table
 
 __all__ = ["metadata_table_upkeep", "metadata_write_options"]
 
