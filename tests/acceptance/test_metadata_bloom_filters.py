@@ -29,7 +29,7 @@ from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.client import WriteClient
-from hudi_index_bloom.index import BloomIndex, BloomIndexOptions
+from hudi_index_bloom.index import BloomIndex, BloomIndexOptions, GlobalBloomIndex
 from tests.acceptance.test_metadata_table_write import _mdt_timeline
 from tests.oracle.test_bloom_metadata import incoming, located, opened_data_files
 
@@ -121,6 +121,11 @@ def test_bloom_filters_partition_follows_every_write(tmp_path: Path, table_type:
     slices = table.latest_file_slices()
     ours = tag_locations(settings.index, batch, slices, table.storage, metadata=source)
     assert located(ours) == located(tag_locations(BloomIndex(BloomIndexOptions()), batch, slices, table.storage))
+    # The global bloom index too (every file of the table is a candidate).
+    global_mdt = GlobalBloomIndex(BloomIndexOptions(use_metadata=True))
+    global_footers = GlobalBloomIndex(BloomIndexOptions())
+    got = tag_locations(global_mdt, batch, slices, table.storage, metadata=source)
+    assert located(got) == located(tag_locations(global_footers, batch, slices, table.storage))
     # Ranges from column_stats, filters from bloom_filters: no data file is opened for new keys.
     with opened_data_files(table) as opened:
         fresh = tag_locations(settings.index, incoming(range(200, 260)), slices, table.storage, metadata=source)
