@@ -93,7 +93,7 @@ def init(path: PathArg, config: ConfigOpt = None) -> None:
     settings = settings_from(config)
     table = open_table(path, settings)
     had = "files" in table.config.metadata_partitions
-    options = replace(metadata_write_options(settings.write), enable=True)
+    options = replace(metadata_write_options(settings.write, settings.services.clean), enable=True)
     changed = prepare_metadata_table(table.storage, table.config, lambda: table.timeline, options)
     if not changed:
         Console().print("metadata table already there; left as it is")

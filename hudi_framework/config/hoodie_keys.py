@@ -160,6 +160,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
     _k("write.metadata_enable", "hoodie.metadata.enable"),
     _k("write.metadata_compact_max_delta_commits", "hoodie.metadata.compact.max.delta.commits"),
+    _k("write.metadata_bloom_filter_enable", "hoodie.metadata.index.bloom.filter.enable"),
+    _k("write.metadata_bloom_filter_file_groups", "hoodie.metadata.index.bloom.filter.file.group.count"),
     _k("write.metadata_column_stats_enable", "hoodie.metadata.index.column.stats.enable"),
     _csv("write.metadata_column_stats_columns", "hoodie.metadata.index.column.stats.column.list"),
     _k("write.metadata_column_stats_max_columns", "hoodie.metadata.index.column.stats.max.columns.to.index"),
@@ -212,6 +214,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("index.options.filter_type", "hoodie.bloom.index.filter.type"),
     _k("index.options.dynamic_max_entries", "hoodie.bloom.index.filter.dynamic.max.entries"),
     _k("index.options.prune_by_ranges", "hoodie.bloom.index.prune.by.ranges"),
+    _k("index.options.use_metadata", "hoodie.bloom.index.use.metadata"),
     # Java has one key per global index family; both set the index's option (exported as both, so a
     # Java writer gets it whichever index it runs), and two different values are a conflict.
     _k("index.options.update_partition_path", "hoodie.bloom.index.update.partition.path"),
@@ -330,7 +333,6 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
         "hoodie.metadata.index.partition.stats.enable": (
             "partition_stats follows hoodie.metadata.index.column.stats.enable, as in Apache Hudi 1.1"
         ),
-        "hoodie.metadata.index.bloom.filter.enable": _MDT_INDEX,
         "hoodie.metadata.record.level.index.enable": _MDT_INDEX,
         "hoodie.datasource.write.table.name": "a Spark catalog name; the table name is hoodie.table.name",
         "hoodie.upsert.shuffle.parallelism": _PARALLELISM,
@@ -352,7 +354,6 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
 #: item that brings it (if any).
 IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = MappingProxyType(
     {
-        "hoodie.metadata.index.bloom.filter.enable": (("false",), METADATA_TABLE),
         "hoodie.metadata.record.level.index.enable": (("false",), METADATA_TABLE),
         "hoodie.clean.trigger.strategy": (("num_commits",), None),
         # Apache Hudi's TIMELINE_SERVER_BASED needs its timeline server (hoodie.embed.timeline.server).

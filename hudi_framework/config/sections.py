@@ -217,6 +217,12 @@ class WriteSettings(Section):
     metadata_compact_max_delta_commits: PositiveInt = 10
     """With ``metadata_enable``: compact the metadata table once this many delta commits completed
     since its last compaction (at the start of the next write or table service)."""
+    metadata_bloom_filter_enable: bool = False
+    """With ``metadata_enable``: keep the metadata table's ``bloom_filters`` partition (each base
+    file's record-key bloom filter, for ``hoodie.bloom.index.use.metadata``) in step, building it
+    when missing; ``False`` drops it."""
+    metadata_bloom_filter_file_groups: PositiveInt = 4
+    """File groups of ``bloom_filters`` when it is built (later writers keep the count it has)."""
     set_null_for_missing_columns: bool = False
     """An upsert batch lacking some table columns writes them as null instead of as a partial update
     that keeps their stored values (``hoodie.write.set.null.for.missing.columns``; docs/mergers.md)."""

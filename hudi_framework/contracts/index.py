@@ -13,6 +13,13 @@ where each key already lives. The work is split so that one plugin serves every 
 2. **Look up, per file, anywhere.** :meth:`RecordIndex.lookup` opens one base file through the
    storage backend it is given and returns the task's keys that the file holds, with the file's
    location. On Spark it runs in executors (``mapInArrow`` over a DataFrame of tasks).
+
+   An index that sets :attr:`RecordIndex.uses_metadata_index` (Apache Hudi's
+   ``hoodie.bloom.index.use.metadata``) gets what the table's metadata table knows instead of
+   footers, when the metadata table is in step with the data timeline: key ranges from its
+   ``column_stats`` (``_hoodie_record_key``) before planning, and each file's bloom filter from its
+   ``bloom_filters`` in :attr:`LookupTask.bloom`, so a lookup whose keys the filter rules out
+   never opens the data file.
 3. **Tag.** The engine joins the found locations back onto the incoming records with the
    semantics of ``hudi_framework.index.tagging.apply_locations`` (``tag_locations`` runs all
    three steps in-process).
@@ -25,12 +32,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Final, Protocol
 
 import pyarrow as pa
 
-from hudi_framework.contracts.indexing.bloom_filter import BloomFilterConfig
+from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
@@ -44,6 +51,7 @@ __all__ = [
     "PARTITION_PATH",
     "RECORD_KEY",
     "IndexedFile",
+    "KeyFactsSource",
     "LookupTask",
     "RecordIndex",
 ]
@@ -109,10 +117,32 @@ class LookupTask:
         file: The base file.
         keys: Distinct candidate record keys (``large_string``, no nulls), or None to return every
             key in the file (an engine that joins on its own, e.g. a global simple index on Spark).
+        bloom: The file's bloom filter as the table's metadata table holds it, when the index
+            :attr:`~RecordIndex.uses_metadata_index` and the engine found it there; None otherwise
+            (the lookup reads the footer's). Attached where the lookup runs, never shipped.
     """
 
     file: IndexedFile
     keys: pa.LargeStringArray | None
+    bloom: BloomFilter | None = field(default=None, compare=False)
+
+    def with_bloom(self, bloom: BloomFilter | None) -> LookupTask:
+        """A copy carrying ``bloom``."""
+        return replace(self, bloom=bloom)
+
+
+class KeyFactsSource(Protocol):
+    """Where an engine takes key ranges and bloom filters from instead of footers (the metadata
+    table, for an index that :attr:`~RecordIndex.uses_metadata_index`). Picklable: engines ship it
+    to where lookups run."""
+
+    def with_key_ranges(self, files: Sequence[IndexedFile], storage: StorageBackend) -> list[IndexedFile]:
+        """``files``, with the key range the source holds filled in where a file has none."""
+        ...
+
+    def with_blooms(self, tasks: Sequence[LookupTask], storage: StorageBackend) -> list[LookupTask]:
+        """``tasks``, with :attr:`LookupTask.bloom` set where the source holds the file's filter."""
+        ...
 
 
 class RecordIndex(ABC):
@@ -151,6 +181,18 @@ class RecordIndex(ABC):
         Then an engine may leave the range of a partition's only candidate file unread before
         planning: planning could only drop that one file, which the lookup then does after the same
         footer read, so the file is opened once instead of twice. Non-global indexes only.
+        """
+        return False
+
+    @property
+    def uses_metadata_index(self) -> bool:
+        """Whether the engine takes key ranges and bloom filters from the table's metadata table.
+
+        When True and the metadata table is in step with the data timeline, the engine fills
+        :attr:`IndexedFile.min_key`/``max_key`` from its ``column_stats`` of ``_hoodie_record_key``
+        (when that partition is in step; footers for files it lacks) and attaches each file's
+        filter from its ``bloom_filters`` partition to :attr:`LookupTask.bloom`. Otherwise nothing
+        changes: ranges and filters come from footers.
         """
         return False
 

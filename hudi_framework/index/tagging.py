@@ -53,6 +53,7 @@ from hudi_framework.index.keyed import keyed_lookup, live_file_groups
 from hudi_framework.layout.file_group import FileSlice
 
 if TYPE_CHECKING:
+    from hudi_framework.contracts.index import KeyFactsSource
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.storage import StorageBackend
 
@@ -91,6 +92,7 @@ def tag_locations(
     *,
     keygen: KeyGenerator | None = None,
     locator: KeyLocator | None = None,
+    metadata: KeyFactsSource | None = None,
 ) -> pa.Table:
     """Tag incoming records with the file group holding each key, running every step in-process.
 
@@ -102,7 +104,8 @@ def tag_locations(
         storage: The backend rooted at the table base path.
         keygen: For tables without meta fields only: base files store no record keys, so each
             lookup computes them with this key generator instead of calling ``index.lookup``.
-
+        metadata: Where the metadata table may stand in for footers (key ranges before planning,
+            bloom filters attached to the tasks); see :mod:`hudi_framework.metadata.index_source`.
         locator: For a :class:`~hudi_framework.contracts.keyed_index.KeyedIndex`: the table's key
             map (``hudi_framework.metadata.record_index_locator.locator_for``); the keys are looked
             up there and no base file is opened. None: the index's file-based lookups.
@@ -131,6 +134,8 @@ def tag_locations(
     # Footer reads and lookups are independent per file (a distributed engine runs them on
     # executors); threads overlap their Parquet reads and hashing, which release the GIL. Results
     # keep input order.
+    if metadata is not None and keygen is None and index.wants_key_ranges:
+        relevant = metadata.with_key_ranges(relevant, storage)
     workers = min(len(relevant), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         if index.wants_key_ranges:
@@ -142,6 +147,8 @@ def tag_locations(
             for i, file in zip(unread, ranged, strict=True):
                 relevant[i] = file
         tasks = index.candidate_files(incoming, relevant)
+        if metadata is not None and keygen is None:
+            tasks = metadata.with_blooms(tasks, storage)
         if workers > 1 and len(tasks) > 1:
             located = found_locations(list(pool.map(lookup, tasks)))
         else:

@@ -8,6 +8,7 @@ would not keep it in step, and a reader trusting it would miss files).
 
 from __future__ import annotations
 
+from hudi_framework.metadata.bloom_filters_partition import BloomFiltersBuilder
 from hudi_framework.metadata.column_stats_partition import ColumnStatsBuilder
 from hudi_framework.metadata.files_partition import FilesBuilder
 from hudi_framework.metadata.partition_builder import PartitionBuilder
@@ -19,7 +20,7 @@ __all__ = ["builder_for", "partition_builders"]
 
 def partition_builders() -> tuple[PartitionBuilder, ...]:
     """Every builder, in Apache Hudi's partition order (``files`` first)."""
-    return (FilesBuilder(), ColumnStatsBuilder(), RecordIndexBuilder(), PartitionStatsBuilder())
+    return (FilesBuilder(), ColumnStatsBuilder(), BloomFiltersBuilder(), RecordIndexBuilder(), PartitionStatsBuilder())
 
 
 def builder_for(partition: str) -> PartitionBuilder | None:

@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 from hudi_framework.contracts.indexing.bloom_filter import BloomFilter
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import BloomFilterFormatError, HudiError, MetadataTableUnusableError, StorageNotFoundError
-from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.layout.file_group import FileGroup, FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
 from hudi_framework.log.hfile_records import HFileRecordDecoder, hfile_records_schema, hfile_schema_text
@@ -239,19 +239,28 @@ class MetadataTable:
 
         Keys of the slices are relative to ``.hoodie/metadata``.
         """
+        return self._view(partition).latest_file_slices(partition)
+
+    def file_groups(self, partition: str) -> list[FileGroup]:
+        """Every file group of an MDT partition with all its committed slices (oldest first), by id.
+
+        Keys of the slices are relative to ``.hoodie/metadata``.
+        """
+        return self._view(partition).all_file_groups(partition)
+
+    def _view(self, partition: str) -> FileSystemView:
         listing = self._storage.list(f"{METADATA_TABLE_DIR}/{partition}")
         pending: dict[FileGroupId, str] = {}
         for inst, plan in self._timeline.pending_compaction_plans().items():
             for op in plan.get("operations") or ():
                 pending[FileGroupId(op.get("partitionPath") or "", op["fileId"])] = inst.requested_time
-        view = FileSystemView(
+        return FileSystemView(
             {partition: listing},
             completed_instants=self._timeline.completed(),
             table_version=max(self._version, 8),
             pending_compactions=pending,
             base_file_extensions=("hfile",),
         )
-        return view.latest_file_slices(partition)
 
     def _read_slices(
         self, slices: Sequence[FileSlice], columns: Sequence[str], keys: Sequence[pa.Array] | None = None
@@ -451,27 +460,48 @@ class MetadataTable:
             MetadataTableUnusableError: ``bloom_filters`` is not a usable MDT partition, or the
                 stored filter does not decode.
         """
+        return self.bloom_filters([(partition_path, file_name)]).get((partition_path, file_name))
+
+    def bloom_filters(self, files: Sequence[tuple[str, str]]) -> dict[tuple[str, str], BloomFilter]:
+        """The bloom filters of base files ``(partition path, file name)`` the MDT holds (others absent).
+
+        Only the file groups the files' keys route to are read (Java routes every MDT partition's
+        keys as the record index's), each decoded whole.
+
+        Raises:
+            MetadataTableUnusableError: ``bloom_filters`` is not a usable MDT partition, or a
+                stored filter does not decode.
+        """
         self._require(MetadataPartition.BLOOM_FILTERS)
-        key = bloom_filter_key(partition_path, file_name)
-        slices = self.file_slices(MetadataPartition.BLOOM_FILTERS)
+        if not files:
+            return {}
+        by_key = {bloom_filter_key(p, name): (p, name) for p, name in files}
+        wanted = pa.array(list(by_key), pa.string())
+        slices = self._routed_slices(MetadataPartition.BLOOM_FILTERS, wanted)
         records = self._read_slices(slices, ["key", "BloomFilterMetadata"])
-        latest = _latest_per_key(records, pa.array([key]))
-        if latest.num_rows == 0:
-            return None
-        stored = latest.column("BloomFilterMetadata").combine_chunks()[0].as_py()
-        if stored is None or stored["isDeleted"]:
-            return None
-        data: bytes = stored["bloomFilter"]
-        try:
-            # Java stores serializeToString()'s bytes (base64 text); raw filter bytes are taken too.
-            try:
-                return BloomFilter.deserialize(data, stored["type"])
-            except BloomFilterFormatError:
-                return BloomFilter.from_bytes(data, stored["type"])
-        except (BloomFilterFormatError, ValueError) as e:
-            raise MetadataTableUnusableError(
-                f"the bloom filter of {partition_path}/{file_name} does not decode: {e}"
-            ) from e
+        latest = _latest_per_key(records, wanted)
+        out: dict[tuple[str, str], BloomFilter] = {}
+        # One entry per candidate base file (not per record of data): a short loop.
+        for key, stored in zip(
+            latest.column("key").to_pylist(), latest.column("BloomFilterMetadata").to_pylist(), strict=True
+        ):
+            if stored is None or stored["isDeleted"]:
+                continue
+            out[by_key[key]] = _decode_bloom(stored, by_key[key])
+        return out
+
+    def _routed_slices(self, partition: str, keys: pa.Array) -> list[FileSlice]:
+        """The latest slices of the file groups ``keys`` route to (Java's key-to-file-group hash).
+
+        When the partition's file groups are not exactly ``<prefix>0000-0`` onwards, the hash
+        cannot be applied: every slice is returned.
+        """
+        slices = self.file_slices(partition)
+        expected = [file_group_id(partition, i) for i in range(len(slices))]
+        if not slices or [s.file_id for s in slices] != expected:
+            return slices
+        groups = np.unique(record_index_file_groups(keys.unique().drop_null(), len(slices)))
+        return [slices[int(i)] for i in groups]
 
     # ----------------------------------------------------------------- record index
     def record_index_slices(self) -> list[FileSlice]:
@@ -531,6 +561,23 @@ class MetadataTable:
             },
             schema=RECORD_INDEX_SCHEMA,
         )
+
+
+def _decode_bloom(stored: Mapping[str, Any], file: tuple[str, str]) -> BloomFilter:
+    """A stored ``HoodieMetadataBloomFilter`` as a filter.
+
+    Raises:
+        MetadataTableUnusableError: It does not decode.
+    """
+    data: bytes = stored["bloomFilter"]
+    try:
+        # Java stores serializeToString()'s bytes (base64 text); raw filter bytes are taken too.
+        try:
+            return BloomFilter.deserialize(data, stored["type"])
+        except BloomFilterFormatError:
+            return BloomFilter.from_bytes(data, stored["type"])
+    except (BloomFilterFormatError, ValueError) as e:
+        raise MetadataTableUnusableError(f"the bloom filter of {file[0]}/{file[1]} does not decode: {e}") from e
 
 
 def _tag(table: pa.Table, columns: Sequence[str], seq: int) -> pa.Table:

@@ -169,7 +169,7 @@ class DirectWriter(DataSourceArrowWriter):
             table.storage,
             table.config,
             operation,
-            metadata=metadata_write_options(options.settings.write),
+            metadata=metadata_write_options(options.settings.write, options.settings.services.clean),
         )
         return cls(options, operation, txn.start(), schema)
 

@@ -86,7 +86,7 @@ if TYPE_CHECKING:
     from pyspark import Broadcast
     from pyspark.sql import DataFrame, SparkSession
 
-    from hudi_framework.contracts.index import RecordIndex
+    from hudi_framework.contracts.index import KeyFactsSource, RecordIndex
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.spark.keys_stage import RowsFinish
 
@@ -129,14 +129,22 @@ def _candidates_task(
 
 @carrying_errors
 def _lookup_task(
-    spec: WorkerSpec, virtual_keys: bool, out: pa.Schema, batches: Iterable[pa.RecordBatch]
+    spec: WorkerSpec,
+    virtual_keys: bool,
+    metadata: KeyFactsSource | None,
+    out: pa.Schema,
+    batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
     parts = [b for b in batches if b.num_rows]
     if not parts:
         return
     components = worker_components(spec)
     index, keygen, storage = components.write.index, components.write.keygen, components.storage
-    for task in merge_lookup_tasks(tasks_from_arrow(pa.Table.from_batches(parts))):
+    tasks = merge_lookup_tasks(tasks_from_arrow(pa.Table.from_batches(parts)))
+    if metadata is not None and not virtual_keys:
+        # The filters of this task's files, from the metadata table in one read of their file groups.
+        tasks = metadata.with_blooms(tasks, storage)
+    for task in tasks:
         found = virtual_key_lookup(keygen, task, storage) if virtual_keys else index.lookup(task, storage)
         yield from to_spark_batches(found, out)
 
@@ -189,13 +197,17 @@ def _settle_task(
 
 
 def _tag_in_task(
-    spec: WorkerSpec, slices: Broadcast[list[FileSlice]], partial_columns: tuple[str, ...], rows: pa.Table
+    spec: WorkerSpec,
+    slices: Broadcast[list[FileSlice]],
+    partial_columns: tuple[str, ...],
+    metadata: KeyFactsSource | None,
+    rows: pa.Table,
 ) -> pa.Table:
     components = worker_components(spec)
     return tag_for_write(
         rows, slices.value, components.storage,
         config=spec.config, index=components.write.index, merger=components.write.merger,
-        keygen=components.write.keygen, partial_columns=partial_columns,
+        keygen=components.write.keygen, partial_columns=partial_columns, metadata=metadata,
     )  # fmt: skip
 
 
@@ -220,16 +232,17 @@ def narrow_tagging(
     tasks: int,
     held: SparkResources,
     partial_columns: tuple[str, ...] = (),
+    metadata: KeyFactsSource | None = None,
 ) -> NarrowTagging | None:
     """The narrow tagging step for ``tasks`` pre-combine tasks, or None when the table has no base
     file or too many for it (:data:`NARROW_FILE_OPENS`); broadcasts the file slices (released with
-    ``held``)."""
+    ``held``). ``metadata``: where the metadata table stands in for footers."""
     files = len(indexed_files(slices))
     if not files or files * tasks > NARROW_FILE_OPENS:
         return None
     stored = spark.sparkContext.broadcast(list(slices))
     held.broadcasts.append(stored)
-    return NarrowTagging(partial(_tag_in_task, spec, stored, partial_columns))
+    return NarrowTagging(partial(_tag_in_task, spec, stored, partial_columns, metadata))
 
 
 def _rows_per_partition(rows: DataFrame) -> dict[str, int]:
@@ -266,6 +279,7 @@ def tag_rows(
     tasks: int,
     held: SparkResources,
     partial_columns: tuple[str, ...] = (),
+    metadata: KeyFactsSource | None = None,
 ) -> DataFrame:
     """``rows`` with the three location columns (null for new keys), as ``tag_locations`` defines them.
 
@@ -279,6 +293,8 @@ def tag_rows(
         held: Receives what must be released after the write.
         partial_columns: The columns a partial update carries (empty for full rows): a row that
             moves partition is inserted as the merge with its stored record.
+        metadata: Where the metadata table stands in for footers: key ranges (driver, before
+            any footer) and bloom filters (each lookup task reads its files' filters).
     """
     if isinstance(index, KeyedIndex):
         keyed = _keyed_found(spec, index, rows, slices, tasks=tasks, held=held)
@@ -286,11 +302,15 @@ def tag_rows(
             join = partial(_join_found, spark, spec, index, rows, slices, held=held, partial_columns=partial_columns)
             return join(keyed, None)
     relevant = indexed_files(slices)
+    virtual_keys = not spec.config.populate_meta_fields
+    if metadata is not None and not virtual_keys and index.wants_key_ranges:
+        relevant = metadata.with_key_ranges(relevant, worker_components(spec).storage)
     # At most this many keys can be found (None: unknown until the found keys are counted).
     bound: int | None = None
-    if relevant and len(relevant) <= DRIVER_FOOTER_FILES:
+    if relevant and len(relevant) <= DRIVER_FOOTER_FILES and metadata is None:
         # Few files: the driver reads their footers (key ranges, row counts) without a job, and
         # does not prune them by incoming partition (each lookup task prunes by its own keys).
+        # With the metadata table, no footer is read: only the ranges it lacks, below.
         relevant, bound = _driver_footers(spec, relevant, key_ranges=index.wants_key_ranges)
     elif index.wants_key_ranges and relevant:
         partitions: list[str] = []
@@ -319,9 +339,8 @@ def tag_rows(
         partial(_candidates_task, spec, files, task_schema.arrow), task_schema.struct
     )
     found_schema = SparkSchema.of_arrow(LOOKUP_SCHEMA)
-    virtual_keys = not spec.config.populate_meta_fields
     found = lookups.repartition(tasks, "path").mapInArrow(
-        partial(_lookup_task, spec, virtual_keys, found_schema.arrow), found_schema.struct
+        partial(_lookup_task, spec, virtual_keys, metadata, found_schema.arrow), found_schema.struct
     )
     return _join_found(spark, spec, index, rows, slices, found, bound, held=held, partial_columns=partial_columns)
 

@@ -37,6 +37,7 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
+from hudi_framework.metadata.index_source import metadata_index_source
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
 from hudi_framework.spark.session_storage import check_session_s3
@@ -122,10 +123,17 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         combine = session.combines(operation)
         held = SparkResources()
         narrow = None
+        table = self.table
+        metadata = (
+            metadata_index_source(session.index, table.storage, table.properties, table.timeline)
+            if looks_up_existing(operation)
+            else None
+        )
         if combine and looks_up_existing(operation):
             narrow = narrow_tagging(
-                self._spark, spec, slices, tasks=self._combine_tasks(), held=held, partial_columns=partial_columns
-            )
+                self._spark, spec, slices, tasks=self._combine_tasks(), held=held, partial_columns=partial_columns,
+                metadata=metadata,
+            )  # fmt: skip
         try:
             rows = keyed_rows(
                 data,
@@ -151,6 +159,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                     tasks=tasks,
                     held=held,
                     partial_columns=partial_columns,
+                    metadata=metadata,
                 )
             policy = insert_dup_policy(session.settings.write, operation)
             if policy is not InsertDupPolicy.NONE:

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from hudi_framework.metadata.index_source import metadata_index_source
 from hudi_framework.vocabulary import InsertDupPolicy
 from hudi_framework.write.insert_duplicates import insert_dup_policy, without_stored_keys
 from hudi_framework.write.moves import tag_for_write
@@ -66,10 +67,12 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
                 session.merger, rows, config.ordering_fields, by_partition=session.combines_by_partition
             )
         if looks_up_existing(operation):
+            table = self.table
+            metadata = metadata_index_source(session.index, table.storage, table.properties, table.timeline)
             rows = tag_for_write(
-                rows, slices, self.table.storage,
+                rows, slices, table.storage,
                 config=config, index=session.index, merger=session.merger, keygen=session.keygen,
-                partial_columns=partial_columns,
+                partial_columns=partial_columns, metadata=metadata,
             )  # fmt: skip
         return rows
 

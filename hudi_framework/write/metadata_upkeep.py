@@ -6,8 +6,9 @@ MDT's ``performTableServices``):
 * ``hoodie.metadata.enable=false``: the MDT is deleted (properties first);
 * ``true``: it is built from a listing when the table has none, its enabled partitions are
   initialised and disabled ones dropped (:func:`~hudi_framework.metadata.writer.prepare_metadata_table`),
-  then it is compacted once ``hoodie.metadata.compact.max.delta.commits`` delta commits completed
-  since its last compaction (:mod:`~hudi_framework.metadata.compaction`).
+  then cleaned (:mod:`~hudi_framework.write.metadata_cleaning`) and compacted once
+  ``hoodie.metadata.compact.max.delta.commits`` delta commits completed since its last compaction
+  (:mod:`~hudi_framework.metadata.compaction`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from collections.abc import Callable
 from types import MappingProxyType
 
 from hudi_framework.config.sections import WriteSettings
+from hudi_framework.config.services import CleanSettings
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.metadata.bloom_filters_partition import FILE_GROUP_COUNT_KEY
 from hudi_framework.metadata.column_stats_partition import (
     COLUMN_LIST_KEY,
     COLUMN_STATS_FILE_GROUPS_KEY,
@@ -32,18 +35,21 @@ from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.write.metadata_cleaning import MetadataCleanRetention, clean_metadata_table
 
 __all__ = ["metadata_table_upkeep", "metadata_write_options"]
 
 
-def metadata_write_options(write: WriteSettings) -> MetadataWriteOptions:
-    """The MDT options of a writer's settings."""
+def metadata_write_options(write: WriteSettings, clean: CleanSettings | None = None) -> MetadataWriteOptions:
+    """The MDT options of a writer's settings (``clean``: the data table's cleaning, which the MDT's follows)."""
+    cleaning = clean or CleanSettings()
     return MetadataWriteOptions(
         enable=write.metadata_enable,
         compact_max_delta_commits=write.metadata_compact_max_delta_commits,
         partitions=MappingProxyType(
             {
                 MetadataPartition.COLUMN_STATS.value: write.metadata_column_stats_enable,
+                MetadataPartition.BLOOM_FILTERS.value: write.metadata_bloom_filter_enable,
                 MetadataPartition.PARTITION_STATS.value: write.metadata_column_stats_enable,
                 MetadataPartition.RECORD_INDEX.value: write.metadata_record_index_enable,
             }
@@ -56,6 +62,11 @@ def metadata_write_options(write: WriteSettings) -> MetadataWriteOptions:
                 PARTITION_STATS_FILE_GROUPS_KEY: str(write.metadata_partition_stats_file_groups),
                 MIN_FILE_GROUPS_KEY: str(write.metadata_record_index_min_file_groups),
                 MAX_FILE_GROUPS_KEY: str(write.metadata_record_index_max_file_groups),
+                FILE_GROUP_COUNT_KEY: str(write.metadata_bloom_filter_file_groups),
+                "hoodie.clean.policy": cleaning.policy.value,
+                "hoodie.clean.commits.retained": str(cleaning.commits_retained),
+                "hoodie.clean.fileversions.retained": str(cleaning.file_versions_retained),
+                "hoodie.clean.hours.retained": str(cleaning.hours_retained),
             }
         ),
     )
@@ -80,5 +91,7 @@ def metadata_table_upkeep(
     changed = prepare_metadata_table(storage, config, timeline, options)
     if changed:
         config = TableConfig.from_properties(load_properties(storage))
+    # Apache Hudi's order (performTableServices): clean, then compact.
+    clean_metadata_table(storage, config, MetadataCleanRetention.from_values(options.values))
     compact_metadata_table(storage, config, timeline(), max_delta_commits=options.compact_max_delta_commits)
     return changed

@@ -30,7 +30,7 @@ from hudi_framework.index.tagging import tag_locations
 from hudi_framework.metadata.record_index_locator import locator_for
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.index import RecordIndex
+    from hudi_framework.contracts.index import KeyFactsSource, RecordIndex
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.storage import StorageBackend
@@ -154,6 +154,7 @@ def tag_for_write(
     merger: RecordMerger,
     keygen: KeyGenerator,
     partial_columns: tuple[str, ...] = (),
+    metadata: KeyFactsSource | None = None,
 ) -> pa.Table:
     """The local engine's index step for a write: tag locations, then settle partition moves.
 
@@ -169,10 +170,13 @@ def tag_for_write(
         merger: The table's merger.
         keygen: The table's key generator.
         partial_columns: The columns a partial update carries (empty for full rows).
+        metadata: Where the metadata table stands in for footers (``hoodie.bloom.index.use.metadata``).
     """
     virtual_keys = None if config.populate_meta_fields else keygen
     locator = locator_for(index, storage)
-    tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys, locator=locator)
+    tagged = tag_locations(
+        index, rows, slices, storage, keygen=virtual_keys, locator=locator, metadata=metadata
+    )
     if not index.is_global:
         return tagged  # keys are located in their own partition only: nothing moves (as on Spark)
     ctx = MergeContext(ordering_fields=config.ordering_fields, partial_columns=partial_columns)

@@ -206,7 +206,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             op,
             concurrency=concurrency,
             hooks=hooks,
-            metadata=metadata_write_options(session.settings.write),
+            metadata=metadata_write_options(session.settings.write, session.settings.services.clean),
         )
         if txn.rollback_failed_writes():  # before planning: a rollback changes file slices
             table = table.reload()

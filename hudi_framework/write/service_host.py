@@ -87,7 +87,7 @@ class ServiceHost(TableServiceHost):
             table.storage,
             table.config,
             lambda: table.timeline,
-            metadata_write_options(write),
+            metadata_write_options(write, self.settings.services.clean),
         )
         if changed:
             table.reload()

@@ -42,6 +42,9 @@ class BloomIndexOptions(IndexOptions):
 
     prune_by_ranges: bool = Field(default=True)
     """``hoodie.bloom.index.prune.by.ranges``: skip files whose min/max keys exclude the key."""
+    use_metadata: bool = Field(default=False)
+    """``hoodie.bloom.index.use.metadata``: take key ranges (``column_stats``) and bloom filters
+    (``bloom_filters``) from the table's metadata table when it is in step, not from footers."""
 
 
 class BloomIndex(OptionsBackedIndex[BloomIndexOptions]):
@@ -61,6 +64,12 @@ class BloomIndex(OptionsBackedIndex[BloomIndexOptions]):
         """True when pruning by ranges: :meth:`lookup` reads a missing range from the footer."""
         return self._options.prune_by_ranges
 
+    @property
+    @override
+    def uses_metadata_index(self) -> bool:
+        """``use_metadata``: ranges and filters from the metadata table (see :class:`BloomIndexOptions`)."""
+        return self._options.use_metadata
+
     @override
     def candidate_files(self, incoming: pa.Table, files: Sequence[IndexedFile]) -> list[LookupTask]:
         """Pair each file with the distinct keys of its partition (all, when global) in its key range."""
@@ -68,7 +77,18 @@ class BloomIndex(OptionsBackedIndex[BloomIndexOptions]):
 
     @override
     def lookup(self, task: LookupTask, storage: StorageBackend) -> pa.Table:
-        """Footer range check, bloom check, then the exact check on the file's key column."""
+        """Footer range check, bloom check, then the exact check on the file's key column.
+
+        With the file's filter from the metadata table (:attr:`LookupTask.bloom`), the filter is
+        probed first, as Apache Hudi does, and the file is opened only when some key passes.
+        """
+        if task.bloom is not None and task.keys is not None:
+            passed = task.keys.filter(pa.array(task.bloom.might_contain(task.keys)))
+            if not len(passed):
+                return empty_locations()
+            with open_base_file(storage, task.file) as parquet:
+                file_keys = read_record_keys(parquet, task.file)
+            return locations_table(task.file, present_keys(passed, file_keys))
         with open_base_file(storage, task.file) as parquet:
             candidates = task.keys
             if candidates is not None:

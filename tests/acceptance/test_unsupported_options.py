@@ -48,7 +48,6 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.copyonwrite.insert.split.size", "500000", None),
     ("hoodie.combine.before.delete", "true", None),
     ("hoodie.datasource.write.drop.partition.columns", "true", None),
-    ("hoodie.metadata.index.bloom.filter.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.clean.trigger.strategy", "NUM_HOURS", None),

@@ -53,7 +53,11 @@ def _protocol_stream() -> Any:
 def _session(jar: str, warehouse: str, overrides: dict[str, str]) -> Any:
     from pyspark.sql import SparkSession
 
-    java_opts = "-Duser.timezone=UTC -XX:TieredStopAtLevel=1"
+    # The opens: Apache Hudi's bloom index with hoodie.bloom.index.use.metadata broadcasts a file-system
+    # view whose lock Kryo cannot reach on Java 17 otherwise (docs/compatibility.md).
+    java_opts = (
+        "-Duser.timezone=UTC -XX:TieredStopAtLevel=1 --add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED"
+    )
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("hudi-oracle")
