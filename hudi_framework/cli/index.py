@@ -12,7 +12,7 @@ from rich.console import Console
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.lock.guard import LockPolicy, table_lock
 from hudi_framework.metadata.records import MetadataPartition
-from hudi_framework.metadata.writer import prepare_metadata_table
+from hudi_framework.metadata_writer.writer import prepare_metadata_table
 from hudi_framework.write.metadata_upkeep import metadata_write_options
 
 index = typer.Typer(help="Build a metadata-table index of an existing table.", no_args_is_help=True)

@@ -14,7 +14,7 @@ from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.validate import check_in_sync, validate_files
-from hudi_framework.metadata.writer import prepare_metadata_table
+from hudi_framework.metadata_writer.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.write.metadata_upkeep import metadata_write_options
 

@@ -4,7 +4,7 @@ A reader that trusts a listed MDT (hudi-rs on v8+ tables whose ``hoodie.table.me
 lists ``files``; Java with ``hoodie.metadata.enable``) would miss every file such a writer adds, so it
 first disables it the way Apache Hudi does (format section 7): clear the MDT partitions from
 ``hoodie.properties`` (backup protocol), then delete ``.hoodie/metadata``. A later writer with the
-MDT enabled (:mod:`hudi_framework.metadata.writer`, or Apache Hudi's) rebuilds it from a listing.
+MDT enabled (:mod:`hudi_framework.metadata_writer.writer`, or Apache Hudi's) rebuilds it from a listing.
 """
 
 from __future__ import annotations

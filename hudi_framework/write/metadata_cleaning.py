@@ -31,9 +31,9 @@ from typing import Final
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import StorageError
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.metadata.mdt_timeline import mdt_timeline_writer
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import METADATA_TABLE_DIR
+from hudi_framework.metadata_writer.mdt_timeline import mdt_timeline_writer
 from hudi_framework.services.clean_plan import CleanerPlan, CleanFileInfo, RetainedInstant, encode_cleaner_plan
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig

@@ -5,10 +5,10 @@ MDT's ``performTableServices``):
 
 * ``hoodie.metadata.enable=false``: the MDT is deleted (properties first);
 * ``true``: it is built from a listing when the table has none, its enabled partitions are
-  initialised and disabled ones dropped (:func:`~hudi_framework.metadata.writer.prepare_metadata_table`),
+  initialised and disabled ones dropped (:func:`~hudi_framework.metadata_writer.writer.prepare_metadata_table`),
   then cleaned (:mod:`~hudi_framework.write.metadata_cleaning`) and compacted once
   ``hoodie.metadata.compact.max.delta.commits`` delta commits completed since its last compaction
-  (:mod:`~hudi_framework.metadata.compaction`).
+  (:mod:`~hudi_framework.metadata_writer.compaction`).
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from types import MappingProxyType
 from hudi_framework.config.sections import WriteSettings
 from hudi_framework.config.services import CleanSettings
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.metadata.bloom_filters_partition import FILE_GROUP_COUNT_KEY
-from hudi_framework.metadata.column_stats_partition import (
+from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.metadata_writer.bloom_filters_partition import FILE_GROUP_COUNT_KEY
+from hudi_framework.metadata_writer.column_stats_partition import (
     COLUMN_LIST_KEY,
     COLUMN_STATS_FILE_GROUPS_KEY,
     MAX_COLUMNS_KEY,
 )
-from hudi_framework.metadata.compaction import compact_metadata_table
-from hudi_framework.metadata.options import MetadataWriteOptions
-from hudi_framework.metadata.partition_stats_partition import PARTITION_STATS_FILE_GROUPS_KEY
-from hudi_framework.metadata.record_index_partition import MAX_FILE_GROUPS_KEY, MIN_FILE_GROUPS_KEY
-from hudi_framework.metadata.records import MetadataPartition
-from hudi_framework.metadata.writer import prepare_metadata_table
+from hudi_framework.metadata_writer.compaction import compact_metadata_table
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.partition_stats_partition import PARTITION_STATS_FILE_GROUPS_KEY
+from hudi_framework.metadata_writer.record_index_partition import MAX_FILE_GROUPS_KEY, MIN_FILE_GROUPS_KEY
+from hudi_framework.metadata_writer.writer import prepare_metadata_table
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig

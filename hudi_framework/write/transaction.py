@@ -35,8 +35,8 @@ from hudi_framework.errors import (
 )
 from hudi_framework.layout.partition_metadata import write_partition_metadata
 from hudi_framework.lock import table_lock
-from hudi_framework.metadata.options import MetadataWriteOptions
-from hudi_framework.metadata.writer import metadata_sync
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.writer import metadata_sync
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.commit_hooks import CommitHooks

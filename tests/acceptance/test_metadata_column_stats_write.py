@@ -16,11 +16,11 @@ import pyarrow.compute as pc
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.metadata.builders import builder_for
 from hudi_framework.metadata.keys import column_stats_key, partition_stats_key
 from hudi_framework.metadata.reader import MetadataTable, stat_values
-from hudi_framework.metadata.slice_records import SliceRecords
 from hudi_framework.metadata.validate import check_in_sync
+from hudi_framework.metadata_writer.builders import builder_for
+from hudi_framework.metadata_writer.slice_records import SliceRecords
 from hudi_framework.read import read_table
 from hudi_framework.read.parquet_stats import ParquetFooterStats
 from hudi_framework.read.reader import build_options, plan_read

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from hudi_framework.metadata import builders
-from hudi_framework.metadata.files_partition import FilesBuilder
-from hudi_framework.metadata.options import MetadataWriteOptions
-from hudi_framework.metadata.partition_builder import (
+from hudi_framework.metadata.records import MetadataPartition, RecordType
+from hudi_framework.metadata_writer import builders
+from hudi_framework.metadata_writer.files_partition import FilesBuilder
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
     InstantContext,
     MetadataRecord,
     PartitionBuilder,
     PartitionRecords,
 )
-from hudi_framework.metadata.records import MetadataPartition, RecordType
 from hudi_framework.timeline.clean_metadata import CleanMetadata
 from hudi_framework.timeline.metadata import CommitMetadata
 

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from hudi_framework.cli.app import app
 from hudi_framework.config import HudiSettings
 from hudi_framework.layout.naming import LogFileName
-from hudi_framework.metadata.file_groups import partition_dir
 from hudi_framework.metadata.reader import MetadataTable
+from hudi_framework.metadata_writer.file_groups import partition_dir
 from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config

@@ -9,9 +9,9 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from hudi_framework.metadata.column_stats_partition import columns_to_index, stats_records
-from hudi_framework.metadata.file_column_stats import indexable, union_of
 from hudi_framework.metadata.keys import column_stats_key
+from hudi_framework.metadata_writer.column_stats_partition import columns_to_index, stats_records
+from hudi_framework.metadata_writer.file_column_stats import indexable, union_of
 from hudi_framework.read.skipping import (
     COLUMN_NAME,
     FILE_NAME,

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.discovery import list_table
 from hudi_framework.layout.fs_view import FileSystemView
-from hudi_framework.metadata.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.clean_metadata import CleanMetadata
 from hudi_framework.timeline.metadata import CommitMetadata
@@ -99,7 +99,7 @@ class InstantContext:
         instant_time: The data instant (and MDT delta commit) time.
         action: The completed action (``commit``, ``deltacommit``, ``replacecommit``, ``clean``...).
         facts: What the write path handed over for this instant, by name (see
-            :meth:`~hudi_framework.metadata.sync.MetadataTableSync.hand_over`); empty when the
+            :meth:`~hudi_framework.metadata_writer.sync.MetadataTableSync.hand_over`); empty when the
             instant was completed by a writer that handed nothing (read files back then).
         open_mdt: Opens the MDT as it is before this instant (for builders that aggregate over it).
         file_group_counts: MDT partition -> number of file groups on storage.

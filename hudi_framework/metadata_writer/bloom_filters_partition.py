@@ -32,15 +32,15 @@ from hudi_framework.contracts.indexing.footer import (
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.naming import BaseFileName, parse_data_file_name
 from hudi_framework.metadata.keys import bloom_filter_key
-from hudi_framework.metadata.partition_builder import (
+from hudi_framework.metadata.records import MetadataPartition, RecordType
+from hudi_framework.metadata.validate import committed_files
+from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
     InstantContext,
     MetadataRecord,
     PartitionBuilder,
     PartitionRecords,
 )
-from hudi_framework.metadata.records import MetadataPartition, RecordType
-from hudi_framework.metadata.validate import committed_files
 from hudi_framework.timeline.clean_metadata import CleanMetadata
 from hudi_framework.timeline.metadata import CommitMetadata
 

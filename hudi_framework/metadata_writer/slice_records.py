@@ -20,10 +20,10 @@ from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, H
 from hudi_framework.log.hfile import read_hfile
 from hudi_framework.log.hfile_records import KEY_FIELD, hfile_schema_text
 from hudi_framework.log.reader import read_log_bytes
-from hudi_framework.metadata.mdt_timeline import metadata_record_schema_text
-from hudi_framework.metadata.partition_builder import MetadataRecord, PartitionBuilder
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import METADATA_TABLE_DIR
+from hudi_framework.metadata_writer.mdt_timeline import metadata_record_schema_text
+from hudi_framework.metadata_writer.partition_builder import MetadataRecord, PartitionBuilder
 
 __all__ = ["SliceRecords"]
 

@@ -20,21 +20,21 @@ from typing import Any, Final
 import pyarrow as pa
 
 from hudi_framework.layout.fs_view import FileSystemView
-from hudi_framework.metadata.column_stats_partition import (
+from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.metadata_writer.column_stats_partition import (
     SHARED_STATS,
     ColumnStatsBuilder,
     latest_schema,
     stats_records,
 )
-from hudi_framework.metadata.file_column_stats import concat_stats, file_column_stats, union_of
-from hudi_framework.metadata.partition_builder import (
+from hudi_framework.metadata_writer.file_column_stats import concat_stats, file_column_stats, union_of
+from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
     InstantContext,
     MetadataRecord,
     PartitionBuilder,
     PartitionRecords,
 )
-from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.read.metadata_stats import MetadataTableStats
 from hudi_framework.read.skipping import (
     COLUMN_NAME,

@@ -8,12 +8,12 @@ would not keep it in step, and a reader trusting it would miss files).
 
 from __future__ import annotations
 
-from hudi_framework.metadata.bloom_filters_partition import BloomFiltersBuilder
-from hudi_framework.metadata.column_stats_partition import ColumnStatsBuilder
-from hudi_framework.metadata.files_partition import FilesBuilder
-from hudi_framework.metadata.partition_builder import PartitionBuilder
-from hudi_framework.metadata.partition_stats_partition import PartitionStatsBuilder
-from hudi_framework.metadata.record_index_partition import RecordIndexBuilder
+from hudi_framework.metadata_writer.bloom_filters_partition import BloomFiltersBuilder
+from hudi_framework.metadata_writer.column_stats_partition import ColumnStatsBuilder
+from hudi_framework.metadata_writer.files_partition import FilesBuilder
+from hudi_framework.metadata_writer.partition_builder import PartitionBuilder
+from hudi_framework.metadata_writer.partition_stats_partition import PartitionStatsBuilder
+from hudi_framework.metadata_writer.record_index_partition import RecordIndexBuilder
 
 __all__ = ["builder_for", "partition_builders"]
 

@@ -16,12 +16,12 @@ import time
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.file_group import FileSlice
-from hudi_framework.metadata.file_groups import write_base_file
-from hudi_framework.metadata.mdt_timeline import mdt_commit_metadata, mdt_timeline_writer
-from hudi_framework.metadata.partition_builder import PartitionBuilder
 from hudi_framework.metadata.reader import MetadataTable
-from hudi_framework.metadata.slice_records import SliceRecords
-from hudi_framework.metadata.sync import kept_partitions
+from hudi_framework.metadata_writer.file_groups import write_base_file
+from hudi_framework.metadata_writer.mdt_timeline import mdt_commit_metadata, mdt_timeline_writer
+from hudi_framework.metadata_writer.partition_builder import PartitionBuilder
+from hudi_framework.metadata_writer.slice_records import SliceRecords
+from hudi_framework.metadata_writer.sync import kept_partitions
 from hudi_framework.services.compaction_plan import CompactionOperation, CompactionPlan, encode_compaction_plan
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig

@@ -16,15 +16,15 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hudi_framework.metadata.keys import ALL_PARTITIONS_KEY, files_key, partition_identifier
-from hudi_framework.metadata.partition_builder import (
+from hudi_framework.metadata.records import MetadataPartition, RecordType
+from hudi_framework.metadata.validate import committed_files
+from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
     InstantContext,
     MetadataRecord,
     PartitionBuilder,
     PartitionRecords,
 )
-from hudi_framework.metadata.records import MetadataPartition, RecordType
-from hudi_framework.metadata.validate import committed_files
 from hudi_framework.timeline.clean_metadata import CleanMetadata
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 

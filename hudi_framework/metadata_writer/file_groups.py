@@ -20,10 +20,10 @@ from hudi_framework.layout.partition_metadata import PartitionMetadata
 from hudi_framework.log.blocks import DeleteBlock, HFileBlock, LogBlock
 from hudi_framework.log.hfile_records import encode_hfile_base_file
 from hudi_framework.log.writer import create_next_log_file
-from hudi_framework.metadata.mdt_timeline import WRITE_TOKEN, mdt_write_stat, metadata_record_schema_text
-from hudi_framework.metadata.partition_builder import MetadataRecord
 from hudi_framework.metadata.reader import record_index_file_groups
 from hudi_framework.metadata.records import METADATA_TABLE_DIR, file_group_id, file_group_prefix
+from hudi_framework.metadata_writer.mdt_timeline import WRITE_TOKEN, mdt_write_stat, metadata_record_schema_text
+from hudi_framework.metadata_writer.partition_builder import MetadataRecord
 from hudi_framework.timeline.metadata import WriteStat
 
 __all__ = [

@@ -27,18 +27,22 @@ from typing import Any, Final
 import pyarrow as pa
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.metadata.file_column_stats import file_column_stats, indexable
-from hudi_framework.metadata.index_definitions import remove_index_definition, set_index_definition, source_fields
 from hudi_framework.metadata.keys import column_stats_key, partition_stats_key
-from hudi_framework.metadata.partition_builder import (
+from hudi_framework.metadata.records import MetadataPartition, RecordType
+from hudi_framework.metadata.validate import committed_files
+from hudi_framework.metadata_writer.file_column_stats import file_column_stats, indexable
+from hudi_framework.metadata_writer.index_definitions import (
+    remove_index_definition,
+    set_index_definition,
+    source_fields,
+)
+from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
     InstantContext,
     MetadataRecord,
     PartitionBuilder,
     PartitionRecords,
 )
-from hudi_framework.metadata.records import MetadataPartition, RecordType
-from hudi_framework.metadata.validate import committed_files
 from hudi_framework.model.schema import avro_to_arrow
 from hudi_framework.read.skipping import (
     COLUMN_NAME,
@@ -162,7 +166,7 @@ def _wrapped(union: pa.UnionArray) -> tuple[list[Any], list[tuple[int, str | Non
 
 def stats_records(stats: pa.Table, *, tight: bool = False, partition_level: bool = False) -> list[MetadataRecord]:
     """``column_stats`` (or, ``partition_level``, ``partition_stats``) records of a stats table (the
-    shape of :func:`~hudi_framework.metadata.file_column_stats.file_column_stats`); rows of a type
+    shape of :func:`~hudi_framework.metadata_writer.file_column_stats.file_column_stats`); rows of a type
     with no wrapper are left out."""
     lows, kinds = _wrapped(stats.column(MIN_VALUE).combine_chunks())
     highs, _ = _wrapped(stats.column(MAX_VALUE).combine_chunks())

@@ -12,13 +12,18 @@
 from __future__ import annotations
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.metadata.file_groups import (
+from hudi_framework.metadata.records import (
+    TABLE_METADATA_PARTITIONS_INFLIGHT_KEY,
+    TABLE_METADATA_PARTITIONS_KEY,
+    file_group_id,
+)
+from hudi_framework.metadata_writer.file_groups import (
     partition_dir,
     route,
     write_base_file,
     write_init_logs,
 )
-from hudi_framework.metadata.mdt_timeline import (
+from hudi_framework.metadata_writer.mdt_timeline import (
     INIT_INSTANT,
     MDT_META_DIR,
     mdt_commit_metadata,
@@ -26,13 +31,8 @@ from hudi_framework.metadata.mdt_timeline import (
     mdt_timeline_writer,
     metadata_table_properties,
 )
-from hudi_framework.metadata.options import MetadataWriteOptions
-from hudi_framework.metadata.partition_builder import InitContext, PartitionBuilder
-from hudi_framework.metadata.records import (
-    TABLE_METADATA_PARTITIONS_INFLIGHT_KEY,
-    TABLE_METADATA_PARTITIONS_KEY,
-    file_group_id,
-)
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.partition_builder import InitContext, PartitionBuilder
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties, render_properties, update_properties
 from hudi_framework.table.table_config import TableConfig

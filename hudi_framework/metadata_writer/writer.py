@@ -3,14 +3,14 @@
 * :func:`prepare_metadata_table`, before each write or table service with the MDT enabled: the
   MDT is created when the table has none (its ``files`` partition from a listing), every enabled
   partition the table does not list yet is initialised (Java's partition order, each at its own
-  init instant, :mod:`~hudi_framework.metadata.initialize`), and every listed partition this
+  init instant, :mod:`~hudi_framework.metadata_writer.initialize`), and every listed partition this
   writer does not keep (disabled, or without a builder here) is dropped: properties first, then
   its files.
 * :func:`metadata_sync`, given to the data table's timeline writer: one MDT delta commit per data
-  instant over every kept partition (:mod:`~hudi_framework.metadata.sync`).
+  instant over every kept partition (:mod:`~hudi_framework.metadata_writer.sync`).
 
-Partition builders (:mod:`~hudi_framework.metadata.partition_builder`) make the records; MDT
-compaction is :mod:`~hudi_framework.metadata.compaction`.
+Partition builders (:mod:`~hudi_framework.metadata_writer.partition_builder`) make the records; MDT
+compaction is :mod:`~hudi_framework.metadata_writer.compaction`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from collections.abc import Callable
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import UnsupportedOptionError
-from hudi_framework.metadata import builders
-from hudi_framework.metadata.file_groups import partition_dir
-from hudi_framework.metadata.initialize import create_metadata_table, initialize_partition, set_partition_state
-from hudi_framework.metadata.mdt_timeline import mdt_timeline_writer
-from hudi_framework.metadata.options import MetadataWriteOptions
 from hudi_framework.metadata.records import TABLE_METADATA_PARTITIONS_INFLIGHT_KEY, MetadataPartition
-from hudi_framework.metadata.sync import MetadataTableSync
+from hudi_framework.metadata_writer import builders
+from hudi_framework.metadata_writer.file_groups import partition_dir
+from hudi_framework.metadata_writer.initialize import create_metadata_table, initialize_partition, set_partition_state
+from hudi_framework.metadata_writer.mdt_timeline import mdt_timeline_writer
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.sync import MetadataTableSync
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.timeline import Timeline

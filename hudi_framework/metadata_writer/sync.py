@@ -19,12 +19,12 @@ from collections.abc import Callable, Sequence
 
 from hudi_framework.contracts.storage import FileInfo, StorageBackend
 from hudi_framework.layout.naming import LogFileName
-from hudi_framework.metadata import builders
-from hudi_framework.metadata.file_groups import file_group_count, partition_dir, route, write_log_file
-from hudi_framework.metadata.mdt_timeline import mdt_commit_metadata, mdt_requested, mdt_timeline_writer
-from hudi_framework.metadata.partition_builder import InstantContext, PartitionBuilder, PartitionRecords
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import METADATA_TABLE_DIR, TABLE_METADATA_PARTITIONS_INFLIGHT_KEY
+from hudi_framework.metadata_writer import builders
+from hudi_framework.metadata_writer.file_groups import file_group_count, partition_dir, route, write_log_file
+from hudi_framework.metadata_writer.mdt_timeline import mdt_commit_metadata, mdt_requested, mdt_timeline_writer
+from hudi_framework.metadata_writer.partition_builder import InstantContext, PartitionBuilder, PartitionRecords
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig

@@ -32,14 +32,14 @@ from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import DeleteBlock
 from hudi_framework.log.reader import read_log_bytes
-from hudi_framework.metadata.partition_builder import (
+from hudi_framework.metadata.records import MetadataPartition, RecordType
+from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
     InstantContext,
     MetadataRecord,
     PartitionBuilder,
     PartitionRecords,
 )
-from hudi_framework.metadata.records import MetadataPartition, RecordType
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant_time import instant_time_to_epoch_ms
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
