@@ -188,9 +188,7 @@ def _merge_batch(
     return _stored_then_merged(base, keep, merged_rows, task.merge_schema), at, positioned
 
 
-def _stored_then_merged(
-    base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.Table, schema: pa.Schema
-) -> pa.Table:
+def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.Table, schema: pa.Schema) -> pa.Table:
     """The stored rows ``keep`` marks, in file order, then ``merged`` (both in ``schema``, decoded).
 
     Snapshot order is no contract (Apache Hudi promises none). Keeping each replaced row
