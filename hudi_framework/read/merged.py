@@ -126,8 +126,9 @@ def _merge_batch(
     the matched pairs, aligned (what :func:`~hudi_framework.merge.merge_with_base` does, without
     hashing the whole batch or gathering it twice). The result holds the same rows as
     ``merge_with_base(batch, matched log rows)``: the batch's rows that no log row replaced or
-    deleted, in file order, then the merge results that replaced stored rows, in the order of those
-    rows (see :func:`_stored_then_merged`).
+    deleted, in file order, then the merge results that replaced stored rows: for a merger that
+    selects (both built-ins) in log order, otherwise in the order of the rows they replaced (see
+    :func:`_stored_then_merged`).
 
     With ``by_position`` the pairs come from the log records' positions instead of the hash lookup,
     once the paired keys are checked equal (otherwise the batch merges by key).
@@ -173,7 +174,7 @@ def _merge_batch(
         # Stored rows stay unless a log row replaces or deletes them; the live newer ones follow.
         newer = selection.take_newer & ~selection.deleted
         keep[base_at[selection.take_newer | selection.deleted]] = False
-        merged_rows = project_to_schema(gather(combined, at[newer]), task.merge_schema)
+        merged_rows = project_to_schema(_rows_at(combined, at[newer]), task.merge_schema)
         return _stored_then_merged(base, keep, merged_rows, task.merge_schema), at, positioned
     # The pair step of merge_with_base (same merger calls), on the aligned pairs only.
     newer = gather(combined, at)
@@ -186,6 +187,17 @@ def _merge_batch(
     keep[base_at] = False
     merged_rows = project_to_schema(merged.filter(from_numpy(live)), task.merge_schema)
     return _stored_then_merged(base, keep, merged_rows, task.merge_schema), at, positioned
+
+
+def _rows_at(rows: pa.Table, at: npt.NDArray[np.int64]) -> pa.Table:
+    """The rows at the distinct positions ``at``, in table order: the table itself when ``at`` holds
+    every row, else one filter (a gather reads the strings in random order; the log rows of a slice
+    replace stored rows in no order the snapshot promises)."""
+    if len(at) == rows.num_rows:
+        return rows
+    mask = np.zeros(rows.num_rows, dtype=np.bool_)
+    mask[at] = True
+    return rows.filter(from_numpy(mask))
 
 
 def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.Table, schema: pa.Schema) -> pa.Table:

@@ -29,8 +29,8 @@ from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
+from hudi_framework.model.parquet_dictionaries import small_dictionary_columns, top_level_columns
 from hudi_framework.model.schema import META_FIELDS
-from hudi_framework.read.dictionary_columns import small_dictionary_columns, top_level_columns
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.base_file_writer import ParquetOptions, write_base_file
 from hudi_framework.write.markers import IOType, create_marker
