@@ -106,7 +106,7 @@ def _encode_parquet(block: DataBlock) -> bytes:
     records = block.records
     pq.write_table(
         records, sink, compression=pyarrow_codec(block.compression), use_dictionary=dictionary_columns(records),
-        **PARQUET_TYPE_OPTIONS,
+        write_page_checksum=True, **PARQUET_TYPE_OPTIONS,
     )  # fmt: skip
     return bytes(sink.getvalue().to_pybytes())
 
@@ -210,7 +210,7 @@ def _decode_parquet(frame: BlockFrame) -> pa.Table:
     try:
         # ParquetFile, not pq.read_table: the latter goes through pyarrow.dataset, whose first use
         # imports pandas (~0.2 s of a fresh process's first merged read).
-        table = pq.ParquetFile(pa.BufferReader(content)).read()
+        table = pq.ParquetFile(pa.BufferReader(content), page_checksum_verification=True).read()
         if schema is None:
             _ = table.column_names  # names are decoded lazily; damaged ones must fail here
             return table

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
+from hudi_framework.errors import LogBlockDecodeError
 from hudi_framework.log import BlockType, DataBlock, decode_block, encode_block
 from hudi_framework.model.parquet_dictionaries import string_dictionary_columns
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, with_meta_fields
@@ -139,3 +141,20 @@ def test_parquet_log_block_writes_near_unique_columns_without_dictionary() -> No
     assert {name for name, has in has_dictionary.items() if not has} == plain
     assert decode_block(encoded) == block
     assert set(META_FIELDS) <= set(names)
+
+
+def test_parquet_log_block_pages_carry_checksums_that_catch_flipped_value_bytes() -> None:
+    # A flip inside a page's values decodes silently without a checksum (no codec to trip over).
+    schema = with_meta_fields(arrow_to_avro(pa.schema([("id", pa.string())]), "t"))
+    n = 200
+    meta = {name: [f"{name}-{i:04d}" for i in range(n)] for name in META_FIELDS}
+    records = pa.table({**meta, "id": [f"value-{i:04d}" for i in range(n)]})
+    block = DataBlock.create(
+        records, instant_time="20250101000000000", schema=schema, block_type=BlockType.PARQUET_DATA,
+        compression="uncompressed",
+    )  # fmt: skip
+    encoded = bytearray(encode_block(block))
+    at = encoded.index(b"value-0100")
+    encoded[at + 6 : at + 10] = b"XXXX"
+    with pytest.raises(LogBlockDecodeError, match="parquet content does not decode"):
+        decode_block(bytes(encoded))
