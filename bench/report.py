@@ -68,9 +68,9 @@ RATIOS = (
     ),
     Ratio("MOR upsert / COW upsert, 1% batch (ours)", "ours:mor_upsert_1pct", "ours:cow_upsert_1pct", 0.2),
     Ratio("MOR upsert / COW upsert, 13% batch (ours)", "ours:mor_upsert", "ours:cow_upsert"),
-    Ratio("COW read: ours / pyarrow reading the same files", "ours:cow_read", "pyarrow:cow_read_table_files", 1.2),
+    Ratio("COW read: ours / pyarrow reading the same files", "ours:cow_read", "pyarrow:cow_read_table_files", 1.05),
     Ratio("COW read: ours / hudi-rs", "ours:cow_read", "hudi-rs:cow_read", 1.0),
-    Ratio("MOR read (batch in logs) / COW read (ours)", "ours:mor_read", "ours:cow_read", 2.0),
+    Ratio("MOR read (batch in logs) / COW read (ours)", "ours:mor_read", "ours:cow_read", 1.5),
     Ratio(
         "Filtered read of 1% of files, footer statistics / full read then filter (ours)",
         "ours:cow_read_1pct_files_footers",

@@ -35,6 +35,7 @@ from hudi_framework.log.framing import (
     encode_frame,
     trailer_matches,
 )
+from hudi_framework.model.parquet_dictionaries import dictionary_columns
 from hudi_framework.model.parquet_format import PARQUET_TYPE_OPTIONS, pyarrow_codec
 
 if TYPE_CHECKING:
@@ -100,8 +101,13 @@ def block_to_frame(block: LogBlock | CorruptBlock) -> BlockFrame:
 def _encode_parquet(block: DataBlock) -> bytes:
     sink = pa.BufferOutputStream()
     # Typed as base files are (the records have the SCHEMA header's exact types), compressed with
-    # the table's codec as Java's HoodieParquetDataBlock is.
-    pq.write_table(block.records, sink, compression=pyarrow_codec(block.compression), **PARQUET_TYPE_OPTIONS)
+    # the table's codec as Java's HoodieParquetDataBlock is; no dictionary for (near-)unique columns,
+    # as in base files (a merged read decodes the block ~25% faster).
+    records = block.records
+    pq.write_table(
+        records, sink, compression=pyarrow_codec(block.compression), use_dictionary=dictionary_columns(records),
+        write_page_checksum=True, **PARQUET_TYPE_OPTIONS,
+    )  # fmt: skip
     return bytes(sink.getvalue().to_pybytes())
 
 
@@ -204,7 +210,7 @@ def _decode_parquet(frame: BlockFrame) -> pa.Table:
     try:
         # ParquetFile, not pq.read_table: the latter goes through pyarrow.dataset, whose first use
         # imports pandas (~0.2 s of a fresh process's first merged read).
-        table = pq.ParquetFile(pa.BufferReader(content)).read()
+        table = pq.ParquetFile(pa.BufferReader(content), page_checksum_verification=True).read()
         if schema is None:
             _ = table.column_names  # names are decoded lazily; damaged ones must fail here
             return table

@@ -15,10 +15,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_framework.contracts.data_files import checked_batches, data_file_errors
+from hudi_framework.model.parquet_dictionaries import string_dictionary_columns
 from hudi_framework.read.conform import conform_array, constant_array
 from hudi_framework.read.filters import filter_columns, to_expression
 from hudi_framework.read.parquet_stats import row_group_ranges
-from hudi_framework.read.plan import COMMIT_TIME_COLUMN
+from hudi_framework.read.plan import COMMIT_TIME_COLUMN, CommitTimeFilter
 from hudi_framework.read.skipping import may_match
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def _with_partition_columns(task: ReadTask, batch: pa.RecordBatch) -> pa.RecordB
 def filter_batch(task: ReadTask | MergedReadTask, batch: pa.RecordBatch) -> pa.RecordBatch:
     """Rows of ``batch`` passing the task's commit-time filter and row filter."""
     if task.commit_time_filter is not None:
-        batch = batch.filter(task.commit_time_filter.mask(batch.column(COMMIT_TIME_COLUMN)))
+        batch = batch.filter(_commit_time_mask(task.commit_time_filter, batch.column(COMMIT_TIME_COLUMN)))
     if not task.row_filter or task.filter_schema is None or not batch.num_rows:
         return batch
     expression = to_expression(task.row_filter, task.filter_schema)
@@ -74,6 +75,14 @@ def filter_batch(task: ReadTask | MergedReadTask, batch: pa.RecordBatch) -> pa.R
     return kept[0] if kept else batch.slice(0, 0)
 
 
+def _commit_time_mask(commit_times: CommitTimeFilter, values: pa.Array) -> pa.Array:
+    """The rows whose commit time ``commit_times`` keeps (commit times read as a dictionary or plain)."""
+    if pa.types.is_dictionary(values.type):
+        # One test per distinct commit time, spread to the rows by their indices (null stays null: dropped).
+        return commit_times.mask(values.dictionary).take(values.indices)
+    return commit_times.mask(values)
+
+
 def _column_as(batch: pa.RecordBatch, field: pa.Field) -> pa.Array:
     index = batch.schema.get_field_index(field.name)
     if index < 0:
@@ -81,20 +90,30 @@ def _column_as(batch: pa.RecordBatch, field: pa.Field) -> pa.Array:
     return conform_array(batch.column(index), field.type, name=field.name)
 
 
-def conform_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
-    """Select and convert ``batch``'s columns to exactly ``schema``; absent columns become null."""
+def conform_batch(batch: pa.RecordBatch, schema: pa.Schema, *, keep_dictionaries: bool = False) -> pa.RecordBatch:
+    """Select and convert ``batch``'s columns to exactly ``schema``; absent columns become null.
+
+    With ``keep_dictionaries``, a dictionary column whose values have the field's type stays a
+    dictionary (its field's type in the result is the dictionary type): a merge that drops rows
+    filters its indices, and :func:`conform_batch` decodes the rows left.
+    """
     if batch.schema.equals(schema) and all(a.metadata == b.metadata for a, b in zip(batch.schema, schema, strict=True)):
         # Files written with the read schema (the common case) need no per-column work; only the file's
         # key-value metadata (bloom filter, key range) is swapped for the schema's.
         return batch.replace_schema_metadata(schema.metadata)
-    arrays = []
+    arrays, fields = [], []
     for field in schema:
         index = batch.schema.get_field_index(field.name)
-        if index < 0:
+        column = None if index < 0 else batch.column(index)
+        if column is None:
             arrays.append(pa.nulls(batch.num_rows, field.type))
+        elif keep_dictionaries and pa.types.is_dictionary(column.type) and column.type.value_type == field.type:
+            arrays.append(column)
+            field = field.with_type(column.type)
         else:
-            arrays.append(conform_array(batch.column(index), field.type, name=field.name))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+            arrays.append(conform_array(column, field.type, name=field.name))
+        fields.append(field)
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields, metadata=schema.metadata))
 
 
 def matching_row_groups(task: ReadTask, parquet: pq.ParquetFile) -> list[int] | None:
@@ -115,11 +134,18 @@ def matching_row_groups(task: ReadTask, parquet: pq.ParquetFile) -> list[int] | 
 
 
 def read_task(
-    task: ReadTask, storage: StorageBackend, *, batch_size: int = DEFAULT_BATCH_SIZE, use_threads: bool = True
+    task: ReadTask,
+    storage: StorageBackend,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    use_threads: bool = True,
+    keep_dictionaries: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """Yield the task's rows as record batches of exactly ``task.schema``.
 
     Batches left empty by filtering are skipped, so a file without matching rows yields nothing.
+    String columns the file stores with small dictionaries are read as dictionaries
+    (:mod:`~hudi_framework.model.parquet_dictionaries`) and decoded after filtering.
 
     Args:
         task: What to read.
@@ -127,6 +153,8 @@ def read_task(
         batch_size: Maximum rows per batch.
         use_threads: Decode a batch's columns side by side on Arrow's CPU pool; off when the caller
             already reads as many files at once as there are cores.
+        keep_dictionaries: Yield those columns as dictionaries of ``task.schema``'s types (see
+            :func:`conform_batch`); the batches then match ``task.schema`` up to dictionary encoding.
 
     Raises:
         StorageNotFoundError: The base file is gone (for example cleaned after planning).
@@ -141,6 +169,11 @@ def read_task(
             row_groups = matching_row_groups(task, parquet)
             if row_groups is not None and not row_groups:
                 return
+            wanted = [task.schema.field(name) for name in columns if task.schema.get_field_index(name) >= 0]
+            dictionaries = string_dictionary_columns(parquet.metadata, parquet.schema_arrow, wanted)
+            if dictionaries:
+                # Decoded to plain strings by conform_batch (one take per column) after filtering.
+                parquet = pq.ParquetFile(source, metadata=parquet.metadata, read_dictionary=dictionaries)
             # Memory stays one batch, whichever threads decode it.
             batches = parquet.iter_batches(
                 batch_size=batch_size, row_groups=row_groups, columns=columns, use_threads=use_threads
@@ -149,4 +182,4 @@ def read_task(
             batch = _with_partition_columns(task, raw)
             batch = filter_batch(task, batch)
             if batch.num_rows:
-                yield conform_batch(batch, task.schema)
+                yield conform_batch(batch, task.schema, keep_dictionaries=keep_dictionaries)

@@ -45,7 +45,7 @@ def conform_array(values: pa.Array | pa.ChunkedArray, target: pa.DataType, *, na
     if values.type == target:
         return values
     if pa.types.is_dictionary(values.type):
-        return conform_array(values.dictionary_decode(), target, name=name)
+        return conform_array(_decoded(values), target, name=name)
     if pa.types.is_null(values.type):
         return pa.nulls(len(values), target)
     source = values.type
@@ -59,6 +59,14 @@ def conform_array(values: pa.Array | pa.ChunkedArray, target: pa.DataType, *, na
         return pc.cast(values, options=_cast_options(target))
     except _CAST_ERRORS as e:
         raise ReadError(f"column {name or '?'}: cannot read {source} as {target}: {e}") from e
+
+
+def _decoded(values: pa.DictionaryArray) -> pa.Array:
+    """A dictionary array's values; one value without nulls (a file's name, partition, commit time)
+    is repeated, a third of the cost of taking it row by row."""
+    if len(values.dictionary) == 1 and not values.null_count:
+        return pa.repeat(values.dictionary[0], len(values))
+    return values.dictionary_decode()
 
 
 def _is_list(typ: pa.DataType) -> bool:

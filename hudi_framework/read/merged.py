@@ -33,11 +33,13 @@ import pyarrow.compute as pc
 
 from hudi_framework.contracts.arrays import bitmap_bools, contiguous, from_numpy
 from hudi_framework.contracts.merging.flags import delete_mask
+from hudi_framework.contracts.merging.pair import decode_dictionaries
 from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
 from hudi_framework.errors import MergeError
 from hudi_framework.merge.align import first_matches, gather, merge_with_base, project_to_schema
 from hudi_framework.merge.selection import select_pairs
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, filter_batch, read_task
+from hudi_framework.read.conform import conform_array
 from hudi_framework.read.log_records import LogRecordBuffer, collect_log_records, log_schema
 from hudi_framework.read.plan import ReadTask
 from hudi_framework.read.record_positions import PositionPairs, SlicePositions, same_keys
@@ -55,9 +57,14 @@ _LOG = logging.getLogger(__name__)
 
 
 def _base_batches(
-    storage: StorageBackend, task: MergedReadTask, batch_size: int, use_threads: bool
+    storage: StorageBackend, task: MergedReadTask, batch_size: int, use_threads: bool, *, keep_dictionaries: bool
 ) -> Iterator[pa.RecordBatch]:
-    """The base file's rows in the merge schema (nothing for a log-only file group)."""
+    """The base file's rows in the merge schema (nothing for a log-only file group).
+
+    With ``keep_dictionaries``, string columns the file stores with small dictionaries stay
+    dictionaries (:func:`~hudi_framework.read.base_file.conform_batch`): the merge filters their
+    indices, and :func:`_plain` decodes the rows it keeps.
+    """
     if task.base_file_key is None:
         return
     base = ReadTask(
@@ -68,7 +75,17 @@ def _base_batches(
         file_id=task.file_id,
         instant_time=task.instant_time,
     )
-    yield from read_task(base, storage, batch_size=batch_size, use_threads=use_threads)
+    yield from read_task(
+        base, storage, batch_size=batch_size, use_threads=use_threads, keep_dictionaries=keep_dictionaries
+    )
+
+
+def _plain(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``rows`` (the merge schema, some columns possibly dictionaries) with every column decoded."""
+    if rows.schema.equals(schema):
+        return rows
+    columns = [conform_array(rows.column(i), field.type, name=field.name) for i, field in enumerate(schema)]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _matches(log_of_base: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -109,8 +126,9 @@ def _merge_batch(
     the matched pairs, aligned (what :func:`~hudi_framework.merge.merge_with_base` does, without
     hashing the whole batch or gathering it twice). The result holds the same rows as
     ``merge_with_base(batch, matched log rows)``: the batch's rows that no log row replaced or
-    deleted, in file order, then the merge results that replaced stored rows, in the order of those
-    rows (see :func:`_stored_then_merged`).
+    deleted, in file order, then the merge results that replaced stored rows: for a merger that
+    selects (both built-ins) in log order, otherwise in the order of the rows they replaced (see
+    :func:`_stored_then_merged`).
 
     With ``by_position`` the pairs come from the log records' positions instead of the hash lookup,
     once the paired keys are checked equal (otherwise the batch merges by key).
@@ -126,6 +144,8 @@ def _merge_batch(
     num_base = base.num_rows
     key = ctx.record_key_field
     base_keys, log_keys = base.column(key), combined.column(key)
+    if pa.types.is_dictionary(base_keys.type):
+        base_keys = conform_array(base_keys, base_keys.type.value_type, name=key)
     if log_keys.type != base_keys.type:
         log_keys = log_keys.cast(base_keys.type)
     positioned = False
@@ -154,23 +174,34 @@ def _merge_batch(
         # Stored rows stay unless a log row replaces or deletes them; the live newer ones follow.
         newer = selection.take_newer & ~selection.deleted
         keep[base_at[selection.take_newer | selection.deleted]] = False
-        merged_rows = project_to_schema(gather(combined, at[newer]), base.schema)
-        return _stored_then_merged(base, keep, merged_rows), at, positioned
+        merged_rows = project_to_schema(_rows_at(combined, at[newer]), task.merge_schema)
+        return _stored_then_merged(base, keep, merged_rows, task.merge_schema), at, positioned
     # The pair step of merge_with_base (same merger calls), on the aligned pairs only.
     newer = gather(combined, at)
     if ctx.partial_columns:
         newer = mark_partial(newer, ctx.partial_columns, ctx)
-    merged = merge_pairs(merger, gather(base, base_at), newer, ctx)
+    merged = merge_pairs(merger, decode_dictionaries(gather(base, base_at)), newer, ctx)
     if merged.num_rows != len(base_at):
         raise MergeError(f"{type(merger).__name__}.merge returned {merged.num_rows} rows for {len(base_at)} pairs")
     live = ~delete_mask(merged, ctx)
     keep[base_at] = False
-    merged_rows = project_to_schema(merged.filter(from_numpy(live)), base.schema)
-    return _stored_then_merged(base, keep, merged_rows), at, positioned
+    merged_rows = project_to_schema(merged.filter(from_numpy(live)), task.merge_schema)
+    return _stored_then_merged(base, keep, merged_rows, task.merge_schema), at, positioned
 
 
-def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.Table) -> pa.Table:
-    """The stored rows ``keep`` marks, in file order, then ``merged`` (in ``base``'s schema).
+def _rows_at(rows: pa.Table, at: npt.NDArray[np.int64]) -> pa.Table:
+    """The rows at the distinct positions ``at``, in table order: the table itself when ``at`` holds
+    every row, else one filter (a gather reads the strings in random order; the log rows of a slice
+    replace stored rows in no order the snapshot promises)."""
+    if len(at) == rows.num_rows:
+        return rows
+    mask = np.zeros(rows.num_rows, dtype=np.bool_)
+    mask[at] = True
+    return rows.filter(from_numpy(mask))
+
+
+def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.Table, schema: pa.Schema) -> pa.Table:
+    """The stored rows ``keep`` marks, in file order, then ``merged`` (both in ``schema``, decoded).
 
     Snapshot order is no contract (Apache Hudi promises none). Keeping each replaced row
     in place instead means one gather over ``base ++ merged`` per column, which copies every string
@@ -179,8 +210,9 @@ def _stored_then_merged(base: pa.Table, keep: npt.NDArray[np.bool_], merged: pa.
     ~20% faster (CPU 0.27-0.29 -> 0.23-0.25 s).
     """
     if keep.all() and not merged.num_rows:
-        return base
-    return pa.concat_tables([base.filter(from_numpy(keep)), merged])
+        return _plain(base, schema)
+    # Dictionary columns are filtered as indices, then decoded: only the rows kept are materialised.
+    return pa.concat_tables([_plain(base.filter(from_numpy(keep)), schema), merged])
 
 
 def _merge_part(
@@ -196,7 +228,7 @@ def _merge_part(
     ``positions``: the whole slice's record positions, to pair log rows with base rows by position.
     """
     if not logs.num_rows:
-        yield from base_batches
+        yield from (conform_batch(batch, task.merge_schema) for batch in base_batches)
         return
     # Marked once here (marking is per row, and marking marked rows changes nothing), not per batch.
     combined = task.merger.mark_deletes(task.merger.combine(logs, ctx), ctx)
@@ -211,7 +243,7 @@ def _merge_part(
             _LOG.warning("record positions of %s do not match its base file's keys; merging by key", task.file_id)
             by_position = None
         if merged is None:
-            yield batch
+            yield conform_batch(batch, task.merge_schema)
             continue
         matched[at] = True
         yield from merged.to_batches(max_chunksize=batch_size)
@@ -263,12 +295,12 @@ def merge_file_slice(
     ) as buffer:
         collect_log_records(storage, task, buffer, on_corrupt=on_corrupt, positions=positions)
         if buffer.spill is None:
-            base_batches = _base_batches(storage, task, batch_size, use_threads)
+            base_batches = _base_batches(storage, task, batch_size, use_threads, keep_dictionaries=True)
             yield from _merge_part(base_batches, buffer.in_memory(), task, ctx, batch_size, positions)
             return
         n = buffer.num_partitions
         with SpillPartitions(task.merge_schema, n, prefix=f"{label}-base") as base_spill:
-            for batch in _base_batches(storage, task, batch_size, use_threads):
+            for batch in _base_batches(storage, task, batch_size, use_threads, keep_dictionaries=False):
                 table = pa.Table.from_batches([batch])
                 base_spill.write(table, key_partitions(table.column(key), n))
             base_spill.finish()

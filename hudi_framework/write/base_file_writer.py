@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final
 
 import numpy as np
 import pyarrow as pa
@@ -13,51 +12,8 @@ import pyarrow.parquet as pq
 
 from hudi_framework.contracts.arrays import to_numpy
 from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.model.parquet_dictionaries import dictionary_columns
 from hudi_framework.model.parquet_format import PARQUET_TYPE_OPTIONS, as_file_types, pyarrow_codec
-
-#: Meta columns unique per row of a base file: a dictionary never pays off for them.
-UNIQUE_META_COLUMNS: Final = frozenset({"_hoodie_commit_seqno", "_hoodie_record_key"})
-#: Rows of each column sampled to tell near-unique columns from dictionary-friendly ones.
-DICTIONARY_SAMPLE_ROWS: Final = 4096
-#: A column whose sample is at least this distinct is written without a dictionary.
-NEAR_UNIQUE_RATIO: Final = 0.9
-
-
-def _near_unique(column: pa.ChunkedArray) -> bool:
-    sample = column.slice(0, DICTIONARY_SAMPLE_ROWS)
-    valid: int = len(sample) - sample.null_count
-    # ``unique`` is about twice as fast as ``count_distinct`` here.
-    distinct: int = len(pc.drop_null(pc.unique(sample)))
-    return valid > 0 and distinct >= NEAR_UNIQUE_RATIO * valid
-
-
-def dictionary_columns(table: pa.Table) -> list[str] | bool:
-    """``use_dictionary`` for ``table``: every column except the (near-)unique ones.
-
-    Parquet builds a dictionary until it outgrows its page limit and then falls back to plain
-    encoding, so on unique values the dictionary is pure cost (more than half the write time
-    of the benchmark's rows). The unique meta columns never get one; in files of at least a sample's rows,
-    neither does a column whose first rows are nearly all distinct (a misjudged column is only
-    larger, never wrong). Parquet matches the names against leaf column paths, so with nested
-    columns every column keeps pyarrow's default.
-    """
-    schema = table.schema
-    if any(pa.types.is_nested(f.type) for f in schema):
-        return True
-    plain = UNIQUE_META_COLUMNS.intersection(schema.names)
-    if table.num_rows >= DICTIONARY_SAMPLE_ROWS:
-        # Dictionary columns are written from their own dictionary, never hashed.
-        plain |= {
-            f.name
-            for f in schema
-            if f.name not in plain
-            and not pa.types.is_boolean(f.type)
-            and not pa.types.is_dictionary(f.type)
-            and _near_unique(table.column(f.name))
-        }
-    if not plain:
-        return True
-    return [name for name in schema.names if name not in plain]
 
 
 def plain_nbytes(table: pa.Table) -> int:

@@ -29,6 +29,7 @@ from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
+from hudi_framework.model.parquet_dictionaries import small_dictionary_columns, top_level_columns
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.base_file_writer import ParquetOptions, write_base_file
@@ -39,10 +40,6 @@ COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME = META_FIELDS
 #: carries their int32 indices through the merge and writes the dictionary pages from them, instead
 #: of materialising, copying and re-hashing one string per row (same UTF8 column in the file).
 DICTIONARY_META_COLUMNS: Final = (COMMIT_TIME, PARTITION_PATH, FILE_NAME)
-#: A string column whose dictionary page is at most this large in every row group holds few distinct
-#: values and has no plain pages (writers spill to plain pages only past a ~1 MB dictionary): it is
-#: read and carried as a dictionary like the meta columns above.
-SMALL_DICTIONARY_BYTES: Final = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,35 +147,6 @@ def with_dictionaries(schema: pa.Schema, names: Iterable[str]) -> pa.Schema:
     return schema
 
 
-def _top_level_columns(metadata: pq.FileMetaData) -> dict[str, int]:
-    """Top-level leaf columns of the file by name, with their column index.
-
-    Read from the row groups' column chunks: ``FileMetaData.schema`` (a ``ParquetSchema``) forms a
-    reference cycle with the metadata, so each access kept the footer, with its ~860 KB bloom filter,
-    alive until a full garbage collection (memory grew with the file groups a write rewrote).
-    """
-    if not metadata.num_row_groups:
-        return {}
-    first = metadata.row_group(0)
-    paths = (first.column(i).path_in_schema for i in range(metadata.num_columns))
-    return {path: i for i, path in enumerate(paths) if "." not in path}
-
-
-def _small_dictionary_columns(metadata: pq.FileMetaData, columns: dict[str, int]) -> set[str]:
-    """Of ``columns``, those stored with a dictionary page of at most :data:`SMALL_DICTIONARY_BYTES`
-    in every row group."""
-    row_groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
-    out = set()
-    for path, i in columns.items():
-        chunks = [rg.column(i) for rg in row_groups]
-        if chunks and all(
-            c.has_dictionary_page and c.data_page_offset - c.dictionary_page_offset <= SMALL_DICTIONARY_BYTES
-            for c in chunks
-        ):
-            out.add(path)
-    return out
-
-
 def _read_base(
     storage: StorageBackend, key: str, schema: pa.Schema, *, data_dictionaries: bool
 ) -> tuple[pa.Table, Mapping[bytes, bytes], list[str]]:
@@ -191,10 +159,10 @@ def _read_base(
     """
     with storage.open_input(key) as f, data_file_errors(storage, key):
         metadata = pq.ParquetFile(f).metadata
-        names = _top_level_columns(metadata)
+        names = top_level_columns(metadata)
         wanted = set(DICTIONARY_META_COLUMNS)
         if data_dictionaries:
-            wanted |= _small_dictionary_columns(metadata, names) - {RECORD_KEY}
+            wanted |= small_dictionary_columns(metadata, names) - {RECORD_KEY}
         dictionaries = [f.name for f in schema if f.name in wanted and f.name in names and f.type == pa.string()]
         parquet = pq.ParquetFile(f, metadata=metadata, read_dictionary=dictionaries)
         # Tasks run one per core already: the file decodes on the task's own thread, not also on

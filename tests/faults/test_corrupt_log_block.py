@@ -79,12 +79,15 @@ def _update_block(table: HudiTable) -> tuple[str, DataBlock]:
 
 
 def _flip_8_bytes(table: HudiTable) -> Damage:
-    """Flip 8 bytes in the middle of the update block's records (its frame stays intact)."""
+    """Flip 8 bytes of the update block's records (its frame stays intact): the first page header of
+    its Parquet content, which every reader must decode (bytes of a page's values may decode to other
+    values unnoticed by a reader that does not verify page checksums, as hudi-rs)."""
     key, block = _update_block(table)
     assert block.position is not None
     assert block.instant_time is not None
     data = bytearray(table.storage.read(key))
-    middle = block.position.offset + block.position.size // 2
+    end = block.position.offset + block.position.size
+    middle = data.index(b"PAR1", block.position.offset, end) + 4
     for i in range(middle, middle + 8):
         data[i] ^= 0xFF
     table.storage.write(key, bytes(data))

@@ -8,7 +8,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_framework.write.base_file_writer import ParquetOptions, dictionary_columns, plain_nbytes, write_base_file
+from hudi_framework.model.parquet_dictionaries import dictionary_columns
+from hudi_framework.write.base_file_writer import ParquetOptions, plain_nbytes, write_base_file
 from hudi_storage_local.backend import LocalStorageBackend
 
 
