@@ -348,3 +348,75 @@ def _check_utf8(column: pa.Array, data: pa.Buffer) -> None:
 
 def _bitmap(valid: _Mask | None) -> pa.Buffer | None:
     return None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
+@dataclass(frozen=True)
+class NullField:
+    """A field every value skipped over must hold as ``null`` (a union's null branch, one byte)."""
+
+    null_branch: int
+
+
+@dataclass(frozen=True)
+class FlatRecordField:
+    """A union of ``null`` and a flat record whose every value holds the record: decoded to a struct."""
+
+    null_branch: int
+    fields: list[FlatField]
+    type: pa.StructType
+
+
+#: One top-level field of a value walked by :func:`decode_values_at`, with its Arrow type (None
+#: for a skipped null field).
+ValueField = tuple[FlatField | NullField | FlatRecordField, pa.DataType | None]
+
+
+def decode_values_at(content: bytes, starts: _I64, ends: _I64, fields: list[ValueField]) -> list[pa.Array] | None:
+    """Decode the Avro values ``content[starts[i]:ends[i]]`` field by field for all values at once.
+
+    Returns one column per field that has an Arrow type (flat fields and flat records), or None
+    when a value does not walk cleanly (a skipped field is not null, a record field is null, a
+    length disagrees): the caller then decodes per record.
+    """
+    if len(content) > _MAX_CONTENT or len(starts) == 0:
+        return None
+    views = _Views.of(content)
+    pos = starts.astype(np.int64, copy=True)
+    try:
+        parts: list[pa.Array | _Binary | list[pa.Array | _Binary]] = []
+        for field, arrow_type in fields:
+            if isinstance(field, NullField):
+                if not (views.u8[pos] == 2 * field.null_branch).all():
+                    return None
+                pos = pos + 1
+            elif isinstance(field, FlatRecordField):
+                if not (views.u8[pos] == 2 * (1 - field.null_branch)).all():
+                    return None
+                pos = pos + 1
+                children: list[pa.Array | _Binary] = []
+                for child, child_field in zip(field.fields, field.type, strict=True):
+                    part, pos = _read_field(views, pos, child, child_field.type)
+                    children.append(part)
+                parts.append(children)
+            else:
+                assert arrow_type is not None
+                part, pos = _read_field(views, pos, field, arrow_type)
+                parts.append(part)
+        if np.any(pos != ends):
+            return None
+        typed = [(f, t) for f, t in fields if t is not None]
+        columns: list[pa.Array] = []
+        for part, (field, arrow_type) in zip(parts, typed, strict=True):
+            if isinstance(part, list):
+                assert isinstance(field, FlatRecordField)
+                kids = [
+                    _binary_column(views, p, f.type) if isinstance(p, _Binary) else p
+                    for p, f in zip(part, field.type, strict=True)
+                ]
+                columns.append(pa.StructArray.from_arrays(kids, fields=list(field.type)))
+            else:
+                assert arrow_type is not None
+                columns.append(_binary_column(views, part, arrow_type) if isinstance(part, _Binary) else part)
+    except (_DamagedError, IndexError):
+        return None
+    return columns

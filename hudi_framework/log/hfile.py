@@ -34,6 +34,7 @@ from enum import IntEnum
 from typing import Final
 
 from hudi_framework.errors import HFileFormatError, UnsupportedLogBlockError
+from hudi_framework.log.hfile_cells import block_cells
 
 TRAILER_SIZE: Final = 4096
 TRAILER_MAGIC: Final = b'TRABLK"$'
@@ -230,8 +231,11 @@ def find_cells(data: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, byte
     Each data block's first row places a row in its block; only blocks holding some row are looked
     at. In a block with few of the rows, each row's cell key (row length, row, empty family) is
     searched for in the bytes from the end of the previous hit, and a hit counts only if the cell
-    lengths before it fit: no Python step per cell. Otherwise (or when the block's cells are not
-    Hudi's, whose family and qualifier are empty) the block's cells are stepped through.
+    lengths before it fit: no Python step per cell. In a block with more of the rows, every cell
+    is located at once with array operations (:func:`~hudi_framework.log.hfile_cells.block_cells`)
+    and each row binary-searched among them. Only when that scan cannot prove the block's cells
+    (cells that are not Hudi's, whose family and qualifier are empty; damage) are the block's
+    cells stepped through one by one.
 
     Raises:
         HFileFormatError: The trailer or a block is damaged.
@@ -263,8 +267,12 @@ def find_cells(data: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, byte
         # only; more rows, and one step per cell costs less.
         if len(wanted) <= _SEARCHED_ROWS and _plain_keys(block.payload):
             yield from _search_cells(block.payload, wanted)
-        else:
+            continue
+        cells = block_cells(block.payload, with_mvcc)
+        if cells is None:
             yield from _walk_cells(block, with_mvcc, set(wanted))
+            continue
+        yield from cells.find(block.payload, wanted)
 
 
 def _walk_cells(block: _Block, with_mvcc: bool, rows: Set[bytes]) -> Iterator[tuple[bytes, bytes]]:

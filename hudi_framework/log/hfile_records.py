@@ -24,12 +24,15 @@ from collections.abc import Mapping, Sequence, Set
 from typing import Any, Final
 
 import fastavro
+import numpy as np
 import pyarrow as pa
 
 from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
 from hudi_framework.errors import HFileFormatError, HFileWriteError, UnsupportedLogBlockError
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical
+from hudi_framework.log.avro_flat_schema import flat_fields
 from hudi_framework.log.avro_unions import rewrite_unions
+from hudi_framework.log.avro_vector_decode import FlatRecordField, NullField, ValueField, decode_values_at
 from hudi_framework.log.hfile import find_cells, read_file_info, read_hfile, read_trailer
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 from hudi_framework.model.schema import AvroSchema, avro_to_arrow
@@ -83,6 +86,7 @@ class HFileRecordDecoder:
             self._writer = fastavro.parse_schema(strip_logical_types(writer))
             self._reader = None if fields is None else fastavro.parse_schema(strip_logical_types(reader))
             self._target = physical_schema(self._arrow_schema)
+            self._value_names, self._value_fields = _value_shape(writer, self._target)
         except UnsupportedLogBlockError:
             raise
         except Exception as e:  # a broken schema fails in many ways
@@ -98,10 +102,16 @@ class HFileRecordDecoder:
             HFileFormatError: The HFile is damaged or a value does not decode.
             UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
         """
+        cells = read_hfile(content) if only is None else find_cells(content, sorted(only))
+        if self._value_fields is not None:
+            found = list(cells)
+            table = self._decode_vectorised(found)
+            if table is not None:
+                return table
+            cells = iter(found)
         keys: list[str] = []
         rows: list[dict[str, Any]] = []
         converter = self._converter
-        cells = read_hfile(content) if only is None else find_cells(content, sorted(only))
         for row_key, value in cells:
             try:
                 key = row_key.decode("utf-8")
@@ -120,7 +130,30 @@ class HFileRecordDecoder:
             table = to_logical(pa.Table.from_pylist(rows, schema=self._target), self._arrow_schema)
         except Exception as e:
             raise HFileFormatError(f"records do not convert to Arrow: {type(e).__name__}: {e}") from e
-        key_column = pa.array(keys, pa.string())
+        return self._with_keys(table, pa.array(keys, pa.string()))
+
+    def _decode_vectorised(self, cells: Sequence[tuple[bytes, bytes]]) -> pa.Table | None:
+        """The records of ``cells`` decoded column by column (no Python step per record), or None
+        when a value does not fit the vectorised shape (then each is decoded by fastavro)."""
+        assert self._value_fields is not None
+        if not cells:
+            return None
+        values = [value for _, value in cells]
+        lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+        ends = np.cumsum(lengths)
+        columns = decode_values_at(b"".join(values), ends - lengths, ends, self._value_fields)
+        if columns is None:
+            return None
+        by_name = dict(zip(self._value_names, columns, strict=True))
+        try:
+            physical = pa.Table.from_arrays([by_name[f.name] for f in self._target], schema=self._target)
+            keys = pa.array([row for row, _ in cells], pa.binary()).cast(pa.string())
+            return self._with_keys(to_logical(physical, self._arrow_schema), keys)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError):
+            return None  # e.g. a row key that is not UTF-8: the per-record path names it
+
+    def _with_keys(self, table: pa.Table, key_column: pa.Array) -> pa.Table:
+        """``table`` with the row keys restored into ``key`` and ``_hoodie_record_key``."""
         names = table.column_names
         if KEY_FIELD in names:
             i = names.index(KEY_FIELD)
@@ -129,6 +162,48 @@ class HFileRecordDecoder:
             i = names.index(RECORD_KEY_COLUMN)
             return table.set_column(i, table.schema.field(i), key_column)
         return table.add_column(0, pa.field(RECORD_KEY_COLUMN, pa.string(), nullable=False), key_column)
+
+
+#: Physical Arrow types of the flat Avro kinds a value walk can step over without keeping them.
+_SKIPPED_KINDS: Final = {
+    "boolean": pa.bool_(), "int": pa.int32(), "long": pa.int64(), "float": pa.float32(),
+    "double": pa.float64(), "string": pa.string(), "bytes": pa.binary(),
+}  # fmt: skip
+
+
+def _value_shape(writer: AvroSchema, target: pa.Schema) -> tuple[list[str], list[ValueField] | None]:
+    """How :func:`decode_values_at` walks values of ``writer`` into the columns of ``target``: the
+    names of the columns it yields and the fields, or None when the schema has another shape.
+
+    Wanted fields must be flat or a nullable flat record; every other field flat or a nullable
+    anything (then it must be null in the values: metadata-table records fill one payload field).
+    """
+    names: list[str] = []
+    steps: list[ValueField] = []
+    wanted = set(target.names)
+    for f in writer["fields"]:
+        name, t = f["name"], f["type"]
+        flat = flat_fields({"type": "record", "fields": [{"name": name, "type": t}]})
+        if flat is not None:
+            arrow = target.field(name).type if name in wanted else _SKIPPED_KINDS.get(flat[0].kind)
+            if arrow is None:
+                return names, None
+            steps.append((flat[0], arrow))
+            names.append(name)
+            continue
+        if not (isinstance(t, list) and len(t) == 2 and t.count("null") == 1):
+            return names, None
+        null_branch = t.index("null")
+        if name not in wanted:
+            steps.append((NullField(null_branch), None))
+            continue
+        record = flat_fields(t[1 - null_branch])
+        arrow = target.field(name).type
+        if record is None or not pa.types.is_struct(arrow):
+            return names, None
+        steps.append((FlatRecordField(null_branch, record, arrow), arrow))
+        names.append(name)
+    return names, steps
 
 
 def _project(schema: AvroSchema, fields: Sequence[str]) -> AvroSchema:

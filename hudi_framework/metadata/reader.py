@@ -27,8 +27,10 @@ routes them, and decodes only the records of the keys it looks up.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
@@ -75,6 +77,8 @@ __all__ = [
 
 _PROPERTIES_KEY: Final = f"{METADATA_TABLE_DIR}/.hoodie/hoodie.properties"
 _SEQ: Final = "_seq"
+#: Threads of one record-index lookup (one file group each at a time).
+_LOOKUP_THREADS: Final = min(8, os.cpu_count() or 1)
 #: ``HoodieRecordIndexInfo.fileIndex`` of a file id without a ``-<n>`` suffix.
 _MISSING_FILE_INDEX: Final = -1
 #: ``HoodieRecordIndexInfo.fileIdEncoding``: 0 = UUID bits + file index, 1 = the file id as a string.
@@ -548,7 +552,15 @@ class MetadataTable:
         groups = np.unique(of_key)
         chosen = [slices[int(i)] for i in groups]
         per_group = [distinct.filter(pa.array(of_key == i)) for i in groups]
-        records = self._read_slices(chosen, ["key", "recordIndexMetadata"], per_group)
+        columns = ["key", "recordIndexMetadata"]
+        # File groups hold disjoint keys: each is read and searched on its own, in threads (the
+        # reads, decompression and the block scans release the GIL).
+        with ThreadPoolExecutor(max_workers=max(1, min(len(chosen), _LOOKUP_THREADS))) as pool:
+            parts = list(pool.map(lambda s, k: self._read_slices([s], columns, [k]), chosen, per_group))
+        records = _Records(
+            pa.concat_tables([p.rows for p in parts], promote_options="permissive"),
+            pa.concat_tables([p.deleted for p in parts]),
+        )
         latest = _latest_per_key(records, distinct)
         info = latest.column("recordIndexMetadata").combine_chunks()
         return pa.table(

@@ -1,0 +1,146 @@
+"""Vectorised location of every cell of an HFile data block (keyed lookups in large blocks).
+
+A data block is a chain of cells ``keyLength(4) valueLength(4) key value [mvcc vlong]``: where a
+cell starts depends on every cell before it, so a plain walk takes one Python step per cell. Hudi's
+cells have a recognisable head, though: the key is ``rowLength(2) row family(1)=0 timestamp(8)
+keyType(1)`` (empty family and qualifier), so ``keyLength == rowLength + 12``, and both lengths are
+small (the first byte of each is 0). This module
+
+1. finds every byte offset whose bytes look like such a head (numpy over the whole block),
+2. computes where the next cell would start from each candidate,
+3. keeps the candidates reachable from offset 0 along that chain (pointer doubling: log(cells)
+   array steps), and accepts the result only if the chain ends exactly at the block's end.
+
+A candidate inside a value (bytes that happen to look like a head) is not on the chain from 0 and
+drops out. Anything that does not check out (keys with a family or qualifier, a damaged block)
+returns None: the caller then steps through the cells one by one, which names the damage.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+__all__ = ["BlockCells", "block_cells"]
+
+_I64 = np.ndarray[Any, np.dtype[np.int64]]
+#: keyLength(4) + valueLength(4).
+_LENGTHS: Final = 8
+#: rowLength(2) + family length(1) + timestamp(8) + keyType(1): a plain key's bytes besides its row.
+_PLAIN_KEY_EXTRA: Final = 12
+#: First byte of a one-byte Hadoop vlong is at or above this (as unsigned), or below 0x80.
+_ONE_BYTE_VLONG: Final = 0x100 - 112
+
+
+@dataclass(frozen=True, slots=True)
+class BlockCells:
+    """Where the cells of a data block are, in block (= key) order.
+
+    Attributes:
+        row_starts: Offset of each cell's row key in the block.
+        row_lengths: Length of each row key.
+        value_starts: Offset of each cell's value in the block.
+        value_lengths: Length of each cell's value.
+    """
+
+    row_starts: _I64
+    row_lengths: _I64
+    value_starts: _I64
+    value_lengths: _I64
+
+    def find(self, payload: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
+        """The (row, value) of each of ``rows`` (ascending) the block holds, in order: a binary
+        search per row over the cells (sorted by row), comparing the row bytes in place."""
+        starts = self.row_starts.tolist()
+        ends = (self.row_starts + self.row_lengths).tolist()
+        count = len(starts)
+        low = 0
+        for row in rows:
+            at = bisect.bisect_left(range(count), row, low, key=lambda i: payload[starts[i] : ends[i]])
+            if at < count and payload[starts[at] : ends[at]] == row:
+                start = int(self.value_starts[at])
+                yield row, payload[start : start + int(self.value_lengths[at])]
+                low = at + 1
+            else:
+                low = at
+
+
+def _every(payload: bytes, dtype: str) -> np.ndarray[Any, Any]:
+    """A ``dtype`` value starting at every byte offset of ``payload`` (a strided view, no copy)."""
+    width = np.dtype(dtype).itemsize
+    return np.ndarray((len(payload) - width + 1,), dtype=dtype, buffer=payload, strides=(1,))
+
+
+def block_cells(payload: bytes, with_mvcc: bool) -> BlockCells | None:
+    """Every cell of the data block ``payload``, or None when its cells are not all plain Hudi
+    cells chained exactly to the block's end (then walk the block cell by cell)."""
+    size = len(payload)
+    span = size - _LENGTHS - 2  # offsets where both lengths and the row length fit
+    if span <= 0:
+        return None
+    u8 = np.frombuffer(payload, dtype=np.uint8)
+    zero = u8 == 0
+    # Key lengths are below 64 KiB (the row length is 2 bytes), values below 16 MiB in any MDT
+    # record: a cell head has zero high bytes there; and the key length's low byte is the row
+    # length's plus 12 (modulo 256). Together these leave few offsets besides the cells' own.
+    head = u8[3 : span + 3] - u8[_LENGTHS + 1 : span + _LENGTHS + 1] == _PLAIN_KEY_EXTRA
+    head &= zero[:span]
+    head &= zero[1 : span + 1]
+    head &= zero[4 : span + 4]
+    at = np.flatnonzero(head).astype(np.int64)
+    u16 = _every(payload, ">u2")
+    key_length = u16[at + 2].astype(np.int64)
+    value_length = _every(payload, ">u4")[at + 4].astype(np.int64)
+    row_length = u16[at + _LENGTHS].astype(np.int64)
+    end = at + _LENGTHS + key_length + value_length
+    fits = (key_length == row_length + _PLAIN_KEY_EXTRA) & (end <= size)
+    family_at = np.minimum(at + _LENGTHS + 2 + row_length, size - 1)
+    fits &= u8[family_at] == 0
+    at, end, row_length, value_length = at[fits], end[fits], row_length[fits], value_length[fits]
+    if not len(at) or at[0] != 0:
+        return None
+    if with_mvcc:
+        inside = end < size
+        first = np.where(inside, u8[np.minimum(end, size - 1)].astype(np.int64), 0)
+        signed = np.where(first > 127, first - 256, first)
+        width = np.where(signed >= -112, 1, np.where(signed >= -120, -111 - signed, -119 - signed))
+        end = np.where(inside, end + width, size + 1)  # a cell cut off before its version: no chain
+    chain = _chain_from_start(at, end, size)
+    if chain is None:
+        return None
+    at, row_length, value_length = at[chain], row_length[chain], value_length[chain]
+    return BlockCells(
+        row_starts=at + _LENGTHS + 2,
+        row_lengths=row_length,
+        value_starts=at + _LENGTHS + row_length + _PLAIN_KEY_EXTRA,
+        value_lengths=value_length,
+    )
+
+
+def _chain_from_start(at: _I64, nxt: _I64, size: int) -> _I64 | None:
+    """Indexes (into ``at``) of the cells on the chain from ``at[0]``, when it ends at ``size``."""
+    count = len(at)
+    where = np.searchsorted(at, nxt)
+    hit = where < count
+    hit[hit] = at[where[hit]] == nxt[hit]
+    # Nodes 0..count-1 are candidates, count is the block's end, count + 1 a dead end.
+    step = np.where(hit, where, np.where(nxt == size, count, count + 1))
+    if np.array_equal(step, np.arange(1, count + 1)):
+        return np.arange(count, dtype=np.int64)  # every candidate is a cell: the common case
+    step = np.concatenate([step, [count, count + 1]])
+    jumps = [step]
+    while (1 << len(jumps)) <= count + 1:
+        jumps.append(jumps[-1][jumps[-1]])
+    # Every node within 2**len(jumps) - 1 steps of node 0: add the jumps from the longest down.
+    # Distinct distances along one forward chain are distinct nodes, except the end and the dead
+    # end, which step to themselves: no de-duplication needed on the way.
+    reached = np.zeros(1, dtype=np.int64)
+    for jump in reversed(jumps):
+        reached = np.concatenate([reached, jump[reached]])
+    if (reached == count + 1).any() or not (reached == count).any():
+        return None  # a dead end, or the block's end never reached
+    return np.sort(reached[reached < count])
