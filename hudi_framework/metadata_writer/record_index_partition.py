@@ -6,7 +6,9 @@ Records (type 5, ``HoodieRecordIndexInfo``), as Java writes them:
 * init: every key of the latest base file of every file group, located there, with the base
   file's instant (fact sheet 1.5); the file-group count is Java's ``estimateFileGroupCount`` over
   the keys counted in the base files' footers (minimum 10, maximum 10000 by default);
-* a commit, delta commit or replace commit: each written base file's keys are read back; a new file
+* a commit, delta commit or replace commit: the keys each written file's group gained and lost,
+  as the local write path hands them over (:mod:`~hudi_framework.metadata.key_changes`); for a
+  file it does not name (Spark writes), the written base file's keys are read back: a new file
   group's keys are inserts, a rewritten base file's inserts are the keys its previous base file
   lacked and its deletes the keys it lost (not read when its write stat counts no insert and no
   delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes); a replace commit
@@ -32,6 +34,7 @@ from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import DeleteBlock
 from hudi_framework.log.reader import read_log_bytes
+from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, KeyChanges
 from hudi_framework.metadata.records import MetadataPartition, RecordType
 from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
@@ -170,11 +173,20 @@ class RecordIndexBuilder(PartitionBuilder):
         inserts: dict[str, MetadataRecord] = {}
         deleted: set[str] = set()
         listings: dict[str, list[str]] = {}
+        handed = ctx.facts.get(RECORD_INDEX_FACT)
+        known: KeyChanges = handed if isinstance(handed, Mapping) else {}
         for stats in (metadata.partition_to_write_stats or {}).values():
             for stat in stats:
                 if not stat.path or stat.file_id is None:
                     continue
                 partition = stat.partition_path or ""
+                change = known.get(stat.path)
+                if change is not None:  # the write path said what the file changed: nothing to read
+                    location = _location(partition, stat.file_id, millis)
+                    added = [k for k in change.inserted.to_pylist() if k is not None]
+                    inserts.update((r["key"], r) for r in _records(added, location))
+                    deleted.update(k for k in change.deleted.to_pylist() if k is not None)
+                    continue
                 if ".log." in stat.path.rsplit("/", 1)[-1]:
                     if stat.num_deletes != 0:  # the stat says whether the log has deletes: skip reading it
                         deleted.update(_log_deletes(ctx.storage, stat.path))

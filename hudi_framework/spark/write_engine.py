@@ -52,6 +52,7 @@ from hudi_framework.write.pipeline import WritePipeline, WriteResult
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
     from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.metadata.key_changes import FileKeyChanges
     from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.write.file_group_task import WriteTaskContext
@@ -196,7 +197,14 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
     def _summarize(self, staged: _Staged) -> pa.Table:
         return summarize(staged.rows, few_groups=staged.narrow)
 
-    def _write(self, staged: _Staged, plan: TargetPlan, ctx: WriteTaskContext) -> list[WriteStat]:
+    def _write(
+        self,
+        staged: _Staged,
+        plan: TargetPlan,
+        ctx: WriteTaskContext,
+        key_changes: dict[str, FileKeyChanges] | None = None,
+    ) -> list[WriteStat]:
+        # Executors hand no key changes back: the record index reads the written files instead.
         return write_file_groups(self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism())
 
     def _release(self, staged: _Staged) -> None:

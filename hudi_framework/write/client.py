@@ -32,6 +32,7 @@ from hudi_framework.write.target_task import write_target
 
 if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.metadata.key_changes import FileKeyChanges
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.vocabulary import WriteOperation
     from hudi_framework.write.file_group_task import FileGroupWrite, WriteTaskContext
@@ -79,7 +80,13 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
     def _summarize(self, staged: pa.Table) -> pa.Table:
         return routing_summary(staged)
 
-    def _write(self, staged: pa.Table, plan: TargetPlan, ctx: WriteTaskContext) -> list[WriteStat]:
+    def _write(
+        self,
+        staged: pa.Table,
+        plan: TargetPlan,
+        ctx: WriteTaskContext,
+        key_changes: dict[str, FileKeyChanges] | None = None,
+    ) -> list[WriteStat]:
         routed = apply_routing(staged, route_rows(staged, plan))
         targets = routed.column(TARGET).combine_chunks()
         rows = routed.drop_columns([TARGET])
@@ -93,7 +100,7 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
             # Each task takes its own rows, so the copy of a large batch is spread over the workers.
             return write_target(
                 storage, session.merger, ctx, target, rows.take(pa.array(idx)), task_partition_id=task_id,
-                write_token=f"{task_id}-0-0", keygen=session.keygen,
+                write_token=f"{task_id}-0-0", keygen=session.keygen, key_changes=key_changes,
             )  # fmt: skip
 
         # Whole tasks (read, merge, encode: mostly Arrow and Parquet work that releases the GIL) run

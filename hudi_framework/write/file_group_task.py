@@ -29,6 +29,7 @@ from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
+from hudi_framework.metadata.key_changes import FileKeyChanges
 from hudi_framework.model.parquet_dictionaries import small_dictionary_columns, top_level_columns
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
@@ -180,12 +181,31 @@ class MergedFileGroup:
         merged: The merge result (counts for the write stat).
         previous_footer: The key/value footer of the base file merged with (None for a new group).
         added_keys: The keys the base file merged with lacks (None for a new group).
+        lost_keys: The keys of the base file merged with that the new rows lack (deleted or moved
+            away; None for a new group or a table without meta fields).
     """
 
     rows: pa.Table
     merged: MergedRows
     previous_footer: Mapping[bytes, bytes] | None = None
     added_keys: pa.Array | None = None
+    lost_keys: pa.Array | None = None
+
+    def key_changes(self, appended: bool) -> FileKeyChanges:
+        """The keys the file group gained and lost (meta-field tables only).
+
+        ``appended``: the rows were appended after the stored ones (inserts may repeat stored keys,
+        which the file group does not gain).
+        """
+        keys = self.rows.column(RECORD_KEY)
+        if self.added_keys is None:  # a new file group: every key is new to it
+            return FileKeyChanges(contiguous(keys), pa.array([], pa.string()))
+        added = self.added_keys
+        if appended and len(added):
+            stored = keys.slice(0, self.rows.num_rows - self.merged.num_inserts)
+            added = added.filter(pc.invert(pc.is_in(added, value_set=contiguous(stored))))
+        lost = self.lost_keys if self.lost_keys is not None else pa.array([], pa.string())
+        return FileKeyChanges(added, lost)
 
     def footer(self, config: BloomFilterConfig) -> dict[bytes, bytes]:
         """The new file's record-key footer, with the previous file's bloom filter carried over
@@ -240,7 +260,13 @@ def merge_file_group(
     # The inserts end the merged rows: the keys the previous file lacks (appended inserts may repeat
     # stored keys, which a bloom filter holds already).
     added = contiguous(rows.column(RECORD_KEY).slice(rows.num_rows - merged.num_inserts)) if footer else None
-    return MergedFileGroup(rows, merged, footer, added)
+    lost = None
+    if target.base_file_key and merged.num_deletes:
+        # Only deletes take keys away (a key moving partition is a delete here): a hash lookup of
+        # the stored keys in the new rows, done only then.
+        stored = contiguous(base.column(RECORD_KEY))
+        lost = stored.filter(pc.invert(pc.is_in(stored, value_set=contiguous(rows.column(RECORD_KEY)))))
+    return MergedFileGroup(rows, merged, footer, added, lost)
 
 
 def write_file_group(
@@ -253,6 +279,7 @@ def write_file_group(
     task_partition_id: int = 0,
     write_token: str = "0-0-0",
     keygen: KeyGenerator | None = None,
+    key_changes: dict[str, FileKeyChanges] | None = None,
 ) -> WriteStat:
     """Merge ``incoming`` into ``target`` and write the file group's new base file.
 
@@ -266,6 +293,8 @@ def write_file_group(
         task_partition_id: Task number (goes into sequence numbers).
         write_token: ``<task>-<stage>-<attempt>`` (goes into the file name).
         keygen: The key generator; needed only when the table does not populate meta fields.
+        key_changes: When given (meta-field tables), the keys the file group gained and lost are
+            put there under the new file's key (the record index's upkeep).
 
     Returns:
         The write stat of the new base file.
@@ -287,6 +316,8 @@ def write_file_group(
             size = write_base_file(storage, key, rows, footer=footer.result, options=ctx.parquet, schema=ctx.schema)
     else:
         size = write_base_file(storage, key, rows, options=ctx.parquet, schema=ctx.schema)
+    if key_changes is not None and ctx.populate_meta_fields:
+        key_changes[key] = result.key_changes(appended=ctx.appends(target))
     return WriteStat(
         file_id=target.file_id,
         path=key,

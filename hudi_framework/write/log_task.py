@@ -37,6 +37,7 @@ from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey, LogBloc
 from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.writer import create_next_log_file
+from hudi_framework.metadata.key_changes import FileKeyChanges
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.file_group_task import FILE_NAME, RECORD_KEY, FileGroupWrite, WriteTaskContext, stamp_incoming
@@ -223,6 +224,7 @@ def append_file_group(
     task_partition_id: int = 0,
     write_token: str = "0-0-0",
     merger: RecordMerger | None = None,
+    key_changes: dict[str, FileKeyChanges] | None = None,
 ) -> WriteStat:
     """Append ``incoming`` (updates and deletes of one file group) to a new log file of its latest slice.
 
@@ -237,6 +239,8 @@ def append_file_group(
         merger: The table's merger: rows it marks as deletes (:meth:`RecordMerger.mark_deletes`, e.g.
             AWS DMS ``Op = D`` or Debezium ``_change_operation_type = d``) go to the DELETE block with
             their ordering value, as Apache Hudi's append handle writes deletes of those payloads.
+        key_changes: When given, the keys of the DELETE block are put there under the log file's
+            key (the record index's upkeep).
 
     Returns:
         The delta write stat of the log file.
@@ -308,9 +312,13 @@ def append_file_group(
     # logFiles just the new file; v6: the slice's base instant, base file and all its log files.
     log_files = [name.name] if own_instant else [*target.slice_log_files, name.name]
     n_upserts = int(np.count_nonzero(~deleted))
+    path = join_key(target.partition, name.name)
+    if key_changes is not None and deletes.num_rows:
+        gone = contiguous(deletes.column(RECORD_KEY)).cast(pa.string())
+        key_changes[path] = FileKeyChanges(pa.array([], pa.string()), gone.drop_null())
     return WriteStat(
         file_id=target.file_id,
-        path=join_key(target.partition, name.name),
+        path=path,
         prev_commit=ctx.instant if own_instant else target.slice_instant,
         num_writes=n_upserts,
         num_deletes=int(deletes.num_rows),

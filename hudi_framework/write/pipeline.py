@@ -29,6 +29,9 @@ import pyarrow.compute as pc
 
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
+from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, FileKeyChanges
+from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.metadata_writer.sync import MetadataTableSync
 from hudi_framework.runtime.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.batch import check_batch_schema, require_key_fields
@@ -185,8 +188,19 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         """The routing summary of the staged rows (small)."""
 
     @abstractmethod
-    def _write(self, staged: StagedT, plan: TargetPlan, ctx: WriteTaskContext) -> list[WriteStat]:
-        """Write every file group of ``plan`` once and return one stat per file written."""
+    def _write(
+        self,
+        staged: StagedT,
+        plan: TargetPlan,
+        ctx: WriteTaskContext,
+        key_changes: dict[str, FileKeyChanges] | None = None,
+    ) -> list[WriteStat]:
+        """Write every file group of ``plan`` once and return one stat per file written.
+
+        With ``key_changes``, the engine may put there the keys each written file's group gained
+        and lost (:mod:`~hudi_framework.metadata.key_changes`); files it leaves out are read back
+        by the record index's upkeep.
+        """
 
     def _release(self, staged: StagedT) -> None:
         """Free what staging holds (cached data); called once the write ended, however it ended."""
@@ -255,7 +269,10 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             txn.start()
             try:
                 ctx = session.task_context(cfg, txn.instant_time, schema, op, incoming)
-                stats = self._write(staged, plan, ctx) if staged is not None and plan.targets else []
+                changes = _key_changes_wanted(txn)
+                stats = self._write(staged, plan, ctx, changes) if staged is not None and plan.targets else []
+                if changes:
+                    _hand_over(txn, changes)
                 done = txn.commit(stats, schema_json=session.schema_json(cfg, schema), replaced=plan.replaced)
             except BaseException:
                 txn.abort()
@@ -272,6 +289,21 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             runs = run_inline_services(table, session.settings, session.plugins, on_failure=steps.record)
         failures = (*txn.post_commit_failures, *steps.failures)
         return WriteResult(done, op, tuple(stats), services=tuple(runs), post_commit_failures=failures)
+
+
+def _key_changes_wanted(txn: WriteTransaction) -> dict[str, FileKeyChanges] | None:
+    """An empty sink for the written files' key changes when the table's MDT keeps the record
+    index (it then takes them instead of reading the files back), else None (nothing computed)."""
+    sync = txn.writer.sync
+    if isinstance(sync, MetadataTableSync) and MetadataPartition.RECORD_INDEX.value in sync.partitions:
+        return {}
+    return None
+
+
+def _hand_over(txn: WriteTransaction, changes: dict[str, FileKeyChanges]) -> None:
+    sync = txn.writer.sync
+    if isinstance(sync, MetadataTableSync):
+        sync.hand_over(txn.instant_time, RECORD_INDEX_FACT, changes)
 
 
 def _has_inserts(summary: pa.Table) -> bool:

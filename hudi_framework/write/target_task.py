@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.keygen import KeyGenerator
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.metadata.key_changes import FileKeyChanges
     from hudi_framework.timeline.metadata import WriteStat
     from hudi_framework.write.file_group_task import FileGroupWrite, WriteTaskContext
 
@@ -33,6 +34,7 @@ def write_target(
     task_partition_id: int = 0,
     write_token: str = "0-0-0",
     keygen: KeyGenerator | None = None,
+    key_changes: dict[str, FileKeyChanges] | None = None,
 ) -> WriteStat:
     """Write ``incoming`` to ``target``: a log append when planned so, else a new base file.
 
@@ -41,8 +43,9 @@ def write_target(
     """
     if target.append:
         return append_file_group(
-            storage, ctx, target, incoming, task_partition_id=task_partition_id, write_token=write_token, merger=merger
-        )
+            storage, ctx, target, incoming, task_partition_id=task_partition_id, write_token=write_token,
+            merger=merger, key_changes=key_changes,
+        )  # fmt: skip
     return write_file_group(
         storage,
         merger,
@@ -52,4 +55,5 @@ def write_target(
         task_partition_id=task_partition_id,
         write_token=write_token,
         keygen=keygen,
+        key_changes=key_changes,
     )
