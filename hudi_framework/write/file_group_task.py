@@ -181,15 +181,15 @@ class MergedFileGroup:
         merged: The merge result (counts for the write stat).
         previous_footer: The key/value footer of the base file merged with (None for a new group).
         added_keys: The keys the base file merged with lacks (None for a new group).
-        lost_keys: The keys of the base file merged with that the new rows lack (deleted or moved
-            away; None for a new group or a table without meta fields).
+        stored_keys: The keys of the base file merged with (None for a new group or a table
+            without meta fields), for :meth:`key_changes`.
     """
 
     rows: pa.Table
     merged: MergedRows
     previous_footer: Mapping[bytes, bytes] | None = None
     added_keys: pa.Array | None = None
-    lost_keys: pa.Array | None = None
+    stored_keys: pa.ChunkedArray | None = None
 
     def key_changes(self, appended: bool) -> FileKeyChanges:
         """The keys the file group gained and lost (meta-field tables only).
@@ -202,9 +202,13 @@ class MergedFileGroup:
             return FileKeyChanges(contiguous(keys), pa.array([], pa.string()))
         added = self.added_keys
         if appended and len(added):
-            stored = keys.slice(0, self.rows.num_rows - self.merged.num_inserts)
-            added = added.filter(pc.invert(pc.is_in(added, value_set=contiguous(stored))))
-        lost = self.lost_keys if self.lost_keys is not None else pa.array([], pa.string())
+            kept = keys.slice(0, self.rows.num_rows - self.merged.num_inserts)
+            added = added.filter(pc.invert(pc.is_in(added, value_set=contiguous(kept))))
+        lost = pa.array([], pa.string())
+        if self.merged.num_deletes and self.stored_keys is not None:
+            # Only deletes take keys away (a key moving partition is a delete here).
+            stored = contiguous(self.stored_keys)
+            lost = stored.filter(pc.invert(pc.is_in(stored, value_set=contiguous(keys))))
         return FileKeyChanges(added, lost)
 
     def footer(self, config: BloomFilterConfig) -> dict[bytes, bytes]:
@@ -260,13 +264,8 @@ def merge_file_group(
     # The inserts end the merged rows: the keys the previous file lacks (appended inserts may repeat
     # stored keys, which a bloom filter holds already).
     added = contiguous(rows.column(RECORD_KEY).slice(rows.num_rows - merged.num_inserts)) if footer else None
-    lost = None
-    if target.base_file_key and merged.num_deletes:
-        # Only deletes take keys away (a key moving partition is a delete here): a hash lookup of
-        # the stored keys in the new rows, done only then.
-        stored = contiguous(base.column(RECORD_KEY))
-        lost = stored.filter(pc.invert(pc.is_in(stored, value_set=contiguous(rows.column(RECORD_KEY)))))
-    return MergedFileGroup(rows, merged, footer, added, lost)
+    stored = base.column(RECORD_KEY) if target.base_file_key else None
+    return MergedFileGroup(rows, merged, footer, added, stored)
 
 
 def write_file_group(
