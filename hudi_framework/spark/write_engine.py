@@ -204,8 +204,9 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         ctx: WriteTaskContext,
         key_changes: dict[str, FileKeyChanges] | None = None,
     ) -> list[WriteStat]:
-        # Executors hand no key changes back: the record index reads the written files instead.
-        return write_file_groups(self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism())
+        return write_file_groups(
+            self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism(), key_changes=key_changes
+        )
 
     def _release(self, staged: _Staged) -> None:
         staged.held.release()

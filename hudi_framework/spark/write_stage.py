@@ -30,6 +30,7 @@ from pyspark.sql import functions as F  # noqa: N812 - the conventional alias
 
 from hudi_framework.contracts.index import LOCATION_COLUMNS
 from hudi_framework.errors import CommitError
+from hudi_framework.metadata.key_changes import FileKeyChanges
 from hudi_framework.spark.arrow_types import SparkSchema, collect_arrow, to_spark_batches
 from hudi_framework.spark.job_group import isolated_job
 from hudi_framework.spark.keys_stage import SEQ
@@ -58,9 +59,16 @@ if TYPE_CHECKING:
 
 __all__ = ["STAT_SCHEMA", "summarize", "write_file_groups"]
 
-#: What a write task returns per file group: the target, the task's write token and the stat JSON.
+#: What a write task returns per file group: the target, the task's write token, the stat JSON and,
+#: when the record index asks for them, the keys the file group gained and lost (null otherwise).
 STAT_SCHEMA: Final = pa.schema(
-    [pa.field("target", pa.int64()), pa.field("token", pa.string()), pa.field("stat", pa.string())]
+    [
+        pa.field("target", pa.int64()),
+        pa.field("token", pa.string()),
+        pa.field("stat", pa.string()),
+        pa.field("inserted", pa.list_(pa.string())),
+        pa.field("deleted", pa.list_(pa.string())),
+    ]
 )
 _SLOT: Final = "_hudi_fw_slot"
 _HASH: Final = "_hudi_fw_key_hash"
@@ -121,6 +129,7 @@ def _write_task(
     plan: Broadcast[TargetPlan],
     ctx: WriteTaskContext,
     out: pa.Schema,
+    key_changes: bool,
     batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
     components = worker_components(spec)
@@ -129,6 +138,7 @@ def _write_task(
 
     def flush(target: int, parts: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         incoming = pa.Table.from_batches(parts).drop_columns([TARGET, _SLOT, SEQ])
+        changes: dict[str, FileKeyChanges] | None = {} if key_changes else None
         stat = write_target(
             components.storage,
             components.write.merger,
@@ -138,8 +148,17 @@ def _write_task(
             task_partition_id=target,
             write_token=token,
             keygen=components.write.keygen,
+            key_changes=changes,
         )
-        row = {"target": [target], "token": [token], "stat": [json.dumps(stat.model_dump(by_alias=True))]}
+        # Only the keys a file group gained or lost travel to the driver, never its rows.
+        change = changes.get(stat.path or "") if changes else None
+        row = {
+            "target": pa.array([target], pa.int64()),
+            "token": pa.array([token], pa.string()),
+            "stat": pa.array([json.dumps(stat.model_dump(by_alias=True))], pa.string()),
+            "inserted": _key_list(change.inserted if change else None),
+            "deleted": _key_list(change.deleted if change else None),
+        }
         yield from to_spark_batches(pa.table(row), out)
 
     current = -1
@@ -160,13 +179,27 @@ def _write_task(
         yield from flush(current, pending)
 
 
-def _parse_stats(table: pa.Table, plan: TargetPlan) -> list[WriteStat]:
+def _key_list(keys: pa.Array | None) -> pa.Array:
+    """One list cell of ``keys`` (null: the task did not tell)."""
+    if keys is None:
+        return pa.nulls(1, pa.list_(pa.string()))
+    values = keys.cast(pa.string())
+    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values)
+
+
+def _parse_stats(
+    table: pa.Table, plan: TargetPlan, key_changes: dict[str, FileKeyChanges] | None = None
+) -> list[WriteStat]:
     stats: dict[int, WriteStat] = {}
-    for row in table.to_pylist():
-        target = int(row["target"])
+    targets = table.column("target").to_pylist()
+    texts = table.column("stat").to_pylist()
+    for i, (target, text) in enumerate(zip(targets, texts, strict=True)):
         if target in stats or not 0 <= target < len(plan.targets):
             raise CommitError(f"file group target {target} was reported twice or is unknown")
-        stats[target] = WriteStat.model_validate_json(row["stat"])
+        stat = stats[target] = WriteStat.model_validate_json(text)
+        inserted, deleted = table.column("inserted")[i], table.column("deleted")[i]
+        if key_changes is not None and stat.path and inserted.is_valid and deleted.is_valid:
+            key_changes[stat.path] = FileKeyChanges(inserted.values, deleted.values)
     return [stats[t] for t in sorted(stats)]
 
 
@@ -178,6 +211,7 @@ def write_file_groups(
     ctx: WriteTaskContext,
     *,
     max_tasks: int | None = None,
+    key_changes: dict[str, FileKeyChanges] | None = None,
 ) -> list[WriteStat]:
     """Route ``rows`` by ``plan``, rewrite every file group once in executors, return the stats.
 
@@ -188,6 +222,8 @@ def write_file_groups(
         plan: The driver's plan.
         ctx: What every file-group task shares (instant, file schema...).
         max_tasks: At most this many write tasks (None: one per file group).
+        key_changes: When given, filled with the keys each written file's group gained and lost
+            (the executors return those keys only).
 
     Returns:
         One stat per file written, by target.
@@ -212,10 +248,13 @@ def write_file_groups(
         written = (
             routed.repartition(tasks, _SLOT)
             .sortWithinPartitions(TARGET, SEQ)
-            .mapInArrow(partial(_write_task, spec, broadcast, ctx, stat_schema.arrow), stat_schema.struct)
+            .mapInArrow(
+                partial(_write_task, spec, broadcast, ctx, stat_schema.arrow, key_changes is not None),
+                stat_schema.struct,
+            )
         )
         with isolated_job(sc, f"hudi write {ctx.instant}"):
             table = collect_arrow(written)
-        return _parse_stats(table, plan)
+        return _parse_stats(table, plan, key_changes)
     finally:
         broadcast.destroy()

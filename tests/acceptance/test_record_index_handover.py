@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,10 @@ def _normal(records: PartitionRecords) -> tuple[list[tuple[str, Any]], list[str]
     return upserts, sorted(records.deletes)
 
 
-@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_handed_over_key_changes_equal_the_read_back(
-    tmp_path: Path, table_type: str, seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    rng = random.Random(seed)
+def spy_on_the_upkeep(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Make every record-index commit also compute its records by reading back, assert both are
+    equal and that no written base file was read for the handed-over ones; returns (operation,
+    records written) per commit checked."""
     reads: list[str] = []
     base_keys = record_index_partition._base_keys
 
@@ -70,30 +69,45 @@ def test_handed_over_key_changes_equal_the_read_back(
         return handed
 
     monkeypatch.setattr(RecordIndexBuilder, "commit_records", both_ways)
-    path = tmp_path / "t"
-    client = WriteClient(_create(path, table_type), _settings(RLI_ON))
-    client.insert(_rows(list(range(40)), 1, rng))
+    return checked
+
+
+def random_writes(path: Path, seed: int, write: Callable[[str, pa.Table], object]) -> None:
+    """An insert, then six random writes, checking the index after each."""
+    rng = random.Random(seed)
+    write("insert", _rows(list(range(40)), 1, rng))
     _check_index(path)
     stored = set(range(40))
     fresh = iter(range(100, 1000))  # inserts never repeat a key (that would keep both rows)
     for ts in range(2, 8):
         op = rng.choice(["upsert", "upsert", "delete", "insert", "insert_overwrite"])
-        client = WriteClient(HudiTable.open(str(path)), _settings(RLI_ON))
         if op == "upsert":
             keys = rng.sample(sorted(stored), min(8, len(stored))) + [next(fresh) for _ in range(5)]
-            client.upsert(_rows(keys, ts, rng))
             stored |= set(keys)
         elif op == "delete":
             keys = [*rng.sample(sorted(stored), min(6, len(stored))), 5000]  # and a key never written
-            client.delete(_rows(keys, ts, rng))
             stored -= set(keys)
-        elif op == "insert":
-            keys = [next(fresh) for _ in range(7)]
-            client.insert(_rows(keys, ts, rng))
-            stored |= set(keys)
         else:
-            keys = [next(fresh) for _ in range(6)]
-            client.insert_overwrite(_rows(keys, ts, rng))
+            keys = [next(fresh) for _ in range(7)]
+        write(op, _rows(keys, ts, rng))
+        if op == "insert_overwrite":
             stored = {int(k[1:]) for k in read_table(HudiTable.open(str(path))).column("id").to_pylist()}
+        else:
+            stored |= set(keys) if op == "insert" else set()
         _check_index(path)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_handed_over_key_changes_equal_the_read_back(
+    tmp_path: Path, table_type: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked = spy_on_the_upkeep(monkeypatch)
+    path = tmp_path / "t"
+    _create(path, table_type)
+
+    def write(op: str, rows: pa.Table) -> object:
+        return getattr(WriteClient(HudiTable.open(str(path)), _settings(RLI_ON)), op)(rows)
+
+    random_writes(path, seed, write)
     assert any(changed for _, changed in checked)  # the comparison saw real key changes
