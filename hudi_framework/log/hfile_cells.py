@@ -85,12 +85,14 @@ def block_cells(payload: bytes, with_mvcc: bool) -> BlockCells | None:
     u8 = np.frombuffer(payload, dtype=np.uint8)
     zero = u8 == 0
     # Key lengths are below 64 KiB (the row length is 2 bytes), values below 16 MiB in any MDT
-    # record: a cell head has zero high bytes there; and the key length's low byte is the row
-    # length's plus 12 (modulo 256). Together these leave few offsets besides the cells' own.
+    # record and record keys below 256 bytes: a cell head has zero high bytes there; and the key
+    # length's low byte is the row length's plus 12 (modulo 256). Together these leave few offsets
+    # besides the cells' own. (A longer key breaks the chain: that block is walked instead.)
     head = u8[3 : span + 3] - u8[_LENGTHS + 1 : span + _LENGTHS + 1] == _PLAIN_KEY_EXTRA
     head &= zero[:span]
     head &= zero[1 : span + 1]
     head &= zero[4 : span + 4]
+    head &= zero[_LENGTHS : span + _LENGTHS]
     at = np.flatnonzero(head).astype(np.int64)
     u16 = _every(payload, ">u2")
     key_length = u16[at + 2].astype(np.int64)
