@@ -393,6 +393,20 @@ METHOD = """\
   filters; the plain step passes the filter (no file statistics by default: every footer read, only row
   groups that may match decoded); `_footers` adds `data.skipping.source=parquet_footers` (footers read while
   planning, 8 files read).
+- **The metadata table's steps** (MDT): `ours:mor_upsert_1pct_rli` upserts the 1% batch into a
+  merge-on-read table bulk-inserted (unmeasured) with `hoodie.metadata.enable=true`,
+  `hoodie.metadata.record.index.enable=true` and `hoodie.index.type=RECORD_INDEX`; the timed upsert
+  looks the keys up in the record index and keeps the MDT in step (its delta commit is timed), held
+  against `ours:cow_upsert_1pct` (bloom index, no MDT). `ours:<rli|bloom>_tagging_<n>fg` time an upsert's
+  index step alone (as `ours:bloom_tagging`: the change batch's keys prepared and tagged) on the same rows
+  bulk-inserted in `n` = 8, 64 and 512 file groups (`hoodie.parquet.max.file.size` = rows / `n` x
+  `hoodie.copyonwrite.record.size.estimate` 1024, small-file handling off, as the scaling section sizes
+  file groups), one table per `n` with the MDT and its record index, tagged by the record index (from the
+  MDT) and by the bloom index (from the base files' footers, its default). `ours:cow_read_1pct_files_mdt`
+  is the filtered read on the clustered table written with the MDT (column stats on, its default): the
+  default read, files listed and skipped from the MDT; `_mdt_off` reads the same table with
+  `hoodie.metadata.enable=false` and `data.skipping.source=parquet_footers`: partitions listed, files
+  skipped from their footers (the read "without the metadata table", data skipping on in both).
 - **Runs**: every step runs in its own Python process (`bench/worker.py`), on a fresh copy of its prepared
   state, at least 3 times, 7 times when the median of the first 3 is under 0.5 s (single runs on a 2-core
   VM come out 2-3x slow now and then, and two such runs of three set the median of a 0.1 s step); the
@@ -512,33 +526,22 @@ METHOD = """\
 """
 
 
+def _section(title: str, intro: Sequence[str], table: str) -> list[str]:
+    """A report section: its title, the lines introducing it and its table; nothing without a table."""
+    return [f"## {title}", "", *intro, "", table, ""] if table else []
+
+
 def _apache_hudi_section(results: Sequence[Result]) -> list[str]:
-    table = apache_hudi_table(results)
-    if not table:
-        return []
-    return [
-        "## Against Apache Hudi on Spark",
-        "",
+    intro = (
         "Apache Hudi 1.2.0's Spark 3.5 bundle on the same `local[2]` session budget as our Spark steps, each",
         "step in a fresh session whose start-up is not timed (see Method):",
-        "",
-        table,
-        "",
-    ]
+    )
+    return _section("Against Apache Hudi on Spark", intro, apache_hudi_table(results))
 
 
 def _tagging_section(results: Sequence[Result]) -> list[str]:
-    table = tagging_table(results)
-    if not table:
-        return []
-    return [
-        "## Tagging against the number of file groups",
-        "",
-        "The change batch's keys located in the same rows written in more, smaller file groups:",
-        "",
-        table,
-        "",
-    ]
+    intro = ("The change batch's keys located in the same rows written in more, smaller file groups:",)
+    return _section("Tagging against the number of file groups", intro, tagging_table(results))
 
 
 def markdown(

@@ -12,7 +12,7 @@ import pytest
 
 from bench.dataset import KEY, Inputs, generate
 from bench.registry import all_steps
-from bench.report import METADATA_TABLE_RATIOS, TAGGING_FILE_GROUPS, ratios_table, tagging_table
+from bench.report import METADATA_TABLE_RATIOS, TAGGING_FILE_GROUPS, markdown, ratios_table, tagging_table
 from bench.runner import Result
 from bench.step import StepContext
 from bench.systems import ours
@@ -132,3 +132,8 @@ def test_the_metadata_table_ratios_and_the_tagging_table() -> None:
     table = tagging_table(results).splitlines()
     assert table[2:] == ["| 8 | 1.00 | 1.00 |", "| 64 | 1.10 | - |", "| 512 | 1.20 | 6.00 |"]
     assert tagging_table([result("ours:cow_upsert_1pct", 1.0)]) == ""
+    report = markdown(results, machine="m", command="c", skipped=(), plot_file=None)
+    assert "## Tagging against the number of file groups\n" in report
+    assert "| 512 | 1.20 | 6.00 |" in report
+    alone = markdown(results[:2], machine="m", command="c", skipped=(), plot_file=None)
+    assert "## Tagging" not in alone
