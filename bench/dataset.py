@@ -71,6 +71,10 @@ class Inputs:
     def read_base(self) -> pa.Table:
         return pq.read_table(self.base)
 
+    def base_rows(self) -> int:
+        """Rows of the base table (from its footer, nothing decoded)."""
+        return int(pq.ParquetFile(self.base).metadata.num_rows)
+
     def read_changes(self) -> pa.Table:
         return pq.read_table(self.changes)
 

@@ -55,6 +55,40 @@ APACHE_HUDI_RATIOS = (
     Ratio("MOR read: ours (local) / Apache Hudi", "ours:mor_read", "apache-hudi:mor_read", WELL_UNDER),
 )
 
+#: "Independent of the number of base files", read as: tagging at the most file groups takes at most
+#: this times its time at the fewest (the scaling section's tolerance for "linear").
+TAGGING_FLAT_LIMIT = 1.3
+#: The tagging steps' file-group counts (``ours:<index>_tagging_<n>fg``), fewest first.
+TAGGING_FILE_GROUPS = (8, 64, 512)
+#: The indexes of the tagging steps: (step-name prefix, label, target of most / fewest file groups).
+TAGGING_INDEXES = (("rli", "record index", TAGGING_FLAT_LIMIT), ("bloom", "bloom index", None))
+
+#: The metadata table's targets: the record index's upsert, tagging against base files, the filtered
+#: read planned from its column stats.
+METADATA_TABLE_RATIOS = (
+    Ratio(
+        "MOR upsert with the record index (MDT on) / COW upsert with the bloom index, 1% batch (ours)",
+        "ours:mor_upsert_1pct_rli",
+        "ours:cow_upsert_1pct",
+        0.2,
+    ),
+    *(
+        Ratio(
+            f"Tagging, {label}: {TAGGING_FILE_GROUPS[-1]} / {TAGGING_FILE_GROUPS[0]} file groups (ours)",
+            f"ours:{prefix}_tagging_{TAGGING_FILE_GROUPS[-1]}fg",
+            f"ours:{prefix}_tagging_{TAGGING_FILE_GROUPS[0]}fg",
+            target,
+        )
+        for prefix, label, target in TAGGING_INDEXES
+    ),
+    Ratio(
+        "Filtered read of 1% of files, MDT column stats / Parquet footers without the MDT (ours)",
+        "ours:cow_read_1pct_files_mdt",
+        "ours:cow_read_1pct_files_mdt_off",
+        0.1,
+    ),
+)
+
 #: The issue's targets, as ratios of medians measured in the same run.
 RATIOS = (
     Ratio("COW upsert+delete: ours / pyarrow floor", "ours:cow_upsert", "pyarrow:cow_upsert", 1.5),
@@ -81,6 +115,7 @@ RATIOS = (
         "ours:cow_read_1pct_files",
         "ours:cow_read_1pct_files_unpruned",
     ),
+    *METADATA_TABLE_RATIOS,
     Ratio("bulk insert: ours / pyarrow", "ours:bulk_insert", "pyarrow:bulk_insert"),
     Ratio("bulk insert: ours / deltalake", "ours:bulk_insert", "deltalake:bulk_insert"),
     Ratio("COW read: ours / deltalake", "ours:cow_read", "deltalake:cow_read"),
@@ -105,6 +140,28 @@ def results_table(results: Sequence[Result]) -> str:
             f"| {r.rows:,} | `{r.key}` | {r.wall_s:.2f} | {r.cpu_s:.2f} | {r.peak_rss_mb:.0f} "
             f"| {_optional(r.jvm_peak_rss_mb, 0)} | {startup} | {r.runs} |"
         )
+    return "\n".join(lines)
+
+
+def tagging_table(results: Sequence[Result]) -> str:
+    """Median tagging seconds per file-group count and index, one column per size; empty when no
+    tagging step ran."""
+    by_key = {(r.key, r.rows): r for r in results}
+    tagging = {f"ours:{prefix}_tagging_{count}fg" for prefix, _, _ in TAGGING_INDEXES for count in TAGGING_FILE_GROUPS}
+    sizes = sorted({r.rows for r in results if r.key in tagging})
+    if not sizes:
+        return ""
+    header = "| file groups | " + " | ".join(
+        f"{label} s ({n:,} rows)" for n in sizes for _, label, _ in TAGGING_INDEXES
+    )
+    lines = [header + " |", "|---:|" + "---:|" * (len(sizes) * len(TAGGING_INDEXES))]
+    for count in TAGGING_FILE_GROUPS:
+        cells = []
+        for n in sizes:
+            for prefix, _, _ in TAGGING_INDEXES:
+                found = by_key.get((f"ours:{prefix}_tagging_{count}fg", n))
+                cells.append("-" if found is None else f"{found.wall_s:.2f}")
+        lines.append(f"| {count} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -336,6 +393,20 @@ METHOD = """\
   filters; the plain step passes the filter (no file statistics by default: every footer read, only row
   groups that may match decoded); `_footers` adds `data.skipping.source=parquet_footers` (footers read while
   planning, 8 files read).
+- **The metadata table's steps** (MDT): `ours:mor_upsert_1pct_rli` upserts the 1% batch into a
+  merge-on-read table bulk-inserted (unmeasured) with `hoodie.metadata.enable=true`,
+  `hoodie.metadata.record.index.enable=true` and `hoodie.index.type=RECORD_INDEX`; the timed upsert
+  looks the keys up in the record index and keeps the MDT in step (its delta commit is timed), held
+  against `ours:cow_upsert_1pct` (bloom index, no MDT). `ours:<rli|bloom>_tagging_<n>fg` time an upsert's
+  index step alone (as `ours:bloom_tagging`: the change batch's keys prepared and tagged) on the same rows
+  bulk-inserted in `n` = 8, 64 and 512 file groups (`hoodie.parquet.max.file.size` = rows / `n` x
+  `hoodie.copyonwrite.record.size.estimate` 1024, small-file handling off, as the scaling section sizes
+  file groups), one table per `n` with the MDT and its record index, tagged by the record index (from the
+  MDT) and by the bloom index (from the base files' footers, its default). `ours:cow_read_1pct_files_mdt`
+  is the filtered read on the clustered table written with the MDT (column stats on, its default): the
+  default read, files listed and skipped from the MDT; `_mdt_off` reads the same table with
+  `hoodie.metadata.enable=false` and `data.skipping.source=parquet_footers`: partitions listed, files
+  skipped from their footers (the read "without the metadata table", data skipping on in both).
 - **Runs**: every step runs in its own Python process (`bench/worker.py`), on a fresh copy of its prepared
   state, at least 3 times, 7 times when the median of the first 3 is under 0.5 s (single runs on a 2-core
   VM come out 2-3x slow now and then, and two such runs of three set the median of a 0.1 s step); the
@@ -455,19 +526,22 @@ METHOD = """\
 """
 
 
+def _section(title: str, intro: Sequence[str], table: str) -> list[str]:
+    """A report section: its title, the lines introducing it and its table; nothing without a table."""
+    return [f"## {title}", "", *intro, "", table, ""] if table else []
+
+
 def _apache_hudi_section(results: Sequence[Result]) -> list[str]:
-    table = apache_hudi_table(results)
-    if not table:
-        return []
-    return [
-        "## Against Apache Hudi on Spark",
-        "",
+    intro = (
         "Apache Hudi 1.2.0's Spark 3.5 bundle on the same `local[2]` session budget as our Spark steps, each",
         "step in a fresh session whose start-up is not timed (see Method):",
-        "",
-        table,
-        "",
-    ]
+    )
+    return _section("Against Apache Hudi on Spark", intro, apache_hudi_table(results))
+
+
+def _tagging_section(results: Sequence[Result]) -> list[str]:
+    intro = ("The change batch's keys located in the same rows written in more, smaller file groups:",)
+    return _section("Tagging against the number of file groups", intro, tagging_table(results))
 
 
 def markdown(
@@ -497,6 +571,7 @@ def markdown(
         ratios_table(results),
         "",
         *_apache_hudi_section(results),
+        *_tagging_section(results),
         "## All steps",
         "",
         results_table(results),

@@ -10,9 +10,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from bench.dataset import EVENT_TIME, KEY, PARTITION
+from bench.report import TAGGING_FILE_GROUPS
 from bench.step import Step, StepContext
 from hudi_framework import open_table_service
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.metadata.index_source import metadata_index_source
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.read.options import ReadOptions
 from hudi_framework.read.reader import collect_plan, plan_read, read_table
@@ -53,10 +55,23 @@ def scaling_settings(ctx: StepContext) -> HudiSettings:
     return HudiSettings.from_hoodie_options(options, env=False)
 
 
-def settings(table: HudiTable | None = None) -> HudiSettings:
-    """The write settings of every step of ours (the Spark engine's too), for ``table`` if given."""
+#: The metadata table with its record index (column stats are on by default with the MDT), and the
+#: index that tags from it: the record-index steps' settings on top of :data:`SETTINGS`.
+RLI_SETTINGS = {
+    "hoodie.metadata.enable": "true",
+    "hoodie.metadata.record.index.enable": "true",
+    "hoodie.index.type": "RECORD_INDEX",
+}
+#: The metadata table with column stats (its default), for the filtered reads that plan from it.
+MDT_SETTINGS = {"hoodie.metadata.enable": "true"}
+
+
+def settings(table: HudiTable | None = None, extra: dict[str, str] | None = None) -> HudiSettings:
+    """The write settings of every step of ours (the Spark engine's too), for ``table`` if given,
+    with ``extra`` options over them."""
     mor = table is not None and table.config.table_type is TableType.MERGE_ON_READ
-    return HudiSettings.from_hoodie_options({**SETTINGS, **(MOR_SETTINGS if mor else {})}, env=False)
+    options = {**SETTINGS, **(MOR_SETTINGS if mor else {}), **(extra or {})}
+    return HudiSettings.from_hoodie_options(options, env=False)
 
 
 def preload() -> None:
@@ -92,10 +107,10 @@ def _create(ctx: StepContext, table_type: str, schema: pa.Schema) -> HudiTable:
     return HudiTable.create(_path(ctx), config, schema=schema)
 
 
-def _load(table_type: str) -> Any:
+def _load(table_type: str, extra: dict[str, str] | None = None) -> Any:
     def prepare(ctx: StepContext) -> None:
         base = ctx.inputs.read_base()
-        WriteClient(_create(ctx, table_type, base.schema), settings()).bulk_insert(base)
+        WriteClient(_create(ctx, table_type, base.schema), settings(extra=extra)).bulk_insert(base)
 
     return prepare
 
@@ -114,6 +129,8 @@ def _load_and_upsert(table_type: str) -> Any:
 load_cow = _load("COPY_ON_WRITE")
 load_mor = _load("MERGE_ON_READ")
 upserted_mor = _load_and_upsert("MERGE_ON_READ")
+#: The merge-on-read table bulk-inserted with the metadata table and its record index.
+load_mor_rli = _load("MERGE_ON_READ", RLI_SETTINGS)
 
 
 def bulk_insert(ctx: StepContext) -> dict[str, Any]:
@@ -133,6 +150,13 @@ def small_upsert(ctx: StepContext) -> dict[str, Any]:
     """A 1% batch of updates."""
     table = HudiTable.open(_path(ctx))
     result = WriteClient(table, settings(table)).upsert(ctx.inputs.read_small_changes())
+    return {"rows": result.num_writes, "files": len(result.stats)}
+
+
+def small_upsert_rli(ctx: StepContext) -> dict[str, Any]:
+    """A 1% batch of updates tagged by the record index (the metadata table, kept up to date, timed)."""
+    table = HudiTable.open(_path(ctx))
+    result = WriteClient(table, settings(table, RLI_SETTINGS)).upsert(ctx.inputs.read_small_changes())
     return {"rows": result.num_writes, "files": len(result.stats)}
 
 
@@ -164,16 +188,28 @@ _PICKED_CHUNK = 37
 _BOUNDS_FILE = "picked_ts_range.json"
 
 
-def load_clustered(ctx: StepContext) -> None:
+def _clustered(extra: dict[str, str]) -> Any:
+    def prepare(ctx: StepContext) -> None:
+        _write_clustered(ctx, extra)
+
+    return prepare
+
+
+def _write_clustered(ctx: StepContext, extra: dict[str, str]) -> None:
     base = ctx.inputs.read_base().sort_by(EVENT_TIME)
     table = _create(ctx, "COPY_ON_WRITE", base.schema)
-    client = WriteClient(table, HudiSettings.from_hoodie_options({**SETTINGS, **MOR_SETTINGS}, env=False))
+    client = WriteClient(table, HudiSettings.from_hoodie_options({**SETTINGS, **MOR_SETTINGS, **extra}, env=False))
     size = -(-base.num_rows // CLUSTERED_CHUNKS)
     for k in range(CLUSTERED_CHUNKS):
         client.insert(base.slice(k * size, size))
     picked = base.column(EVENT_TIME).slice(_PICKED_CHUNK * size, size)
     bounds = [picked[0].as_py(), picked[len(picked) - 1].as_py()]
     (ctx.work / _BOUNDS_FILE).write_text(json.dumps(bounds), encoding="utf-8")
+
+
+#: The clustered table without a metadata table, and the same written with one (column stats on).
+load_clustered = _clustered({})
+load_clustered_mdt = _clustered(MDT_SETTINGS)
 
 
 def _filters(ctx: StepContext) -> list[tuple[str, str, Any]]:
@@ -207,6 +243,27 @@ def filtered_read_footers(ctx: StepContext) -> dict[str, Any]:
     return {"rows": rows, "files": len(plan.tasks), "files_skipped": plan.skipping.files_skipped}
 
 
+def filtered_read_mdt(ctx: StepContext) -> dict[str, Any]:
+    """The default read (``data.skipping.source=metadata_table``) of a table with a metadata table:
+    files listed and skipped from its column stats, only matching ones read."""
+    table = HudiTable.open(_path(ctx))
+    plan = plan_read(table, ReadOptions(filters=tuple(_filters(ctx))))
+    rows = sum(b.num_rows for b in collect_plan(plan, table.storage))
+    return {"rows": rows, "files": len(plan.tasks), "files_skipped": plan.skipping.files_skipped}
+
+
+def filtered_read_mdt_off(ctx: StepContext) -> dict[str, Any]:
+    """The same table and read with ``hoodie.metadata.enable=false``: the partitions listed and the
+    files skipped from their Parquet footers (the data skipping there is without the metadata table)."""
+    table = HudiTable.open(_path(ctx))
+    options = ReadOptions(
+        filters=tuple(_filters(ctx)), metadata_enable=False, data_skipping_source=DataSkippingSource.PARQUET_FOOTERS
+    )
+    plan = plan_read(table, options)
+    rows = sum(b.num_rows for b in collect_plan(plan, table.storage))
+    return {"rows": rows, "files": len(plan.tasks), "files_skipped": plan.skipping.files_skipped}
+
+
 def bloom_tagging(ctx: StepContext) -> dict[str, Any]:
     """The index step of an upsert alone: keys of the batch located in the table's base files."""
     table = HudiTable.open(_path(ctx))
@@ -217,6 +274,65 @@ def bloom_tagging(ctx: StepContext) -> dict[str, Any]:
         config=table.config, index=session.index, merger=session.merger, keygen=session.keygen,
     )  # fmt: skip
     return {"rows": tagged.num_rows}
+
+
+def file_group_settings(ctx: StepContext, file_groups: int) -> dict[str, str]:
+    """Options that make bulk insert write the inputs' base table in ``file_groups`` file groups.
+
+    As :func:`scaling_settings` does: new files hold ``max.file.size / record.size.estimate`` rows,
+    so that quotient is the rows of one file group (rounded up: no partial group is left over);
+    small-file handling off.
+    """
+    rows = ctx.inputs.base_rows()
+    per_group = -(-rows // file_groups)
+    return {
+        "hoodie.copyonwrite.record.size.estimate": str(RECORD_SIZE_ESTIMATE),
+        "hoodie.parquet.max.file.size": str(per_group * RECORD_SIZE_ESTIMATE),
+        "hoodie.parquet.small.file.limit": "0",
+    }
+
+
+def _load_file_groups(file_groups: int) -> Any:
+    def prepare(ctx: StepContext) -> None:
+        base = ctx.inputs.read_base()
+        extra = {**RLI_SETTINGS, **file_group_settings(ctx, file_groups)}
+        WriteClient(_create(ctx, "COPY_ON_WRITE", base.schema), settings(extra=extra)).bulk_insert(base)
+
+    return prepare
+
+
+def _tagging(file_groups: int, index_type: str) -> Any:
+    def run(ctx: StepContext) -> dict[str, Any]:
+        extra = {**RLI_SETTINGS, **file_group_settings(ctx, file_groups), "hoodie.index.type": index_type}
+        return tag_batch(ctx, extra)
+
+    return run
+
+
+def tag_batch(ctx: StepContext, extra: dict[str, str]) -> dict[str, Any]:
+    """An upsert's index step alone, as the write client runs it: the change batch's keys located by
+    the index ``extra`` configures (from the metadata table where that index uses it)."""
+    table = HudiTable.open(_path(ctx))
+    session = WriteSession(table, settings(extra=extra))
+    rows = prepare_rows(WriteOperation.UPSERT, ctx.inputs.read_changes(), table.schema(), session.keygen)
+    slices = table.latest_file_slices()
+    metadata = metadata_index_source(session.index, table.storage, table.properties, table.timeline)
+    tagged = tag_for_write(
+        rows, slices, table.storage,
+        config=table.config, index=session.index, merger=session.merger, keygen=session.keygen, metadata=metadata,
+    )  # fmt: skip
+    return {"rows": tagged.num_rows, "file_groups": len(slices)}
+
+
+def tagging_steps() -> list[Step]:
+    """Per file-group count, one table (written with the metadata table and its record index) tagged
+    by the record index and, for contrast, by the bloom index (from base files' footers, its default)."""
+    steps = []
+    for count in TAGGING_FILE_GROUPS:
+        load = _load_file_groups(count)
+        steps.append(Step("ours", f"rli_tagging_{count}fg", _tagging(count, "RECORD_INDEX"), load))
+        steps.append(Step("ours", f"bloom_tagging_{count}fg", _tagging(count, "BLOOM"), load))
+    return steps
 
 
 def _file_counters(stats: Sequence[WriteStat]) -> dict[str, Any]:
@@ -262,6 +378,10 @@ STEPS = [
     Step("ours", "cow_read_1pct_files_unpruned", filtered_read_unpruned, load_clustered),
     Step("ours", "cow_read_1pct_files", filtered_read, load_clustered),
     Step("ours", "cow_read_1pct_files_footers", filtered_read_footers, load_clustered),
+    Step("ours", "mor_upsert_1pct_rli", small_upsert_rli, load_mor_rli),
+    Step("ours", "cow_read_1pct_files_mdt", filtered_read_mdt, load_clustered_mdt),
+    Step("ours", "cow_read_1pct_files_mdt_off", filtered_read_mdt_off, load_clustered_mdt),
+    *tagging_steps(),
 ]
 
 #: The scaling section (inputs from :func:`bench.dataset.generate_scaling`): fixed file groups, fixed batch.
