@@ -35,7 +35,7 @@ from tests.faults.campaign.trials import ScenarioPool, run_trial
 from tests.faults.s3_faults import admin_client
 
 #: Trials per campaign in the default run.
-DEFAULT_TRIALS: Final = {"kill-local": 60, "kill-s3": 12, "s3-faults": 16}
+DEFAULT_TRIALS: Final = {"kill-local": 60, "kill-s3": 8, "s3-faults": 10}
 #: The default campaign seed (fixed: the default run is the same every time).
 DEFAULT_SEED: Final = 1717
 #: The campaign whose store a control trial ran on.

@@ -89,6 +89,7 @@ def _compare(apache_hudi: ApacheHudi, tally: Tally, path: Path, label: str) -> N
                   ours_by_position, hudi_rs_read(str(path)), key=KEY, data_columns=COLUMNS)  # fmt: skip
 
 
+@pytest.mark.oracle_full  # record positions are off by default on both engines
 def test_apache_hudi_reads_our_record_positions(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
     path = tmp_path / "positions_by_hudi_framework"
     oracle_tally.tables.add(str(path))
@@ -106,6 +107,7 @@ def test_apache_hudi_reads_our_record_positions(apache_hudi: ApacheHudi, oracle_
     _compare(apache_hudi, oracle_tally, path, "hudi_framework wrote MOR v9 with record positions")
 
 
+@pytest.mark.oracle_full
 def test_we_read_apache_hudi_record_positions(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
     path = tmp_path / "positions_by_apache_hudi"
     oracle_tally.tables.add(str(path))
