@@ -275,6 +275,50 @@ def find_cells(data: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, byte
         yield from cells.find(block.payload, wanted)
 
 
+def find_prefixed_cells(data: bytes, prefixes: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """The cells of the HFile ``data`` whose row starts with one of ``prefixes``, in key order.
+
+    Rows sharing a prefix are contiguous (cells are sorted by row): only the data blocks whose row
+    range meets a prefix's are read, and in each the prefix's run of cells is found by binary search
+    (every cell located at once by :func:`~hudi_framework.log.hfile_cells.block_cells`, or stepped
+    through when that scan cannot prove the block's cells). A metadata table's ``column_stats``
+    keys start with the column's id, so one column's statistics are read without the others'.
+
+    Raises:
+        HFileFormatError: The trailer or a block is damaged.
+        UnsupportedLogBlockError: The blocks use a codec other than NONE or GZ.
+    """
+    wanted = sorted(set(prefixes))
+    trailer = read_trailer(data)
+    if not trailer.entry_count or not wanted:
+        return
+    index = _root_index_rows(data, trailer)
+    if index is None:  # a multi-level index: filter a full read
+        yield from (cell for cell in read_hfile(data) if cell[0].startswith(tuple(wanted)))
+        return
+    info = read_file_info(data, trailer)
+    with_mvcc = int.from_bytes(info.get(b"KEY_VALUE_VERSION", b"\0\0\0\0")[:4], "big") == 1
+    for i, (offset, first) in enumerate(index):
+        following = index[i + 1][1] if i + 1 < len(index) else None
+        # The block holds rows in [first, following): it meets a prefix p when some row of the
+        # block may start with p, i.e. first's head is at most p and following (if any) is above p.
+        hits = [p for p in wanted if first[: len(p)] <= p and (following is None or following > p)]
+        if not hits:
+            continue
+        block = _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
+        if block.magic != DATA_MAGIC:
+            raise HFileFormatError(f"the data index points at a {block.magic!r} block at {offset}")
+        payload = block.payload
+        cells = block_cells(payload, with_mvcc)
+        if cells is None:
+            heads = tuple(hits)
+            yield from (
+                (row, payload[start:stop]) for row, start, stop in _cells(block, with_mvcc) if row.startswith(heads)
+            )
+            continue
+        yield from cells.with_prefixes(payload, hits)
+
+
 def _walk_cells(block: _Block, with_mvcc: bool, rows: Set[bytes]) -> Iterator[tuple[bytes, bytes]]:
     """The cells of ``rows`` in a data block, stepping through every cell with as little work per
     cell as the layout allows (a lookup's hot loop; :func:`_cells` checks more, for full reads)."""

@@ -71,6 +71,23 @@ class BlockCells:
                 low = at
 
 
+    def with_prefixes(self, payload: bytes, prefixes: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
+        """The (row, value) of every cell whose row starts with one of ``prefixes`` (ascending,
+        none a prefix of another), in order: each prefix's run of cells found by binary search."""
+        starts = self.row_starts.tolist()
+        ends = (self.row_starts + self.row_lengths).tolist()
+        count = len(starts)
+        low = 0
+        for prefix in prefixes:
+            width = len(prefix)
+            at = bisect.bisect_left(range(count), prefix, low, key=lambda i: payload[starts[i] : ends[i]])
+            while at < count and payload[starts[at] : min(ends[at], starts[at] + width)] == prefix:
+                start = int(self.value_starts[at])
+                yield payload[starts[at] : ends[at]], payload[start : start + int(self.value_lengths[at])]
+                at += 1
+            low = at
+
+
 def _every(payload: bytes, dtype: str) -> np.ndarray[Any, Any]:
     """A ``dtype`` value starting at every byte offset of ``payload`` (a strided view, no copy)."""
     width = np.dtype(dtype).itemsize

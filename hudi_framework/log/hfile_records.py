@@ -33,7 +33,7 @@ from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, 
 from hudi_framework.log.avro_flat_schema import flat_fields
 from hudi_framework.log.avro_unions import rewrite_unions
 from hudi_framework.log.avro_vector_decode import FlatRecordField, NullField, ValueField, decode_values_at
-from hudi_framework.log.hfile import find_cells, read_file_info, read_hfile, read_trailer
+from hudi_framework.log.hfile import find_cells, find_prefixed_cells, read_file_info, read_hfile, read_trailer
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 from hudi_framework.model.schema import AvroSchema, avro_to_arrow
 
@@ -92,17 +92,25 @@ class HFileRecordDecoder:
         except Exception as e:  # a broken schema fails in many ways
             raise HFileFormatError(f"schema is not a usable Avro record schema: {e}") from e
 
-    def decode(self, content: bytes, only: Set[bytes] | None = None) -> pa.Table:
+    def decode(
+        self, content: bytes, only: Set[bytes] | None = None, *, prefixes: Sequence[bytes] | None = None
+    ) -> pa.Table:
         """Decode every record of the HFile ``content`` (see :func:`decode_hfile_records`).
 
         With ``only`` (UTF-8 row keys), only the records of those keys: the others' values are
-        neither copied nor decoded.
+        neither copied nor decoded. With ``prefixes`` (and no ``only``), only the records whose
+        key starts with one of them (all of equal length).
 
         Raises:
             HFileFormatError: The HFile is damaged or a value does not decode.
             UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
         """
-        cells = read_hfile(content) if only is None else find_cells(content, sorted(only))
+        if only is not None:
+            cells = find_cells(content, sorted(only))
+        elif prefixes is not None:
+            cells = find_prefixed_cells(content, prefixes)
+        else:
+            cells = read_hfile(content)
         if self._value_fields is not None:
             found = list(cells)
             table = self._decode_vectorised(found)

@@ -53,6 +53,7 @@ from hudi_framework.metadata.keys import (
     COLUMN_ID_WIDTH,
     PARTITION_ID_WIDTH,
     bloom_filter_key,
+    column_id,
     partition_id,
     partition_path_of,
 )
@@ -267,13 +268,20 @@ class MetadataTable:
         )
 
     def _read_slices(
-        self, slices: Sequence[FileSlice], columns: Sequence[str], keys: Sequence[pa.Array] | None = None
+        self,
+        slices: Sequence[FileSlice],
+        columns: Sequence[str],
+        keys: Sequence[pa.Array] | None = None,
+        *,
+        prefixes: Sequence[str] | None = None,
     ) -> _Records:
         """Decode the committed records of ``slices``, each tagged with its block sequence number.
 
         With ``keys`` (per slice, distinct strings), only the records and deletions of those keys
-        in each slice: other records are not decoded (a keyed lookup in large file groups).
+        in each slice: other records are not decoded (a keyed lookup in large file groups). With
+        ``prefixes`` (equal lengths), only the records and deletions of keys starting with one.
         """
+        raw_prefixes = None if prefixes is None else [p.encode("utf-8") for p in prefixes]
         completed = self.completed_instants()
         start = self._timeline.instants[0].requested_time if self._timeline.instants else None
         tables: list[pa.Table] = []
@@ -287,7 +295,7 @@ class MetadataTable:
             wanted = None if slice_keys is None else {k.encode("utf-8") for k in slice_keys.to_pylist()}
             if file_slice.base_file_key is not None:
                 content = contents[file_slice.base_file_key]
-                decoded = self._decode(content, None, columns, file_slice.base_file_key, wanted)
+                decoded = self._decode(content, None, columns, file_slice.base_file_key, wanted, raw_prefixes)
                 tables.append(_tag(decoded, columns, seq))
                 seq += 1
             # Blocks of the slice, in order: (instant, rows or deleted keys) until a rollback drops them.
@@ -306,12 +314,16 @@ class MetadataTable:
                         continue
                     if isinstance(block, HFileBlock):
                         schema = block.header.get(HeaderKey.SCHEMA)
-                        records = self._decode(block.content, schema, columns, full, wanted)
+                        records = self._decode(block.content, schema, columns, full, wanted, raw_prefixes)
                         blocks.append((instant, _tag(records, columns, seq), False))
                     elif isinstance(block, DeleteBlock):
                         gone = block.columns.record_keys.cast(pa.string())
                         if slice_keys is not None:
                             gone = gone.filter(pc.is_in(gone, value_set=slice_keys))
+                        elif prefixes is not None and len(gone):
+                            width = len(prefixes[0]) if prefixes else 0
+                            heads = pc.utf8_slice_codeunits(gone, 0, width)
+                            gone = gone.filter(pc.is_in(heads, value_set=pa.array(prefixes, pa.string())))
                         deletes = pa.table({"key": gone, _SEQ: pa.array(np.full(len(gone), seq))})
                         blocks.append((instant, deletes, True))
                     seq += 1
@@ -327,17 +339,23 @@ class MetadataTable:
         return _Records(rows, pa.concat_tables([empty_deleted, *deleted]))
 
     def _decode(
-        self, content: bytes, schema: str | None, columns: Sequence[str], where: str, keys: AbstractSet[bytes] | None
+        self,
+        content: bytes,
+        schema: str | None,
+        columns: Sequence[str],
+        where: str,
+        keys: AbstractSet[bytes] | None,
+        prefixes: Sequence[bytes] | None = None,
     ) -> pa.Table:
-        """The records of one HFile (only ``keys`` when given), only ``columns`` decoded; decoders
-        are kept per writer schema."""
+        """The records of one HFile (only ``keys``, or keys starting with one of ``prefixes``, when
+        given), only ``columns`` decoded; decoders are kept per writer schema."""
         try:
             text = schema if schema is not None else hfile_schema_text(content)
             cache_key = (text, tuple(columns))
             decoder = self._decoders.get(cache_key)
             if decoder is None:
                 decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
-            return decoder.decode(content, keys)
+            return decoder.decode(content, keys, prefixes=prefixes)
         except HudiError as e:
             raise MetadataTableUnusableError(f"{where!r} does not decode: {e}") from e
 
@@ -414,7 +432,9 @@ class MetadataTable:
 
     def _stats(self, partition: str, columns: Iterable[str] | None) -> pa.Table:
         self._require(partition)
-        records = self._read_slices(self.file_slices(partition), ["key", "ColumnStatsMetadata"])
+        # Both partitions' keys start with the column's id: only the wanted columns' records are read.
+        wanted = None if columns is None else sorted({column_id(c) for c in columns})
+        records = self._read_slices(self.file_slices(partition), ["key", "ColumnStatsMetadata"], prefixes=wanted)
         rows = records.rows
         stats = pc.struct_field(rows.column("ColumnStatsMetadata"), "columnName")
         if columns is not None:
@@ -724,6 +744,8 @@ def _bound(a: dict[str, Any] | None, b: dict[str, Any] | None, *, smaller: bool)
         return b
     if vb is None:
         return a
+    if type(va) is not type(vb):
+        return b  # stored in another value type (Apache Hudi's records of a changed column): the newer counts
     return a if (va <= vb) == smaller else b
 
 

@@ -30,6 +30,7 @@ from hudi_framework.metadata.keys import (
     partition_stats_key,
 )
 from hudi_framework.metadata.reader import MetadataTable, stat_values
+from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata.validate import check_in_sync, validate_files
 from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable
@@ -312,3 +313,26 @@ def test_time_travel_planned_from_the_mdt_equals_listing(name: str, extract_fixt
                 read_table(HudiTable.open(str(base)), as_of=as_of)
             continue
         assert _rows(read_table(HudiTable.open(str(base)), as_of=as_of)) == _rows(listed), as_of
+
+
+def _sorted_stats(table: pa.Table) -> list[dict[str, object]]:
+    rows = table.to_pylist()
+    return sorted(rows, key=lambda r: (str(r["partition_path"]), str(r["file_name"]), str(r["column_name"])))
+
+
+@pytest.mark.parametrize("fixture", READABLE, ids=[t.id for t in READABLE])
+def test_stats_of_some_columns_are_those_of_a_full_read(fixture: FixtureTable, extract_fixture: Extract) -> None:
+    """A read of some columns' statistics decodes only their keys' records (the keys start with the
+    column id) and returns exactly the full read's rows of those columns, for both stats partitions."""
+    base, _ = extract_fixture(fixture)
+    _, mdt = _open(base)
+    partitions = [(mdt.column_stats, MetadataPartition.COLUMN_STATS.value)]
+    if MetadataPartition.PARTITION_STATS.value in mdt.partitions_available():
+        partitions.append((mdt.partition_stats, MetadataPartition.PARTITION_STATS.value))
+    for read, _name in partitions:
+        full = read()
+        names = sorted(set(full.column("column_name").to_pylist()))
+        assert names
+        for picked in ([names[0]], names[1::2], [*names[:2], "no_such_column"], []):
+            expected = full.filter(pc.is_in(full.column("column_name"), value_set=pa.array(picked, pa.string())))
+            assert _sorted_stats(read(picked)) == _sorted_stats(expected), picked
