@@ -28,8 +28,9 @@ import pyarrow.compute as pc
 
 from hudi_framework.contracts.index import RECORD_KEY, IndexedFile, LookupTask, RecordIndex
 from hudi_framework.errors import HudiError, MetadataTableUnusableError
-from hudi_framework.metadata.reader import MetadataTable, stat_values
+from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.metadata.stat_values import stat_values
 from hudi_framework.metadata.validate import check_in_sync
 
 if TYPE_CHECKING:

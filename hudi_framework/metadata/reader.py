@@ -32,7 +32,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import cached_property
 from typing import Any, Final
 
@@ -73,7 +72,6 @@ __all__ = [
     "MetadataTable",
     "record_index_file_group",
     "record_index_file_groups",
-    "stat_values",
 ]
 
 _PROPERTIES_KEY: Final = f"{METADATA_TABLE_DIR}/.hoodie/hoodie.properties"
@@ -408,10 +406,11 @@ class MetadataTable:
         non-partitioned table; resolved from the key's partition id against the ``files`` listing,
         null when no listed partition hashes to it), ``file_name``, ``column_name``, ``min_value`` and
         ``max_value`` (the stored Avro union as a struct with one ``member<i>`` per wrapper type;
-        :func:`stat_values` turns one column's into plain values), ``null_count``, ``value_count``,
-        ``total_size``, ``total_uncompressed_size``, ``is_deleted`` (always false here),
-        ``is_tight_bound``, ``value_type`` and ``value_type_info`` (Hudi's value type ordinal and its
-        parameters, ``"precision,scale"`` for decimals).
+        :func:`~hudi_framework.metadata.stat_values.stat_values` turns one column's into plain
+        values), ``null_count``, ``value_count``, ``total_size``, ``total_uncompressed_size``,
+        ``is_deleted`` (always false here), ``is_tight_bound``, ``value_type`` and
+        ``value_type_info`` (Hudi's value type ordinal and its parameters, ``"precision,scale"`` for
+        decimals).
 
         Args:
             columns: Only these data columns (by name); None for all.
@@ -783,38 +782,3 @@ def _file_ids(info: pa.StructArray) -> pa.Array:
         raw_ids = pc.equal(pc.fill_null(info.field("fileIdEncoding"), 0), _FILE_ID_ENCODING_RAW)
         return pc.if_else(raw_ids, info.field("fileId"), with_index)
     return with_index
-
-
-def stat_values(wrapped: pa.Array | pa.ChunkedArray, value_type_info: str | None = None) -> pa.Array:
-    """Plain values of stored min/max statistics of ONE data column (rows of one type).
-
-    Picks the union member the rows use (the first member with a non-null value); decimals stored
-    as unscaled big-endian bytes are turned into ``decimal128(precision, scale)`` when
-    ``value_type_info`` (``"precision,scale"``) is given. Rows of other members become null.
-    """
-    struct = wrapped.combine_chunks() if isinstance(wrapped, pa.ChunkedArray) else wrapped
-    assert isinstance(struct, pa.StructArray)
-    for i in range(struct.type.num_fields):
-        member = struct.field(i)
-        if member.null_count == len(member):
-            continue
-        names = [f.name for f in member.type]
-        if "value" not in names:
-            continue
-        values = member.field("value")
-        if pa.types.is_binary(values.type) and value_type_info:
-            precision, scale = (int(x) for x in value_type_info.split(","))
-            return _decimals(values, pc.is_null(member), precision, scale)
-        return pc.if_else(pc.is_null(member), pa.nulls(len(member), values.type), values)
-    return pa.nulls(len(struct))
-
-
-def _decimals(values: pa.Array, null: pa.Array, precision: int, scale: int) -> pa.Array:
-    # One statistic per file: a short Python loop over files, not rows of data.
-    out: list[Decimal | None] = []
-    for raw, missing in zip(values.to_pylist(), null.to_pylist(), strict=True):
-        if missing or raw is None:
-            out.append(None)
-        else:
-            out.append(Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-scale))
-    return pa.array(out, pa.decimal128(max(precision, 1), scale))

@@ -22,8 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.errors import HudiError
-from hudi_framework.metadata.reader import MetadataTable, stat_values
+from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.metadata.stat_values import stat_values
 from hudi_framework.metadata.validate import check_in_sync
 from hudi_framework.read.skipping import (
     COLUMN_NAME,

@@ -17,7 +17,8 @@ import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.metadata.keys import column_stats_key, partition_stats_key
-from hudi_framework.metadata.reader import MetadataTable, stat_values
+from hudi_framework.metadata.reader import MetadataTable
+from hudi_framework.metadata.stat_values import stat_values
 from hudi_framework.metadata.validate import check_in_sync
 from hudi_framework.metadata_writer.builders import builder_for
 from hudi_framework.metadata_writer.slice_records import SliceRecords

@@ -29,8 +29,9 @@ from hudi_framework.metadata.keys import (
     partition_id,
     partition_stats_key,
 )
-from hudi_framework.metadata.reader import MetadataTable, stat_values
+from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.metadata.stat_values import stat_values
 from hudi_framework.metadata.validate import check_in_sync, validate_files
 from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable

@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_framework import HudiTable, read_table
-from hudi_framework.metadata.reader import MetadataTable, stat_values
+from hudi_framework.metadata.reader import MetadataTable
+from hudi_framework.metadata.stat_values import stat_values
 from hudi_framework.metadata.validate import check_in_sync, validate_files
 from hudi_storage_local.backend import LocalStorageBackend
 from tests.oracle.client import ApacheHudi
