@@ -1,8 +1,11 @@
-"""``hudi-fw index build``: build a metadata-table index of an existing table (Apache Hudi's
-``indexing``), here the record-level index (``record_index``)."""
+"""``hudi-fw index build|schedule|run``: build a metadata-table index of an existing table with Apache
+Hudi's asynchronous ``indexing`` action (its ``HoodieIndexer`` modes ``scheduleAndExecute``,
+``schedule`` and ``execute``), while writers go on committing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Annotated
 
@@ -10,41 +13,115 @@ import typer
 from rich.console import Console
 
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
+from hudi_framework.config import HudiSettings
 from hudi_framework.lock.guard import LockPolicy, table_lock
-from hudi_framework.metadata.records import MetadataPartition
-from hudi_framework.metadata_writer.writer import prepare_metadata_table
+from hudi_framework.metadata_writer.indexing import (
+    INDEXABLE_PARTITIONS,
+    IndexPlan,
+    TableLock,
+    execute_indexing,
+    pending_index_plans,
+    schedule_indexing,
+)
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.runtime.table import HudiTable
 from hudi_framework.write.metadata_upkeep import metadata_write_options
 
 index = typer.Typer(help="Build a metadata-table index of an existing table.", no_args_is_help=True)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
-#: Index types by their Apache Hudi SQL name (``CREATE INDEX ... USING record_index``).
-_TYPES = {"record_index": MetadataPartition.RECORD_INDEX.value}
-TypeOpt = Annotated[str, typer.Option("--type", help="The index to build: record_index.")]
+TypeOpt = Annotated[
+    str, typer.Option("--type", help=f"The index to build: {', '.join(INDEXABLE_PARTITIONS)} (Apache Hudi's names).")
+]
+InstantOpt = Annotated[
+    str | None, typer.Option("--instant", help="The pending indexing instant to run (default: every pending one).")
+]
+
+
+def _partition(index_type: str) -> str:
+    partition = index_type.strip().lower()
+    if partition not in INDEXABLE_PARTITIONS:
+        raise typer.BadParameter(
+            f"{index_type!r} is not an index this command builds ({', '.join(INDEXABLE_PARTITIONS)})",
+            param_hint="--type",
+        )
+    return partition
+
+
+def _options(settings: HudiSettings, partition: str | None) -> MetadataWriteOptions:
+    options = metadata_write_options(settings.write)
+    enabled = {**options.partitions, partition: True} if partition else dict(options.partitions)
+    return replace(options, enable=True, partitions=enabled)
+
+
+def _lock(table: HudiTable, settings: HudiSettings) -> TableLock:
+    policy = LockPolicy.from_settings(settings.lock)
+
+    @contextmanager
+    def held() -> Iterator[object]:
+        provider = table.components.table_lock(
+            base_path=table.base_uri, table_name=table.config.name, storage=table.storage
+        )
+        with table_lock(provider, table=table.base_uri, policy=policy, owner="the indexer") as lock:
+            yield lock
+
+    return held
+
+
+def _schedule(table: HudiTable, settings: HudiSettings, index_type: str) -> IndexPlan | None:
+    partition = _partition(index_type)
+    return schedule_indexing(table.storage, partition, _options(settings, partition), _lock(table, settings))
 
 
 @index.command("build")
 def build(path: PathArg, index_type: TypeOpt = "record_index", config: ConfigOpt = None) -> None:
-    """Build the index from the table's latest files, under the table lock (``settings.lock``).
+    """Schedule and run an ``indexing`` instant (Apache Hudi ``--mode scheduleAndExecute``).
 
-    Creates the metadata table when the table has none. Writers keep the index in step only with
-    ``hoodie.metadata.enable=true`` and the index's own option (``hoodie.metadata.record.index.enable``);
-    a writer without them drops it.
+    The table lock (``settings.lock``) is held only to write the plan and to complete it; the
+    index is built from the table's files meanwhile, writers committing as usual (they log to the
+    index being built). Creates the metadata table when the table has none. Writers keep the
+    index in step with ``hoodie.metadata.enable=true``; a writer without it deletes the metadata
+    table, and an index being built then fails and is rolled back.
     """
-    partition = _TYPES.get(index_type.lower())
-    if partition is None:
-        raise typer.BadParameter(f"{index_type!r} is not an index this command builds ({', '.join(_TYPES)})")
+    _partition(index_type)
     settings = settings_from(config)
     table = open_table(path, settings)
-    if partition in table.config.metadata_partitions:
+    plan = _schedule(table, settings, index_type)
+    if plan is None:
         Console().print(f"{index_type} already built; left as it is")
         return
-    options = metadata_write_options(settings.write)
-    options = replace(options, enable=True, partitions={**options.partitions, partition: True})
-    provider = table.components.table_lock(
-        base_path=table.base_uri, table_name=table.config.name, storage=table.storage
-    )
-    with table_lock(provider, table=table.base_uri, policy=LockPolicy.from_settings(settings.lock)):
-        fresh = table.reload()
-        prepare_metadata_table(fresh.storage, fresh.config, lambda: fresh.timeline, options)
-    Console().print(f"{index_type} built")
+    execute_indexing(table.storage, plan, _options(settings, None), _lock(table, settings))
+    Console().print(f"{index_type} built (indexing instant {plan.instant_time})")
+
+
+@index.command("schedule")
+def schedule(path: PathArg, index_type: TypeOpt = "record_index", config: ConfigOpt = None) -> None:
+    """Schedule an ``indexing`` instant (Apache Hudi ``--mode schedule``); ``index run`` builds it.
+
+    From now on writers also log to the index, which no reader uses until it is built.
+    """
+    _partition(index_type)
+    settings = settings_from(config)
+    table = open_table(path, settings)
+    plan = _schedule(table, settings, index_type)
+    if plan is None:
+        Console().print(f"{index_type} already built; nothing scheduled")
+        return
+    Console().print(f"scheduled indexing instant {plan.instant_time} for {index_type}")
+
+
+@index.command("run")
+def run(path: PathArg, instant: InstantOpt = None, config: ConfigOpt = None) -> None:
+    """Run pending ``indexing`` instants (Apache Hudi ``--mode execute``): one left by ``index
+    schedule``, or by an indexer that died (the build starts again and completes)."""
+    settings = settings_from(config)
+    table = open_table(path, settings)
+    plans = [p for p in pending_index_plans(table.timeline) if instant is None or p.instant_time == instant]
+    if instant is not None and not plans:
+        raise typer.BadParameter(f"no pending indexing instant {instant!r}", param_hint="--instant")
+    if not plans:
+        Console().print("no pending indexing instant")
+        return
+    for plan in plans:
+        execute_indexing(table.storage, plan, _options(settings, None), _lock(table, settings))
+        Console().print(f"{', '.join(plan.partitions)} built (indexing instant {plan.instant_time})")

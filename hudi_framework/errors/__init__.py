@@ -51,7 +51,12 @@ from hudi_framework.errors.log_format import (
     RecordPositionsError,
     UnsupportedLogBlockError,
 )
-from hudi_framework.errors.metadata import MetadataKeyError, MetadataTableError, MetadataTableUnusableError
+from hudi_framework.errors.metadata import (
+    IndexingError,
+    MetadataKeyError,
+    MetadataTableError,
+    MetadataTableUnusableError,
+)
 from hudi_framework.errors.plugins import (
     ComponentLoadError,
     DuplicateComponentError,
@@ -148,6 +153,7 @@ __all__ = [
     "IncompatibleTableConfigError",
     "IncrementalPathNotFoundError",
     "IncrementalQueryError",
+    "IndexingError",
     "InstantMetadataError",
     "InstantNotFoundError",
     "InvalidBucketNameError",

@@ -1,10 +1,11 @@
-"""Metadata table (MDT) errors: keys that do not decode, an MDT that cannot be used."""
+"""Metadata table (MDT) errors: keys that do not decode, an MDT that cannot be used, an index that
+cannot be built."""
 
 from __future__ import annotations
 
 from hudi_framework.errors.base import HudiError
 
-__all__ = ["MetadataKeyError", "MetadataTableError", "MetadataTableUnusableError"]
+__all__ = ["IndexingError", "MetadataKeyError", "MetadataTableError", "MetadataTableUnusableError"]
 
 
 class MetadataTableError(HudiError):
@@ -35,3 +36,17 @@ class MetadataTableUnusableError(MetadataTableError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(f"the metadata table cannot be used: {reason}")
+
+
+class IndexingError(MetadataTableError):
+    """An ``indexing`` action (building an MDT partition asynchronously) cannot go on.
+
+    Attributes:
+        partition: The MDT partition being built.
+        reason: Why.
+    """
+
+    def __init__(self, partition: str, reason: str) -> None:
+        self.partition = partition
+        self.reason = reason
+        super().__init__(f"cannot build the metadata table's {partition!r} index: {reason}")

@@ -39,7 +39,13 @@ from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.timeline import Timeline
 
-__all__ = ["create_metadata_table", "initialize_partition", "next_init_instant", "set_partition_state"]
+__all__ = [
+    "create_metadata_table",
+    "initialize_partition",
+    "next_init_instant",
+    "set_partition_state",
+    "write_partition_base",
+]
 
 
 def create_metadata_table(storage: StorageBackend, config: TableConfig) -> None:
@@ -83,19 +89,26 @@ def initialize_partition(
     ctx = InitContext(storage, config, timeline, options, instant_time)
     count = builder.file_group_count(ctx)
     write_init_logs(storage, partition, count, instant_time)
-    writer = mdt_timeline_writer(storage, config.timeline_timezone)
-    requested = mdt_requested(storage, writer, Action.DELTA_COMMIT, instant_time)
+    write_partition_base(ctx, builder, count)
+    set_partition_state(storage, partition, enabled=True)
+    builder.after_init(ctx)
+    return instant_time
+
+
+def write_partition_base(ctx: InitContext, builder: PartitionBuilder, count: int) -> None:
+    """The bulk MDT delta commit at ``ctx.instant_time`` that gives each of the partition's
+    ``count`` file groups receiving records its base HFile (keys routed by hash)."""
+    partition = builder.partition
+    writer = mdt_timeline_writer(ctx.storage, ctx.config.timeline_timezone)
+    requested = mdt_requested(ctx.storage, writer, Action.DELTA_COMMIT, ctx.instant_time)
     inflight = writer.transition_to_inflight(requested)
     records = builder.init_records(ctx)
     stats = [
-        write_base_file(storage, partition, file_group_id(partition, index), instant_time, upserts)
+        write_base_file(ctx.storage, partition, file_group_id(partition, index), ctx.instant_time, upserts)
         for index, (upserts, _) in sorted(route(records.upserts, (), count).items())
         if upserts
     ]
     writer.complete(inflight, mdt_commit_metadata(stats, "BULK_INSERT_PREPPED"))
-    set_partition_state(storage, partition, enabled=True)
-    builder.after_init(ctx)
-    return instant_time
 
 
 def set_partition_state(storage: StorageBackend, partition: str, *, enabled: bool) -> None:

@@ -118,7 +118,12 @@ class MetadataTableSync:
         return MetadataTable.open(self._storage, load_properties(self._storage))
 
     def _delta_commit(self, instant_time: str, action: str, facts: dict[str, object], records_of: _RecordsOf) -> None:
-        kept = kept_partitions(self._config)
+        # The partition lists as they are now (under the lock when the writer holds one): an
+        # indexer may have started building a partition since this writer opened the table.
+        config = TableConfig.from_properties(load_properties(self._storage))
+        kept = kept_partitions(config)
+        if not kept:
+            return  # the MDT was deleted meanwhile: nothing to keep in step
         writer = self._writer()
         listings = self._listings([b.partition for b in kept])
         # A retried instant (a crashed attempt of the same data instant) is undone first, as Java does.
@@ -126,7 +131,7 @@ class MetadataTableSync:
         counts = {p: file_group_count(p, files) for p, files in listings.items()}
         ctx = InstantContext(
             self._storage,
-            self._config,
+            config,
             instant_time,
             action,
             facts=facts,

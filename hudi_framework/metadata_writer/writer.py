@@ -22,6 +22,7 @@ from hudi_framework.errors import UnsupportedOptionError
 from hudi_framework.metadata.records import TABLE_METADATA_PARTITIONS_INFLIGHT_KEY, MetadataPartition
 from hudi_framework.metadata_writer import builders
 from hudi_framework.metadata_writer.file_groups import partition_dir
+from hudi_framework.metadata_writer.indexing import partitions_being_indexed
 from hudi_framework.metadata_writer.initialize import create_metadata_table, initialize_partition, set_partition_state
 from hudi_framework.metadata_writer.mdt_timeline import mdt_timeline_writer
 from hudi_framework.metadata_writer.options import MetadataWriteOptions
@@ -78,10 +79,12 @@ def prepare_metadata_table(
         initialize_partition(storage, config, timeline(), builders.partition_builders()[0], options)
         changed = True
         config = TableConfig.from_properties(load_properties(storage))
-    changed |= _drop_partitions(storage, config, options)
+    # Partitions an indexer is building: writers log to them, and neither build nor drop them.
+    indexing = partitions_being_indexed(config, timeline)
+    changed |= _drop_partitions(storage, config, options, indexing)
     if changed:
         config = TableConfig.from_properties(load_properties(storage))
-    listed = set(config.metadata_partitions)
+    listed = set(config.metadata_partitions) | indexing
     for builder in builders.partition_builders():
         if builder.partition in listed or not options.enabled(builder.partition):
             continue
@@ -92,16 +95,18 @@ def prepare_metadata_table(
     return changed
 
 
-def _drop_partitions(storage: StorageBackend, config: TableConfig, options: MetadataWriteOptions) -> bool:
+def _drop_partitions(
+    storage: StorageBackend, config: TableConfig, options: MetadataWriteOptions, indexing: set[str]
+) -> bool:
     """Drop the listed MDT partitions this writer does not keep in step (disabled, or no builder):
     a reader trusting them would skip or miss our files. Apache Hudi drops a partition its writer
     has disabled the same way: properties first, then the files."""
     inflight = [p for p in config.extra.get(TABLE_METADATA_PARTITIONS_INFLIGHT_KEY, "").split(",") if p.strip()]
     dropped = False
-    for partition in sorted({*config.metadata_partitions, *inflight} - {_FILES}):
+    for partition in sorted({*config.metadata_partitions, *inflight} - {_FILES} - indexing):
         builder = builders.builder_for(partition)
         kept = builder is not None and options.enabled(partition) and builder.applies_to(config)
-        # One left inflight (another writer's async indexing) is rebuilt here from scratch.
+        # One left inflight without a pending indexing plan (a dead build) is rebuilt from scratch.
         if kept and partition in config.metadata_partitions:
             continue
         set_partition_state(storage, partition, enabled=False)

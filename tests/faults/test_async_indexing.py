@@ -1,0 +1,283 @@
+"""Apache Hudi's asynchronous ``indexing`` action (``hudi-fw index build|schedule|run``) on local disk
+and on S3 (moto): writers commit while the record index is built (one started before the plan and
+completing after it, one during the build), the table lock is not held while building, readers
+never use the partition being built, and afterwards the index locates every key as a synchronous
+build does. A killed indexer leaves the table readable and writable; ``index run`` completes it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from typer.testing import CliRunner
+
+from hudi_framework.cli.app import app
+from hudi_framework.config import HudiSettings
+from hudi_framework.errors import IndexingError, MetadataTableUnusableError
+from hudi_framework.metadata.reader import MetadataTable
+from hudi_framework.metadata.records import TABLE_METADATA_PARTITIONS_INFLIGHT_KEY
+from hudi_framework.metadata_writer.indexing import (
+    execute_indexing,
+    pending_index_plans,
+    schedule_indexing,
+)
+from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.read import read_table
+from hudi_framework.runtime.table import HudiTable
+from hudi_framework.table.table_config import new_table_config
+from hudi_framework.timeline.avro_container import read_container
+from hudi_framework.timeline.instant import Action, State
+from hudi_framework.write import transaction
+from hudi_framework.write.client import WriteClient
+from tests.faults.processes import ROOT
+from tests.faults.s3_faults import Place, hudi_rs, ours
+
+OCC_MDT = {
+    "hoodie.metadata.enable": "true",
+    "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+}
+RLI_OPTIONS = MetadataWriteOptions(enable=True, partitions={"record_index": True})
+
+
+def _settings(options: dict[str, str]) -> HudiSettings:
+    return HudiSettings.from_hoodie_options(options, env=False)
+
+
+def _rows(ids: range, city: str, ts: int) -> pa.Table:
+    return pa.Table.from_pylist([{"id": f"k{i:03d}", "city": city, "ts": ts} for i in ids])
+
+
+def _create(place: Place, table_type: str) -> None:
+    config = new_table_config(
+        "t", version=9, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
+        ordering_fields=["ts"],
+    )  # fmt: skip
+    table = HudiTable.create(place.uri, config, storage_options=place.options)
+    client = WriteClient(table, _settings(OCC_MDT))
+    client.insert(pa.concat_tables([_rows(range(40), "sf", 1), _rows(range(40, 60), "ny", 1)]))
+    client.upsert(_rows(range(10), "sf", 2))
+
+
+def _lock(place: Place) -> Callable[[], Any]:
+    """The table lock every writer of these tests takes (the in-process provider)."""
+
+    @contextmanager
+    def held() -> Iterator[object]:
+        from hudi_framework.lock.guard import table_lock
+
+        table = place.open()
+        provider = table.components.table_lock(
+            base_path=table.base_uri, table_name=table.config.name, storage=table.storage
+        )
+        with table_lock(provider, table=table.base_uri) as lock:
+            yield lock
+
+    return held
+
+
+def index_locations(table: HudiTable, also: list[str]) -> dict[str, tuple[str, str]]:
+    """The record index holds exactly the snapshot's keys (none of ``also``), each at its
+    partition and file group; returns key -> (partition, file id)."""
+    mdt = MetadataTable.open(table.storage, table.properties)
+    assert mdt is not None
+    snapshot = read_table(table)
+    keys = snapshot.column("id").to_pylist()
+    found = mdt.record_index([*keys, *also])
+    where = {r["record_key"]: (r["partition_path"], r["file_id"]) for r in found.to_pylist()}
+    assert set(where) == set(keys)
+    for key, partition, name in zip(
+        keys,
+        snapshot.column("_hoodie_partition_path").to_pylist(),
+        snapshot.column("_hoodie_file_name").to_pylist(),
+        strict=True,
+    ):
+        assert where[key][0] == partition, key
+        assert name.lstrip(".").startswith(where[key][1]), (key, name)
+    return where
+
+
+def _in_thread(work: Callable[[], None]) -> threading.Thread:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as e:  # reported by the caller's join
+            errors.append(e)
+
+    thread = threading.Thread(target=run, name="writer")
+    thread.errors = errors  # type: ignore[attr-defined]
+    thread.start()
+    return thread
+
+
+def _joined(thread: threading.Thread) -> None:
+    thread.join(60)
+    assert not thread.is_alive(), "the writer waited for the indexer (the lock was held while building)"
+    assert not thread.errors, thread.errors  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_writers_commit_while_the_record_index_is_built(
+    place: Place, table_type: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _create(place, table_type)
+    writer = WriteClient(place.open(), _settings(OCC_MDT))  # keeps the MDT, not asked for the record index
+
+    # Writer A writes its files before the plan and completes during the build.
+    parked, resume = threading.Event(), threading.Event()
+    real = transaction.file_groups_of_write
+
+    def park_writer_a(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread().name == "writer" and not resume.is_set():
+            parked.set()
+            assert resume.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transaction, "file_groups_of_write", park_writer_a)
+    batch_a = pa.concat_tables([_rows(range(5, 15), "sf", 3), _rows(range(60, 70), "ny", 3)])
+    a = _in_thread(lambda: writer.upsert(batch_a))
+    assert parked.wait(60)
+
+    plan = schedule_indexing(place.open().storage, "record_index", RLI_OPTIONS, _lock(place))
+    assert plan is not None
+    table = place.open()
+    assert table.properties[TABLE_METADATA_PARTITIONS_INFLIGHT_KEY] == "record_index"
+    assert "record_index" not in table.config.metadata_partitions
+    (pending,) = table.timeline.pending({Action.INDEXING})
+    assert pending.state is State.REQUESTED
+    assert pending.requested_time == plan.instant_time
+    infos = read_container(table.storage.read(table.timeline.file_key(pending))).record["indexPartitionInfos"]
+    assert [(i["metadataPartitionPath"], i["indexUptoInstant"]) for i in infos] == [
+        ("record_index", table.timeline.completed()[-1].requested_time)
+    ]
+
+    # Readers never use the partition being built.
+    mdt = MetadataTable.open(place.open().storage, place.open().properties)
+    assert mdt is not None
+    with pytest.raises(MetadataTableUnusableError):
+        mdt.record_index(["k000"])
+
+    # While the index is built (no lock held): writer A completes (its files are not in the base,
+    # its table config predates the plan), then writer B deletes and inserts keys.
+    def during(step: str) -> None:
+        assert step == "built"
+        resume.set()
+        _joined(a)
+
+        def write_b() -> None:
+            writer.delete(_rows(range(0, 3), "sf", 4))
+            writer.upsert(pa.concat_tables([_rows(range(8, 12), "sf", 4), _rows(range(70, 75), "ny", 4)]))
+
+        _joined(_in_thread(write_b))
+
+    execute_indexing(place.open().storage, plan, RLI_OPTIONS, _lock(place), step=during)
+    table = place.open()
+    assert "record_index" in table.config.metadata_partitions
+    assert table.properties.get(TABLE_METADATA_PARTITIONS_INFLIGHT_KEY, "") == ""
+    assert not table.timeline.pending({Action.INDEXING})
+    done = table.timeline.get(plan.instant_time, Action.INDEXING)
+    assert done.is_completed
+    deleted = ["k000", "k001", "k002", "absent"]
+    index_locations(table, deleted)
+
+    # Writers asked for it keep it in step afterwards (one that is not drops it, as Apache Hudi's do).
+    writer = WriteClient(place.open(), _settings({**OCC_MDT, "hoodie.metadata.record.index.enable": "true"}))
+    writer.upsert(pa.concat_tables([_rows(range(3, 6), "sf", 5), _rows(range(75, 80), "ny", 5)]))
+    after = index_locations(place.open(), deleted)
+    assert len(after) == 77
+    assert ours(place.uri, place.options) == hudi_rs(place.uri, place.endpoint)
+
+
+def test_index_build_command_and_bad_input(tmp_path: Path) -> None:
+    place = Place(str(tmp_path / "t"), None)
+    _create(place, "MERGE_ON_READ")
+    runner = CliRunner()
+    unknown = runner.invoke(app, ["index", "build", place.uri, "--type", "secondary_index"])
+    assert unknown.exit_code == 2
+    assert "secondary_index" in unknown.output
+    missing = runner.invoke(app, ["index", "run", place.uri, "--instant", "20990101000000000"])
+    assert missing.exit_code == 2
+    assert runner.invoke(app, ["index", "run", place.uri]).output.strip() == "no pending indexing instant"
+
+    scheduled = runner.invoke(app, ["index", "schedule", place.uri, "--type", "record_index"])
+    assert scheduled.exit_code == 0, scheduled.output
+    (plan,) = pending_index_plans(place.open().timeline)
+    again = runner.invoke(app, ["index", "schedule", place.uri])  # the pending plan, not a second one
+    assert plan.instant_time in again.output
+    ran = runner.invoke(app, ["index", "run", place.uri])
+    assert ran.exit_code == 0, ran.output
+    assert "record_index built" in ran.output
+    assert len(index_locations(place.open(), ["absent"])) == 60
+    built = runner.invoke(app, ["index", "build", place.uri])
+    assert "already built" in built.output
+
+
+def test_a_table_without_writes_has_nothing_to_index(tmp_path: Path) -> None:
+    config = new_table_config("t", version=9, table_type="COPY_ON_WRITE", record_key_fields=["id"])
+    table = HudiTable.create(str(tmp_path / "t"), config)
+    place = Place(str(tmp_path / "t"), None)
+    with pytest.raises(IndexingError, match="no completed write"):
+        schedule_indexing(table.storage, "record_index", RLI_OPTIONS, _lock(place))
+    assert not place.open().timeline.instants
+
+
+def test_killed_indexer_leaves_the_table_usable_and_a_rerun_completes(tmp_path: Path) -> None:
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.faults.park import PARK_ENV
+
+    place = Place(str(tmp_path / "t"), None)
+    _create(place, "MERGE_ON_READ")
+    before = ours(place.uri)
+    ready = tmp_path / "ready"
+    env = {
+        **os.environ,
+        PARK_ENV: r"tmp:metadata/record_index/record-index-\d{4}-0_[^/]*\.hfile$",
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
+    code = (
+        "import sys; from pathlib import Path; from tests.faults.park import install, PARK_ENV; import os;"
+        "install(os.environ[PARK_ENV], Path(sys.argv[1]));"
+        "from hudi_framework.cli.app import app; app(['index', 'build', sys.argv[2]])"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(ready), place.uri], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists():
+            assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
+            assert time.monotonic() < deadline, "the indexer never reached the park point"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    table = place.open()
+    (plan,) = pending_index_plans(table.timeline)
+    assert table.properties[TABLE_METADATA_PARTITIONS_INFLIGHT_KEY] == "record_index"
+    assert "record_index" not in table.config.metadata_partitions
+    # Readers see the table as before; writers go on (and log to the partition being built).
+    assert ours(place.uri) == hudi_rs(place.uri) == before
+    writer = WriteClient(place.open(), _settings(OCC_MDT))  # not asked for the record index
+    writer.upsert(pa.concat_tables([_rows(range(0, 4), "sf", 7), _rows(range(90, 95), "la", 7)]))
+    writer.delete(_rows(range(20, 22), "sf", 8))
+    ran = CliRunner().invoke(app, ["index", "run", place.uri])
+    assert ran.exit_code == 0, ran.output
+    table = place.open()
+    assert not table.timeline.pending({Action.INDEXING})
+    assert table.timeline.get(plan.instant_time, Action.INDEXING).is_completed
+    assert len(index_locations(table, ["k020", "k021"])) == 63
+    assert json.dumps(ours(place.uri)) == json.dumps(hudi_rs(place.uri))
