@@ -11,12 +11,11 @@ Apache Hudi's ``HoodieIndexer`` modes ``schedule``, ``execute`` and ``scheduleAn
   writes the partition (Apache Hudi's writers update inflight partitions too), and no reader uses
   it (readers trust ``hoodie.table.metadata.partitions`` only).
 * **execute** (:func:`execute_indexing`, no lock held while building): ``<T>.indexing.inflight``;
-  the partition's base files come from the table's latest committed file slices, in an MDT delta
-  commit at ``T`` (Apache Hudi initialises an asynchronously built partition at the indexing
-  instant's time). The base may already hold an instant whose log a writer put in the partition:
-  replaying that log over it changes nothing (each record says where a key is, or that it is
-  gone), and every instant completed since the schedule has its log, so base plus logs is the
-  table's state.
+  the partition's base files come from the table's committed file slices as the schedule left
+  them, in an MDT delta commit at ``T`` (Apache Hudi initialises an asynchronously built partition
+  at the indexing instant's time). Every instant completed after the schedule is in the
+  partition's logs (its writer put it there) and not in the base, so base plus logs is the table's
+  state, whatever the partition's merge rule (column statistics add counts).
 * **complete** (short, under the table lock): the catch-up check (every write, clean and rollback
   completed since the schedule has its MDT instant: writers made them), then the partition moves
   to ``hoodie.table.metadata.partitions`` and ``<T>.indexing`` completes with a
@@ -59,7 +58,8 @@ from hudi_framework.table.properties import load_properties, update_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.avro_container import AvroSchemaName, write_container
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
-from hudi_framework.timeline.timeline import Timeline
+from hudi_framework.timeline.naming import parse_instant_file_name
+from hudi_framework.timeline.timeline import Timeline, timeline_dir
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.vocabulary import TimelineTimezone
 
@@ -224,7 +224,11 @@ def schedule_indexing(
         timeline = writer.timeline()
         for plan in pending_index_plans(timeline):
             if partition in plan.partitions:
-                return plan
+                if partition in _inflight(config) or partition in config.metadata_partitions:
+                    return plan
+                # Killed while scheduling, before any writer logged to it: scheduled again.
+                abort_indexing(storage, plan)
+                timeline = writer.timeline()
         if partition in config.metadata_partitions:
             return None
         upto = index_upto_instant(timeline)
@@ -271,15 +275,12 @@ def execute_indexing(
     if instant.is_completed:
         return
     try:
-        with lock():
-            config = _config(storage)
-            inflight = _inflight(config)
-            for partition in plan.partitions:
-                if partition not in inflight and partition not in config.metadata_partitions:
-                    # Killed before it was listed inflight: no writer logged to it yet.
-                    builder = _builder(partition, config)
-                    ctx = InitContext(storage, config, writer.timeline(), options, plan.instant_time)
-                    _open_partition(storage, config, partition, plan.instant_time, builder.file_group_count(ctx))
+        config = _config(storage)
+        for partition in plan.partitions:
+            if partition not in _inflight(config) and partition not in config.metadata_partitions:
+                # Killed while scheduling, before the partition was listed inflight: writers have
+                # not logged to it since the plan, so the plan cannot complete (schedule again).
+                raise IndexingError(partition, f"indexing instant {plan.instant_time} was never fully scheduled")
         if instant.state is State.REQUESTED:
             instant = writer.transition_to_inflight(instant)
         for partition in plan.partitions:
@@ -315,8 +316,30 @@ def _build_base(storage: StorageBackend, plan: IndexPlan, partition: str, option
     count = file_group_count(partition, storage.list(partition_dir(partition)))
     if count == 0:
         raise IndexingError(partition, "its file groups are gone (the metadata table was deleted meanwhile)")
-    ctx = InitContext(storage, config, _data_writer(storage, config).timeline(), options, t)
+    ctx = InitContext(storage, config, _timeline_at_schedule(storage, config, t), options, t)
     write_partition_base(ctx, builder, count)
+
+
+def _timeline_at_schedule(storage: StorageBackend, config: TableConfig, instant_time: str) -> Timeline:
+    """The data timeline as the schedule left it: instants completed after it (under the lock, so
+    with a later completion time) count as pending. Their records are in the partition's logs
+    already, and column statistics merge by adding counts, so the base must not hold them too."""
+    layout = config.timeline_layout_version
+    files = storage.list(timeline_dir(layout, config.timeline_path))
+
+    def before(name: str) -> bool:
+        parsed = parse_instant_file_name(name, layout)
+        return (
+            parsed is None or not parsed.instant.is_completed or (parsed.instant.completion_time or "") < instant_time
+        )
+
+    return Timeline(
+        storage,
+        [f for f in files if before(f.name)],
+        layout_version=layout,
+        timeline_path=config.timeline_path,
+        timezone=TimelineTimezone(config.timeline_timezone),
+    )
 
 
 def _complete(

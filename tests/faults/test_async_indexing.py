@@ -6,6 +6,7 @@ build does. A killed indexer leaves the table readable and writable; ``index run
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,12 +22,15 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.errors import IndexingError, MetadataTableUnusableError
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import TABLE_METADATA_PARTITIONS_INFLIGHT_KEY
+from hudi_framework.metadata_writer.file_groups import partition_dir
 from hudi_framework.metadata_writer.indexing import (
     execute_indexing,
     pending_index_plans,
     schedule_indexing,
 )
+from hudi_framework.metadata_writer.initialize import set_partition_state
 from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.writer import prepare_metadata_table
 from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
@@ -52,13 +56,13 @@ def _rows(ids: range, city: str, ts: int) -> pa.Table:
     return pa.Table.from_pylist([{"id": f"k{i:03d}", "city": city, "ts": ts} for i in ids])
 
 
-def _create(place: Place, table_type: str) -> None:
+def _create(place: Place, table_type: str, options: dict[str, str] | None = None) -> None:
     config = new_table_config(
         "t", version=9, table_type=table_type, record_key_fields=["id"], partition_fields=["city"],
         ordering_fields=["ts"],
     )  # fmt: skip
     table = HudiTable.create(place.uri, config, storage_options=place.options)
-    client = WriteClient(table, _settings(OCC_MDT))
+    client = WriteClient(table, _settings({**OCC_MDT, **(options or {})}))
     client.insert(pa.concat_tables([_rows(range(40), "sf", 1), _rows(range(40, 60), "ny", 1)]))
     client.upsert(_rows(range(10), "sf", 2))
 
@@ -192,6 +196,82 @@ def test_writers_commit_while_the_record_index_is_built(
     after = index_locations(place.open(), deleted)
     assert len(after) == 77
     assert ours(place.uri, place.options) == hudi_rs(place.uri, place.endpoint)
+
+
+NO_STATS = {"hoodie.metadata.index.column.stats.enable": "false"}
+ENABLES = {
+    "column_stats": "hoodie.metadata.index.column.stats.enable",
+    "bloom_filters": "hoodie.metadata.index.bloom.filter.enable",
+}
+
+
+def _content(base: str, partition: str) -> list[Any]:
+    """An MDT partition's merged content as readers get it."""
+    table = HudiTable.open(base)
+    mdt = MetadataTable.open(table.storage, table.properties)
+    assert mdt is not None
+    if partition == "bloom_filters":
+        files = [(s.partition_path, s.base_file_name) for s in table.latest_file_slices() if s.base_file_name]
+        found = mdt.bloom_filters(files)
+        assert set(found) == set(files)
+        return sorted((k, f.serialize()) for k, f in found.items())
+    if partition == "column_stats":
+        stats = mdt.column_stats()
+        assert stats.num_rows
+        return sorted(stats.to_pylist(), key=repr)
+    # Apache Hudi merges a partition's statistics by adding counts: a partition built at another
+    # moment has other counts (as in Apache Hudi), the same bounds.
+    stats = mdt.partition_stats().select(["partition_path", "column_name", "min_value", "max_value", "is_deleted"])
+    assert stats.num_rows
+    return sorted(stats.to_pylist(), key=repr)
+
+
+def _synchronous_copy(place: Place, tmp_path: Path, partitions: list[str]) -> str:
+    """A copy of the table whose ``partitions`` are dropped and built again synchronously."""
+    copy = tmp_path / "copy"
+    shutil.copytree(place.uri, copy)
+    table = HudiTable.open(str(copy))
+    for partition in partitions:
+        set_partition_state(table.storage, partition, enabled=False)
+        for info in table.storage.list(partition_dir(partition), recursive=True):
+            table.storage.delete(info.key)
+    table = table.reload()
+    options = MetadataWriteOptions(enable=True, partitions=dict.fromkeys(partitions, True))
+    prepare_metadata_table(table.storage, table.config, lambda: table.timeline, options)
+    return str(copy)
+
+
+@pytest.mark.parametrize("partitions", [["column_stats"], ["bloom_filters"], ["column_stats", "partition_stats"]])
+def test_other_indexes_built_asynchronously_equal_a_synchronous_build(tmp_path: Path, partitions: list[str]) -> None:
+    place = Place(str(tmp_path / "t"), None)
+    _create(place, "MERGE_ON_READ", NO_STATS)
+    batch = iter(range(2, 100))
+    for partition in partitions:
+        # Writers keep what is built (a writer not asked for an index drops it) and log to what is being built.
+        done = place.open().config.metadata_partitions
+        enabled = {ENABLES[p]: "true" for p in done if p in ENABLES}
+        writer = WriteClient(place.open(), _settings({**OCC_MDT, **NO_STATS, **enabled}))
+        options = MetadataWriteOptions(enable=True, partitions=dict.fromkeys(partitions, True))
+        plan = schedule_indexing(place.open().storage, partition, options, _lock(place))
+        assert plan is not None
+        ts = next(batch)
+        writer.upsert(
+            pa.concat_tables([_rows(range(ts, ts + 8), "sf", ts), _rows(range(100 + ts, 104 + ts), "la", ts)])
+        )
+
+        def during(step: str, ts: int = next(batch), writer: WriteClient = writer) -> None:
+            def write() -> None:
+                writer.delete(_rows(range(ts + 20, ts + 22), "sf", ts))
+                writer.upsert(_rows(range(50, 56), "ny", ts))
+
+            _joined(_in_thread(write))
+
+        execute_indexing(place.open().storage, plan, options, _lock(place), step=during)
+        assert partition in place.open().config.metadata_partitions
+    copy = _synchronous_copy(place, tmp_path, partitions)
+    for partition in partitions:
+        ours_, sync = _content(place.uri, partition), _content(copy, partition)
+        assert ours_ == sync, partition
 
 
 def test_index_build_command_and_bad_input(tmp_path: Path) -> None:
