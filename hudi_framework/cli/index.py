@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -68,9 +69,12 @@ def _lock(table: HudiTable, settings: HudiSettings) -> TableLock:
     return held
 
 
-def _schedule(table: HudiTable, settings: HudiSettings, index_type: str) -> IndexPlan | None:
+def _schedule(path: str, index_type: str, config: Path | None) -> tuple[HudiTable, HudiSettings, IndexPlan | None]:
     partition = _partition(index_type)
-    return schedule_indexing(table.storage, partition, _options(settings, partition), _lock(table, settings))
+    settings = settings_from(config)
+    table = open_table(path, settings)
+    plan = schedule_indexing(table.storage, partition, _options(settings, partition), _lock(table, settings))
+    return table, settings, plan
 
 
 @index.command("build")
@@ -83,10 +87,7 @@ def build(path: PathArg, index_type: TypeOpt = "record_index", config: ConfigOpt
     index in step with ``hoodie.metadata.enable=true``; a writer without it deletes the metadata
     table, and an index being built then fails and is rolled back.
     """
-    _partition(index_type)
-    settings = settings_from(config)
-    table = open_table(path, settings)
-    plan = _schedule(table, settings, index_type)
+    table, settings, plan = _schedule(path, index_type, config)
     if plan is None:
         Console().print(f"{index_type} already built; left as it is")
         return
@@ -100,10 +101,7 @@ def schedule(path: PathArg, index_type: TypeOpt = "record_index", config: Config
 
     From now on writers also log to the index, which no reader uses until it is built.
     """
-    _partition(index_type)
-    settings = settings_from(config)
-    table = open_table(path, settings)
-    plan = _schedule(table, settings, index_type)
+    _, _, plan = _schedule(path, index_type, config)
     if plan is None:
         Console().print(f"{index_type} already built; nothing scheduled")
         return

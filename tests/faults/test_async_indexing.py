@@ -30,16 +30,18 @@ from hudi_framework.metadata_writer.indexing import (
 )
 from hudi_framework.metadata_writer.initialize import set_partition_state
 from hudi_framework.metadata_writer.options import MetadataWriteOptions
+from hudi_framework.metadata_writer.record_index_partition import RecordIndexBuilder
 from hudi_framework.metadata_writer.writer import prepare_metadata_table
-from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
-from hudi_framework.timeline.avro_container import read_container
-from hudi_framework.timeline.instant import Action, State
+from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, write_container
+from hudi_framework.timeline.instant import Action, Instant, State
+from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.write import transaction
 from hudi_framework.write.client import WriteClient
 from tests.faults.processes import ROOT
 from tests.faults.s3_faults import Place, hudi_rs, ours
+from tests.faults.test_record_index_storage import _index_matches
 
 OCC_MDT = {
     "hoodie.metadata.enable": "true",
@@ -84,24 +86,13 @@ def _lock(place: Place) -> Callable[[], Any]:
     return held
 
 
-def index_locations(table: HudiTable, also: list[str]) -> dict[str, tuple[str, str]]:
-    """The record index holds exactly the snapshot's keys (none of ``also``), each at its
-    partition and file group; returns key -> (partition, file id)."""
+def index_locations(table: HudiTable, gone: list[str]) -> dict[str, tuple[str, str]]:
+    """The record index holds exactly the snapshot's keys, each at its partition and file group
+    (key -> (partition, file id)), and none of the keys ``gone``."""
+    where = _index_matches(table)
     mdt = MetadataTable.open(table.storage, table.properties)
     assert mdt is not None
-    snapshot = read_table(table)
-    keys = snapshot.column("id").to_pylist()
-    found = mdt.record_index([*keys, *also])
-    where = {r["record_key"]: (r["partition_path"], r["file_id"]) for r in found.to_pylist()}
-    assert set(where) == set(keys)
-    for key, partition, name in zip(
-        keys,
-        snapshot.column("_hoodie_partition_path").to_pylist(),
-        snapshot.column("_hoodie_file_name").to_pylist(),
-        strict=True,
-    ):
-        assert where[key][0] == partition, key
-        assert name.lstrip(".").startswith(where[key][1]), (key, name)
+    assert mdt.record_index(gone).num_rows == 0
     return where
 
 
@@ -361,3 +352,54 @@ def test_killed_indexer_leaves_the_table_usable_and_a_rerun_completes(tmp_path: 
     assert table.timeline.get(plan.instant_time, Action.INDEXING).is_completed
     assert len(index_locations(table, ["k020", "k021"])) == 63
     assert json.dumps(ours(place.uri)) == json.dumps(hudi_rs(place.uri))
+
+
+def test_a_failed_build_is_rolled_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    place = Place(str(tmp_path / "t"), None)
+    _create(place, "COPY_ON_WRITE")
+    before = ours(place.uri)
+    plan = schedule_indexing(place.open().storage, "record_index", RLI_OPTIONS, _lock(place))
+    assert plan is not None
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(RecordIndexBuilder, "init_records", broken)
+    with pytest.raises(IndexingError, match="disk full"):
+        execute_indexing(place.open().storage, plan, RLI_OPTIONS, _lock(place))
+    table = place.open()
+    assert table.properties.get(TABLE_METADATA_PARTITIONS_INFLIGHT_KEY, "") == ""
+    assert "record_index" not in table.config.metadata_partitions
+    assert not [i for i in table.timeline.instants if i.requested_time == plan.instant_time]
+    assert not table.storage.list(partition_dir("record_index"), recursive=True)
+    mdt = MetadataTable.open(table.storage, table.properties)
+    assert mdt is not None
+    assert plan.instant_time not in {i.requested_time for i in mdt.timeline.instants}
+    assert ours(place.uri) == hudi_rs(place.uri) == before
+
+
+def _stale_plan(table: HudiTable) -> Instant:
+    """A plan as an indexer killed inside the schedule leaves it: the partition not listed inflight."""
+    writer = TimelineWriter(table.storage, layout_version=2, timeline_path=table.config.timeline_path)
+    info = {"version": 1, "metadataPartitionPath": "record_index", "indexUptoInstant": "0", "extraMetadata": {}}
+    plan = write_container(AvroSchemaName.INDEX_PLAN, {"version": 1, "indexPartitionInfos": [info]})
+    return writer.create_requested(Action.INDEXING, content=plan)
+
+
+def test_a_plan_killed_while_being_scheduled_is_scheduled_again(tmp_path: Path) -> None:
+    place = Place(str(tmp_path / "t"), None)
+    _create(place, "COPY_ON_WRITE")
+    _stale_plan(place.open())
+    (plan,) = pending_index_plans(place.open().timeline)
+    with pytest.raises(IndexingError, match="never fully scheduled"):
+        execute_indexing(place.open().storage, plan, RLI_OPTIONS, _lock(place))
+    assert not place.open().timeline.pending({Action.INDEXING})  # rolled back
+
+    stale = _stale_plan(place.open())
+    built = CliRunner().invoke(app, ["index", "build", place.uri])
+    assert built.exit_code == 0, built.output
+    timeline = place.open().timeline
+    assert stale.requested_time not in {i.requested_time for i in timeline.instants}
+    (done,) = timeline.completed({Action.INDEXING})
+    assert done.requested_time > stale.requested_time
+    assert len(index_locations(place.open(), ["absent"])) == 60
