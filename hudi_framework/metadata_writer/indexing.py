@@ -266,21 +266,23 @@ def execute_indexing(
         step: Called with ``built`` once the base files are written (tests use it).
 
     Raises:
-        IndexingError: The plan cannot complete (its partition was dropped meanwhile, or an
-            instant completed since the schedule has no MDT instant); it was aborted.
+        IndexingError: The plan is not one this indexer can run (left as it is), or it cannot
+            complete (its partition was dropped meanwhile, an instant completed since the schedule
+            has no MDT instant, building failed): then it was aborted.
     """
     config = _config(storage)
     writer = _data_writer(storage, config)
     instant = writer.timeline().get(plan.instant_time, Action.INDEXING)
     if instant.is_completed:
         return
+    for partition in plan.partitions:
+        _builder(partition, config)
+        if partition not in _inflight(config) and partition not in config.metadata_partitions:
+            # Killed inside its schedule, or scheduled by Apache Hudi (whose execute lists the
+            # partition inflight): writers have not logged to it since the plan, so it cannot
+            # complete here. Left as it is; scheduling the partition again replaces it.
+            raise IndexingError(partition, f"indexing instant {plan.instant_time} was never fully scheduled here")
     try:
-        config = _config(storage)
-        for partition in plan.partitions:
-            if partition not in _inflight(config) and partition not in config.metadata_partitions:
-                # Killed while scheduling, before the partition was listed inflight: writers have
-                # not logged to it since the plan, so the plan cannot complete (schedule again).
-                raise IndexingError(partition, f"indexing instant {plan.instant_time} was never fully scheduled")
         if instant.state is State.REQUESTED:
             instant = writer.transition_to_inflight(instant)
         for partition in plan.partitions:
