@@ -101,9 +101,11 @@ def _physical_type(walker: _Walker, t: Any) -> pa.DataType:
 
 
 # ------------------------------------------------------------------------ physical -> logical
-def to_logical(table: pa.Table, schema: AvroSchema) -> pa.Table:
-    """Convert a table of raw Avro values (:func:`physical_schema`) to ``avro_to_arrow(schema)``."""
-    logical = avro_to_arrow(schema)
+def to_logical(table: pa.Table, schema: AvroSchema, logical: pa.Schema | None = None) -> pa.Table:
+    """Convert a table of raw Avro values (:func:`physical_schema`) to ``avro_to_arrow(schema)``
+    (``logical``, when the caller has it already)."""
+    if logical is None:
+        logical = avro_to_arrow(schema)
     walker = _Walker()
     columns = [
         _convert(walker, f["type"], contiguous(table.column(i)), lf.type, _leaf_to_logical)
@@ -128,6 +130,10 @@ _Leaf = Callable[[pa.Array, Any, pa.DataType], pa.Array]
 
 def _convert(walker: _Walker, t: Any, arr: pa.Array, target: pa.DataType, leaf: _Leaf) -> pa.Array:
     """Rebuild ``arr`` with type ``target``, converting leaves with ``leaf``; containers recurse."""
+    if arr.type == target:
+        return arr  # no logical type below: every leaf would be returned as it is
+    if arr.null_count == len(arr):
+        return pa.nulls(len(arr), target)  # e.g. the unset members of a wrapper union
     d = walker.resolve(t)
     kind = d if isinstance(d, str) else d["type"]
     mask = arr.is_null() if arr.null_count else None
