@@ -649,11 +649,15 @@ def _merge_file_lists(rows: pa.Table) -> dict[str, dict[str, int]]:
             _SEQ: pc.take(seqs, parents),
         }
     )
-    deletions = flat.filter(flat.column("deleted")).group_by(["key", "name"]).aggregate([(_SEQ, "max")])
-    additions = flat.filter(pc.invert(flat.column("deleted")))
-    joined = additions.join(deletions, ["key", "name"], join_type="left outer")
-    last_delete = pc.fill_null(joined.column(f"{_SEQ}_max"), -1)
-    alive = joined.filter(pc.greater(joined.column(_SEQ), last_delete))
+    deleted = flat.column("deleted")
+    if pc.any(deleted).as_py():
+        deletions = flat.filter(deleted).group_by(["key", "name"]).aggregate([(_SEQ, "max")])
+        additions = flat.filter(pc.invert(deleted))
+        joined = additions.join(deletions, ["key", "name"], join_type="left outer")
+        last_delete = pc.fill_null(joined.column(f"{_SEQ}_max"), -1)
+        alive = joined.filter(pc.greater(joined.column(_SEQ), last_delete))
+    else:
+        alive = flat  # nothing deleted: every addition stands (the common case of appends only)
     sizes = alive.group_by(["key", "name"]).aggregate([("size", "max")])
     out: dict[str, dict[str, int]] = {}
     for key, name, size in zip(
@@ -676,6 +680,8 @@ def _latest_per_key(records: _Records, wanted: pa.Array | None = None) -> pa.Tab
         rows = rows.filter(pc.is_in(rows.column("key"), value_set=wanted))
     if rows.num_rows == 0:
         return rows
+    if not records.deleted.num_rows and pc.count_distinct(rows.column("key")).as_py() == rows.num_rows:
+        return rows  # one record per key and no deletion: each record is its key's latest
     # Joins carry no struct columns: decide on (key, seq, row number), then take the rows.
     index = pa.table(
         {"key": rows.column("key"), _SEQ: rows.column(_SEQ), "_row": np.arange(rows.num_rows, dtype=np.int64)}
@@ -702,11 +708,11 @@ def _merge_column_stats(rows: pa.Table) -> pa.Table:
         _Records(rows, pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())}))
     )
     deleted_flags = pc.fill_null(pc.struct_field(latest.column("ColumnStatsMetadata"), "isDeleted"), False)
+    live = latest.filter(pc.invert(deleted_flags))
+    if latest.num_rows == rows.num_rows:
+        return live  # one record per key: nothing to merge
     counts = rows.group_by("key").aggregate([("key", "count")])
     multi = counts.filter(pc.greater(counts.column("key_count"), 1)).column("key")
-    live = latest.filter(pc.invert(deleted_flags))
-    if len(multi) == 0:
-        return live
     # Several records of one key only arise for appended v6 log files: merge those few in Python.
     single = live.filter(pc.invert(pc.is_in(live.column("key"), value_set=multi)))
     merged_rows = [_merge_stats_group(rows.filter(pc.equal(rows.column("key"), k))) for k in multi.to_pylist()]
