@@ -112,18 +112,34 @@ class HFileRecordDecoder:
             HFileFormatError: The HFile is damaged or a value does not decode.
             UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
         """
+        return self.decode_cells(self.cells(content, only, prefixes=prefixes))
+
+    def cells(
+        self, content: bytes, only: Set[bytes] | None = None, *, prefixes: Sequence[bytes] | None = None
+    ) -> list[tuple[bytes, bytes]]:
+        """The cells (row key, value) of the HFile ``content`` that :meth:`decode` decodes.
+
+        Raises:
+            HFileFormatError: The HFile is damaged.
+            UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
+        """
         if only is not None:
-            cells = find_cells(content, sorted(only))
-        elif prefixes is not None:
-            cells = find_prefixed_cells(content, prefixes)
-        else:
-            cells = read_hfile(content)
+            return list(find_cells(content, sorted(only)))
+        if prefixes is not None:
+            return list(find_prefixed_cells(content, prefixes))
+        return list(read_hfile(content))
+
+    def decode_cells(self, cells: Sequence[tuple[bytes, bytes]]) -> pa.Table:
+        """The records of ``cells`` (of one or several HFiles in this schema), in order: cells of
+        many small HFiles decode in one column-wise pass instead of one pass each.
+
+        Raises:
+            HFileFormatError: A value does not decode.
+        """
         if self._value_fields is not None:
-            found = list(cells)
-            table = self._decode_vectorised(found)
+            table = self._decode_vectorised(cells)
             if table is not None:
                 return table
-            cells = iter(found)
         keys: list[str] = []
         rows: list[dict[str, Any]] = []
         converter = self._converter
