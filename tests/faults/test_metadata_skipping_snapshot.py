@@ -98,3 +98,33 @@ def test_reads_filtered_by_each_indexed_column_equal_filtering_everything(place:
     plan = plan_read(table, build_options(filters=[(column, "=", value)]))
     assert plan.skipping.stats_source == "metadata_table"
     assert _ids(collect_plan(plan, table.storage)) == _ids(expected)
+
+
+def test_replaced_file_groups_and_a_pending_writes_files_are_not_read(
+    place: Place, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = _client(place, 4)
+    sf = _batch(9).filter(pc.equal(_batch(9).column("city"), "sf"))
+    client.insert_overwrite(sf)  # replaces every sf file group of batches 0-3
+    table = place.open()
+    # A write left pending: its requested and inflight instants, and a data file it wrote (a copy
+    # of the batch-1 ny file, in a new file group), which no snapshot may read.
+    pending = "29990101000000000"
+    timeline = table.timeline.directory
+    table.storage.write(f"{timeline}/{pending}.commit.requested", b"")
+    table.storage.write(f"{timeline}/{pending}.inflight", b"")
+    of_batch_1 = read_table(table, filters=_of_batch(1), columns=["_hoodie_file_name", "city"])
+    (file_name,) = {r["_hoodie_file_name"] for r in of_batch_1.to_pylist() if r["city"] == "ny"}
+    source = next(s for s in table.latest_file_slices() if s.base_file_name == file_name)
+    name = f"00000000-0000-0000-0000-000000000001-0_0-0-0_{pending}.parquet"  # a file group of its own
+    table.storage.write(f"ny/{name}", table.storage.read(source.base_file_key or ""))
+    table = place.open()
+    with caplog.at_level("WARNING"):
+        plan = plan_read(table, build_options(filters=_of_batch(1)))
+        rows = _ids(collect_plan(plan, table.storage))
+    assert not [r for r in caplog.records if "instead of the metadata table" in r.getMessage()]
+    assert plan.skipping.stats_source == "metadata_table"
+    ny_of_batch_1 = _batch(1).filter(pc.equal(_batch(1).column("city"), "ny"))
+    assert rows == _ids(ny_of_batch_1)
+    assert plan.skipping.files_considered == 5  # 4 ny files, 1 new sf file
+    assert plan.skipping.files_skipped == 4
