@@ -69,6 +69,26 @@ class _Walker:
                 return self.resolve(kind)
         return t
 
+    def learn(self, t: Any) -> None:
+        """Note every named type defined inside ``t`` (a subtree whose values are not walked)."""
+        if isinstance(t, list):
+            for branch in t:
+                self.learn(branch)
+            return
+        if not isinstance(t, dict):
+            return
+        self.resolve(t)
+        kind = t.get("type")
+        if kind in ("record", "error"):
+            for f in t.get("fields") or ():
+                self.learn(f.get("type"))
+        elif kind == "array":
+            self.learn(t.get("items"))
+        elif kind == "map":
+            self.learn(t.get("values"))
+        elif isinstance(kind, (list, dict)):
+            self.learn(kind)
+
 
 def physical_schema(schema: AvroSchema) -> pa.Schema:
     """The Arrow schema of the raw (logical-type-free) values of records of ``schema``."""
@@ -101,9 +121,11 @@ def _physical_type(walker: _Walker, t: Any) -> pa.DataType:
 
 
 # ------------------------------------------------------------------------ physical -> logical
-def to_logical(table: pa.Table, schema: AvroSchema) -> pa.Table:
-    """Convert a table of raw Avro values (:func:`physical_schema`) to ``avro_to_arrow(schema)``."""
-    logical = avro_to_arrow(schema)
+def to_logical(table: pa.Table, schema: AvroSchema, logical: pa.Schema | None = None) -> pa.Table:
+    """Convert a table of raw Avro values (:func:`physical_schema`) to ``avro_to_arrow(schema)``
+    (``logical``, when the caller has it already)."""
+    if logical is None:
+        logical = avro_to_arrow(schema)
     walker = _Walker()
     columns = [
         _convert(walker, f["type"], contiguous(table.column(i)), lf.type, _leaf_to_logical)
@@ -128,6 +150,11 @@ _Leaf = Callable[[pa.Array, Any, pa.DataType], pa.Array]
 
 def _convert(walker: _Walker, t: Any, arr: pa.Array, target: pa.DataType, leaf: _Leaf) -> pa.Array:
     """Rebuild ``arr`` with type ``target``, converting leaves with ``leaf``; containers recurse."""
+    if arr.type == target or arr.null_count == len(arr):
+        # No logical type below (every leaf would come back as it is), or nothing but nulls (the
+        # unset members of a wrapper union): the values are not walked, named types still are.
+        walker.learn(t)
+        return arr if arr.type == target else pa.nulls(len(arr), target)
     d = walker.resolve(t)
     kind = d if isinstance(d, str) else d["type"]
     mask = arr.is_null() if arr.null_count else None

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.log.avro_flat_schema import FlatField
+from hudi_framework.log.avro_flat_schema import FlatField, flat_fields
 
 _I64 = np.ndarray[Any, np.dtype[np.int64]]
 _Mask = np.ndarray[Any, np.dtype[np.bool_]]
@@ -368,7 +368,7 @@ class FlatRecordField:
 
 #: One top-level field of a value walked by :func:`decode_values_at`, with its Arrow type (None
 #: for a skipped null field).
-ValueField = tuple[FlatField | NullField | FlatRecordField, pa.DataType | None]
+ValueField = tuple["FlatField | NullField | FlatRecordField | NestedRecordField | NestedUnionField", pa.DataType | None]
 
 
 def decode_values_at(content: bytes, starts: _I64, ends: _I64, fields: list[ValueField]) -> list[pa.Array] | None:
@@ -389,6 +389,9 @@ def decode_values_at(content: bytes, starts: _I64, ends: _I64, fields: list[Valu
                 if not (views.u8[pos] == 2 * field.null_branch).all():
                     return None
                 pos = pos + 1
+            elif isinstance(field, (NestedRecordField, NestedUnionField)):
+                column, pos = _walk_nested(views, pos, field, field.type)
+                parts.append(column)
             elif isinstance(field, FlatRecordField):
                 if not (views.u8[pos] == 2 * (1 - field.null_branch)).all():
                     return None
@@ -420,3 +423,125 @@ def decode_values_at(content: bytes, starts: _I64, ends: _I64, fields: list[Valu
     except (_DamagedError, IndexError):
         return None
     return columns
+
+
+@dataclass(frozen=True)
+class NestedRecordField:
+    """A record, or a union of ``null`` and a record, whose fields may nest records and unions
+    (a metadata-table payload such as ``HoodieMetadataColumnStats``): decoded to a struct."""
+
+    null_branch: int | None
+    fields: list[NestedNode]
+    type: pa.StructType
+
+
+@dataclass(frozen=True)
+class NestedUnionField:
+    """A union of records, maybe with ``null`` (Hudi's value wrappers), decoded to the
+    ``member<i>`` struct of :mod:`hudi_framework.log.avro_unions`. A branch the walk cannot
+    decode (None: an array wrapper) makes any value that takes it fall back to the reference decoder."""
+
+    null_branch: int | None
+    branches: list[NestedRecordField | None]  # the non-null branches, in union order
+    type: pa.StructType
+
+
+NestedNode = FlatField | NestedRecordField | NestedUnionField
+
+
+def nested_value_field(avro_type: Any, arrow_type: pa.DataType, named: dict[str, Any]) -> NestedNode | None:
+    """How the walk decodes a field of ``avro_type`` (named types resolved through ``named``) into
+    the physical ``arrow_type``, or None when it has a shape the walk does not take."""
+    if isinstance(avro_type, str) and avro_type in named:
+        avro_type = named[avro_type]
+    flat = flat_fields({"type": "record", "fields": [{"name": "f", "type": avro_type}]})
+    if flat is not None:
+        return flat[0]
+    if not pa.types.is_struct(arrow_type):
+        return None
+    if isinstance(avro_type, dict):
+        return _nested_record(avro_type, arrow_type, None, named)
+    if not isinstance(avro_type, list) or avro_type.count("null") > 1:
+        return None
+    null_branch = avro_type.index("null") if "null" in avro_type else None
+    others = [named.get(b, b) if isinstance(b, str) else b for b in avro_type if b != "null"]
+    if len(others) == 1 and null_branch is not None:
+        return _nested_record(others[0], arrow_type, null_branch, named)
+    if len(others) != arrow_type.num_fields:
+        return None
+    branches = [_nested_record(b, arrow_type.field(i).type, None, named) for i, b in enumerate(others)]
+    if not any(branches):
+        return None
+    return NestedUnionField(null_branch, branches, arrow_type)
+
+
+def _nested_record(
+    avro_type: Any, arrow_type: pa.DataType, null_branch: int | None, named: dict[str, Any]
+) -> NestedRecordField | None:
+    if not isinstance(avro_type, dict) or avro_type.get("type") != "record" or not pa.types.is_struct(arrow_type):
+        return None
+    fields = avro_type.get("fields") or []
+    if [f["name"] for f in fields] != [f.name for f in arrow_type]:
+        return None
+    nodes: list[NestedNode] = []
+    for f, arrow_field in zip(fields, arrow_type, strict=True):
+        node = nested_value_field(f["type"], arrow_field.type, named)
+        if node is None:
+            return None
+        nodes.append(node)
+    return NestedRecordField(null_branch, nodes, arrow_type)
+
+
+def _walk_nested(views: _Views, pos: _I64, node: NestedNode, t: pa.DataType) -> tuple[pa.Array, _I64]:
+    """Read ``node`` at every position of ``pos`` (increasing, not empty): the column and the new positions."""
+    if isinstance(node, FlatField):
+        part, pos = _read_field(views, pos, node, t)
+        return (_binary_column(views, part, t) if isinstance(part, _Binary) else part), pos
+    if isinstance(node, NestedRecordField) and node.null_branch is None:
+        children: list[pa.Array] = []
+        for child, child_field in zip(node.fields, node.type, strict=True):
+            column, pos = _walk_nested(views, pos, child, child_field.type)
+            children.append(column)
+        return pa.StructArray.from_arrays(children, fields=list(node.type)), pos
+    tag = views.u8[pos]
+    if np.any(tag & 0x81):  # a union index other than one canonical non-negative byte
+        raise _DamagedError
+    branch = (tag >> 1).astype(np.int64)
+    pos = pos + 1
+    if isinstance(node, NestedRecordField):
+        if np.any(branch > 1):
+            raise _DamagedError
+        record = NestedRecordField(None, node.fields, node.type)
+        return _spread_walk(views, pos, branch != node.null_branch, record)
+    has_null = node.null_branch is not None
+    if np.any(branch >= len(node.branches) + has_null):
+        raise _DamagedError
+    members: list[pa.Array] = []
+    out = pos.copy()
+    for i, record_node in enumerate(node.branches):
+        rows = branch == (i + 1 if has_null and i >= (node.null_branch or 0) else i)
+        if not rows.any():
+            members.append(pa.nulls(len(pos), node.type.field(i).type))
+            continue
+        if record_node is None:
+            raise _DamagedError
+        member, moved = _spread_walk(views, pos, rows, record_node)
+        out[rows] = moved[rows]
+        members.append(member)
+    valid = branch != node.null_branch if has_null else None
+    mask = None if valid is None or valid.all() else pa.array(~valid)
+    return pa.StructArray.from_arrays(members, fields=list(node.type), mask=mask), out
+
+
+def _spread_walk(views: _Views, pos: _I64, rows: _Mask, node: NestedRecordField) -> tuple[pa.Array, _I64]:
+    """``node`` read where ``rows`` holds, null elsewhere (whose positions do not move)."""
+    if rows.all():
+        return _walk_nested(views, pos, node, node.type)
+    if not rows.any():
+        return pa.nulls(len(pos), node.type), pos
+    column, moved = _walk_nested(views, pos[rows], node, node.type)
+    out = pos.copy()
+    out[rows] = moved
+    index = np.cumsum(rows, dtype=np.int64) - 1
+    spread = pa.Array.from_buffers(pa.int64(), len(pos), [_bitmap(rows), pa.py_buffer(index)])
+    return column.take(spread), out

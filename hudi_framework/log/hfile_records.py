@@ -32,7 +32,13 @@ from hudi_framework.errors import HFileFormatError, HFileWriteError, Unsupported
 from hudi_framework.log.avro_arrow import physical_schema, strip_logical_types, to_logical
 from hudi_framework.log.avro_flat_schema import flat_fields
 from hudi_framework.log.avro_unions import rewrite_unions
-from hudi_framework.log.avro_vector_decode import FlatRecordField, NullField, ValueField, decode_values_at
+from hudi_framework.log.avro_vector_decode import (
+    FlatRecordField,
+    NullField,
+    ValueField,
+    decode_values_at,
+    nested_value_field,
+)
 from hudi_framework.log.hfile import find_cells, find_prefixed_cells, read_file_info, read_hfile, read_trailer
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 from hudi_framework.model.schema import AvroSchema, avro_to_arrow
@@ -86,6 +92,7 @@ class HFileRecordDecoder:
             self._writer = fastavro.parse_schema(strip_logical_types(writer))
             self._reader = None if fields is None else fastavro.parse_schema(strip_logical_types(reader))
             self._target = physical_schema(self._arrow_schema)
+            self._logical = avro_to_arrow(self._arrow_schema)
             self._value_names, self._value_fields = _value_shape(writer, self._target)
         except UnsupportedLogBlockError:
             raise
@@ -105,18 +112,34 @@ class HFileRecordDecoder:
             HFileFormatError: The HFile is damaged or a value does not decode.
             UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
         """
+        return self.decode_cells(self.cells(content, only, prefixes=prefixes))
+
+    def cells(
+        self, content: bytes, only: Set[bytes] | None = None, *, prefixes: Sequence[bytes] | None = None
+    ) -> list[tuple[bytes, bytes]]:
+        """The cells (row key, value) of the HFile ``content`` that :meth:`decode` decodes.
+
+        Raises:
+            HFileFormatError: The HFile is damaged.
+            UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
+        """
         if only is not None:
-            cells = find_cells(content, sorted(only))
-        elif prefixes is not None:
-            cells = find_prefixed_cells(content, prefixes)
-        else:
-            cells = read_hfile(content)
+            return list(find_cells(content, sorted(only)))
+        if prefixes is not None:
+            return list(find_prefixed_cells(content, prefixes))
+        return list(read_hfile(content))
+
+    def decode_cells(self, cells: Sequence[tuple[bytes, bytes]]) -> pa.Table:
+        """The records of ``cells`` (of one or several HFiles in this schema), in order: cells of
+        many small HFiles decode in one column-wise pass instead of one pass each.
+
+        Raises:
+            HFileFormatError: A value does not decode.
+        """
         if self._value_fields is not None:
-            found = list(cells)
-            table = self._decode_vectorised(found)
+            table = self._decode_vectorised(cells)
             if table is not None:
                 return table
-            cells = iter(found)
         keys: list[str] = []
         rows: list[dict[str, Any]] = []
         converter = self._converter
@@ -135,7 +158,7 @@ class HFileRecordDecoder:
             keys.append(key)
             rows.append(record if converter is None else converter(record))
         try:
-            table = to_logical(pa.Table.from_pylist(rows, schema=self._target), self._arrow_schema)
+            table = to_logical(pa.Table.from_pylist(rows, schema=self._target), self._arrow_schema, self._logical)
         except Exception as e:
             raise HFileFormatError(f"records do not convert to Arrow: {type(e).__name__}: {e}") from e
         return self._with_keys(table, pa.array(keys, pa.string()))
@@ -156,7 +179,7 @@ class HFileRecordDecoder:
         try:
             physical = pa.Table.from_arrays([by_name[f.name] for f in self._target], schema=self._target)
             keys = pa.array([row for row, _ in cells], pa.binary()).cast(pa.string())
-            return self._with_keys(to_logical(physical, self._arrow_schema), keys)
+            return self._with_keys(to_logical(physical, self._arrow_schema, self._logical), keys)
         except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError):
             return None  # e.g. a row key that is not UTF-8: the per-record path names it
 
@@ -183,12 +206,14 @@ def _value_shape(writer: AvroSchema, target: pa.Schema) -> tuple[list[str], list
     """How :func:`decode_values_at` walks values of ``writer`` into the columns of ``target``: the
     names of the columns it yields and the fields, or None when the schema has another shape.
 
-    Wanted fields must be flat or a nullable flat record; every other field flat or a nullable
+    Wanted fields must be flat, a nullable flat record, or a nullable record of flat fields, records
+    and unions of records (walked by :func:`nested_value_field`'s nodes); every other field flat or a nullable
     anything (then it must be null in the values: metadata-table records fill one payload field).
     """
     names: list[str] = []
     steps: list[ValueField] = []
     wanted = set(target.names)
+    named: dict[str, Any] | None = None
     for f in writer["fields"]:
         name, t = f["name"], f["type"]
         flat = flat_fields({"type": "record", "fields": [{"name": name, "type": t}]})
@@ -207,11 +232,44 @@ def _value_shape(writer: AvroSchema, target: pa.Schema) -> tuple[list[str], list
             continue
         record = flat_fields(t[1 - null_branch])
         arrow = target.field(name).type
-        if record is None or not pa.types.is_struct(arrow):
-            return names, None
-        steps.append((FlatRecordField(null_branch, record, arrow), arrow))
+        if record is not None and pa.types.is_struct(arrow):
+            steps.append((FlatRecordField(null_branch, record, arrow), arrow))
+        else:
+            # A payload of records and unions (column statistics and their value wrappers).
+            named = named if named is not None else _named_types(writer)
+            nested = nested_value_field(t, arrow, named)
+            if nested is None:
+                return names, None
+            steps.append((nested, arrow))
         names.append(name)
     return names, steps
+
+
+def _named_types(schema: Any) -> dict[str, Any]:
+    """Every named type defined in ``schema``, by short and by full name (for later references)."""
+    out: dict[str, Any] = {}
+
+    def visit(node: Any, namespace: str | None) -> None:
+        if isinstance(node, list):
+            for branch in node:
+                visit(branch, namespace)
+        elif isinstance(node, dict):
+            kind = node.get("type")
+            if kind in ("record", "error", "enum", "fixed") and "name" in node:
+                namespace = node.get("namespace", namespace)
+                name = str(node["name"])
+                out[name.rsplit(".", 1)[-1]] = node
+                out[name if "." in name or not namespace else f"{namespace}.{name}"] = node
+            for f in node.get("fields") or ():
+                visit(f.get("type"), namespace)
+            for key in ("items", "values"):
+                if key in node:
+                    visit(node[key], namespace)
+            if isinstance(kind, (dict, list)):
+                visit(kind, namespace)
+
+    visit(schema, None)
+    return out
 
 
 def _project(schema: AvroSchema, fields: Sequence[str]) -> AvroSchema:

@@ -17,7 +17,7 @@ from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.validate import check_in_sync, files_view
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from hudi_framework.contracts.storage import FileInfo, StorageBackend
     from hudi_framework.timeline.timeline import Timeline
@@ -32,6 +32,8 @@ def metadata_listing(
     data_properties: Mapping[str, str],
     data_timeline: Timeline,
     partitions: list[str] | None,
+    *,
+    opened: Callable[[], MetadataTable | None] | None = None,
 ) -> dict[str, list[FileInfo]] | None:
     """Partition -> files from the MDT, or None when the caller must list storage.
 
@@ -40,9 +42,10 @@ def metadata_listing(
         data_properties: The data table's ``hoodie.properties``.
         data_timeline: The data table's active timeline.
         partitions: Only these partitions; None for all.
+        opened: Gives the MDT already opened for ``data_timeline`` (instead of opening it here).
     """
     try:
-        mdt = MetadataTable.open(storage, data_properties)
+        mdt = opened() if opened is not None else MetadataTable.open(storage, data_properties)
         if mdt is None:
             return None
         check_in_sync(mdt, data_timeline)

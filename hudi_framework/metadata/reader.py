@@ -47,6 +47,7 @@ from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
 from hudi_framework.log.hfile_records import HFileRecordDecoder, hfile_records_schema, hfile_schema_text
 from hudi_framework.log.reader import read_log_bytes
+from hudi_framework.metadata.cell_batches import SEQ_COLUMN, HFileCells, decode_cells
 from hudi_framework.metadata.keys import (
     ALL_PARTITIONS_KEY,
     COLUMN_ID_WIDTH,
@@ -75,7 +76,7 @@ __all__ = [
 ]
 
 _PROPERTIES_KEY: Final = f"{METADATA_TABLE_DIR}/.hoodie/hoodie.properties"
-_SEQ: Final = "_seq"
+_SEQ: Final = SEQ_COLUMN
 #: Threads of one record-index lookup (one file group each at a time).
 _LOOKUP_THREADS: Final = min(8, os.cpu_count() or 1)
 #: ``HoodieRecordIndexInfo.fileIndex`` of a file id without a ``-<n>`` suffix.
@@ -282,7 +283,7 @@ class MetadataTable:
         raw_prefixes = None if prefixes is None else [p.encode("utf-8") for p in prefixes]
         completed = self.completed_instants()
         start = self._timeline.instants[0].requested_time if self._timeline.instants else None
-        tables: list[pa.Table] = []
+        tables: list[HFileCells] = []
         deleted: list[pa.Table] = []
         seq = 0
         # Every file of the slices in one batch: object stores read them concurrently.
@@ -293,11 +294,10 @@ class MetadataTable:
             wanted = None if slice_keys is None else {k.encode("utf-8") for k in slice_keys.to_pylist()}
             if file_slice.base_file_key is not None:
                 content = contents[file_slice.base_file_key]
-                decoded = self._decode(content, None, columns, file_slice.base_file_key, wanted, raw_prefixes)
-                tables.append(_tag(decoded, columns, seq))
+                tables.append(self._cells(content, None, columns, file_slice.base_file_key, wanted, raw_prefixes, seq))
                 seq += 1
             # Blocks of the slice, in order: (instant, rows or deleted keys) until a rollback drops them.
-            blocks: list[tuple[str, pa.Table, bool]] = []
+            blocks: list[tuple[str, pa.Table | HFileCells, bool]] = []
             for log_key in file_slice.log_file_keys:
                 full = f"{METADATA_TABLE_DIR}/{log_key}"
                 for block in read_log_bytes(contents[log_key], path=full):
@@ -312,8 +312,8 @@ class MetadataTable:
                         continue
                     if isinstance(block, HFileBlock):
                         schema = block.header.get(HeaderKey.SCHEMA)
-                        records = self._decode(block.content, schema, columns, full, wanted, raw_prefixes)
-                        blocks.append((instant, _tag(records, columns, seq), False))
+                        records = self._cells(block.content, schema, columns, full, wanted, raw_prefixes, seq)
+                        blocks.append((instant, records, False))
                     elif isinstance(block, DeleteBlock):
                         gone = block.columns.record_keys.cast(pa.string())
                         if slice_keys is not None:
@@ -325,10 +325,11 @@ class MetadataTable:
                         deletes = pa.table({"key": gone, _SEQ: pa.array(np.full(len(gone), seq))})
                         blocks.append((instant, deletes, True))
                     seq += 1
-            tables += [t for _, t, is_delete in blocks if not is_delete]
-            deleted += [t for _, t, is_delete in blocks if is_delete]
+            tables += [t for _, t, _ in blocks if isinstance(t, HFileCells)]
+            deleted += [t for _, t, _ in blocks if isinstance(t, pa.Table)]
         empty_deleted = pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())})
-        rows = pa.concat_tables(tables, promote_options="permissive") if tables else None
+        decoded = decode_cells(tables, columns)
+        rows = pa.concat_tables(decoded, promote_options="permissive") if decoded else None
         if rows is None:
             full_schema = hfile_records_schema(metadata_record_schema())
             rows = pa.table(
@@ -336,24 +337,25 @@ class MetadataTable:
             )
         return _Records(rows, pa.concat_tables([empty_deleted, *deleted]))
 
-    def _decode(
+    def _cells(
         self,
         content: bytes,
         schema: str | None,
         columns: Sequence[str],
         where: str,
         keys: AbstractSet[bytes] | None,
-        prefixes: Sequence[bytes] | None = None,
-    ) -> pa.Table:
-        """The records of one HFile (only ``keys``, or keys starting with one of ``prefixes``, when
-        given), only ``columns`` decoded; decoders are kept per writer schema."""
+        prefixes: Sequence[bytes] | None,
+        seq: int,
+    ) -> HFileCells:
+        """The cells of one HFile to decode (only ``keys``, or keys starting with one of
+        ``prefixes``, when given), with the decoder of its writer schema (kept per schema)."""
         try:
             text = schema if schema is not None else hfile_schema_text(content)
             cache_key = (text, tuple(columns))
             decoder = self._decoders.get(cache_key)
             if decoder is None:
                 decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
-            return decoder.decode(content, keys, prefixes=prefixes)
+            return HFileCells(decoder, decoder.cells(content, keys, prefixes=prefixes), seq, where)
         except HudiError as e:
             raise MetadataTableUnusableError(f"{where!r} does not decode: {e}") from e
 
@@ -611,15 +613,6 @@ def _decode_bloom(stored: Mapping[str, Any], file: tuple[str, str]) -> BloomFilt
         raise MetadataTableUnusableError(f"the bloom filter of {file[0]}/{file[1]} does not decode: {e}") from e
 
 
-def _tag(table: pa.Table, columns: Sequence[str], seq: int) -> pa.Table:
-    present = [c for c in columns if c in table.column_names]
-    missing = [c for c in columns if c not in table.column_names]
-    if missing:
-        raise MetadataTableUnusableError(f"records lack the column(s) {', '.join(missing)}")
-    out = table.select(present)
-    return out.append_column(_SEQ, pa.array(np.full(out.num_rows, seq, dtype=np.int64)))
-
-
 def _field_or_null(struct: pa.StructArray, name: str, type_: pa.DataType, n: int) -> pa.Array:
     names = [f.name for f in struct.type]
     return struct.field(name) if name in names else pa.nulls(n, type_)
@@ -649,11 +642,15 @@ def _merge_file_lists(rows: pa.Table) -> dict[str, dict[str, int]]:
             _SEQ: pc.take(seqs, parents),
         }
     )
-    deletions = flat.filter(flat.column("deleted")).group_by(["key", "name"]).aggregate([(_SEQ, "max")])
-    additions = flat.filter(pc.invert(flat.column("deleted")))
-    joined = additions.join(deletions, ["key", "name"], join_type="left outer")
-    last_delete = pc.fill_null(joined.column(f"{_SEQ}_max"), -1)
-    alive = joined.filter(pc.greater(joined.column(_SEQ), last_delete))
+    deleted = flat.column("deleted")
+    if pc.any(deleted).as_py():
+        deletions = flat.filter(deleted).group_by(["key", "name"]).aggregate([(_SEQ, "max")])
+        additions = flat.filter(pc.invert(deleted))
+        joined = additions.join(deletions, ["key", "name"], join_type="left outer")
+        last_delete = pc.fill_null(joined.column(f"{_SEQ}_max"), -1)
+        alive = joined.filter(pc.greater(joined.column(_SEQ), last_delete))
+    else:
+        alive = flat  # nothing deleted: every addition stands (the common case of appends only)
     sizes = alive.group_by(["key", "name"]).aggregate([("size", "max")])
     out: dict[str, dict[str, int]] = {}
     for key, name, size in zip(
@@ -676,6 +673,8 @@ def _latest_per_key(records: _Records, wanted: pa.Array | None = None) -> pa.Tab
         rows = rows.filter(pc.is_in(rows.column("key"), value_set=wanted))
     if rows.num_rows == 0:
         return rows
+    if not records.deleted.num_rows and pc.count_distinct(rows.column("key")).as_py() == rows.num_rows:
+        return rows  # one record per key and no deletion: each record is its key's latest
     # Joins carry no struct columns: decide on (key, seq, row number), then take the rows.
     index = pa.table(
         {"key": rows.column("key"), _SEQ: rows.column(_SEQ), "_row": np.arange(rows.num_rows, dtype=np.int64)}
@@ -702,11 +701,11 @@ def _merge_column_stats(rows: pa.Table) -> pa.Table:
         _Records(rows, pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())}))
     )
     deleted_flags = pc.fill_null(pc.struct_field(latest.column("ColumnStatsMetadata"), "isDeleted"), False)
+    live = latest.filter(pc.invert(deleted_flags))
+    if latest.num_rows == rows.num_rows:
+        return live  # one record per key: nothing to merge
     counts = rows.group_by("key").aggregate([("key", "count")])
     multi = counts.filter(pc.greater(counts.column("key_count"), 1)).column("key")
-    live = latest.filter(pc.invert(deleted_flags))
-    if len(multi) == 0:
-        return live
     # Several records of one key only arise for appended v6 log files: merge those few in Python.
     single = live.filter(pc.invert(pc.is_in(live.column("key"), value_set=multi)))
     merged_rows = [_merge_stats_group(rows.filter(pc.equal(rows.column("key"), k))) for k in multi.to_pylist()]

@@ -40,6 +40,8 @@ from hudi_framework.read.skipping import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.timeline.timeline import Timeline
 
@@ -62,11 +64,19 @@ _TEMPORAL: Final[dict[int, pa.DataType]] = {
 
 
 def metadata_table_stats(
-    storage: StorageBackend, data_properties: dict[str, str], data_timeline: Timeline, schema: pa.Schema
+    storage: StorageBackend,
+    data_properties: dict[str, str],
+    data_timeline: Timeline,
+    schema: pa.Schema,
+    *,
+    opened: Callable[[], MetadataTable | None] | None = None,
 ) -> MetadataTableStats | None:
-    """The table's ``column_stats`` as a statistics source, or None (no MDT, or one not to be trusted)."""
+    """The table's ``column_stats`` as a statistics source, or None (no MDT, or one not to be trusted).
+
+    ``opened`` gives the MDT already opened for ``data_timeline`` (the one the read's listing used).
+    """
     try:
-        mdt = MetadataTable.open(storage, data_properties)
+        mdt = opened() if opened is not None else MetadataTable.open(storage, data_properties)
         if mdt is None or MetadataPartition.COLUMN_STATS not in mdt.partitions_available():
             return None
         check_in_sync(mdt, data_timeline)

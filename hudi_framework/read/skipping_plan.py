@@ -48,7 +48,7 @@ def stats_source_for(table: HudiTable, options: ReadOptions, schema: pa.Schema) 
         return ParquetFooterStats(table.storage)
     if not options.metadata_enable:
         return None
-    return metadata_table_stats(table.storage, table.properties, table.timeline, schema)
+    return metadata_table_stats(table.storage, table.properties, table.timeline, schema, opened=table.metadata_table)
 
 
 def skip_slices(

@@ -23,6 +23,7 @@ from hudi_framework.errors import (
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView, check_base_file_formats
 from hudi_framework.metadata.listing import metadata_listing, warn_fallback
+from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, avro_to_arrow
 from hudi_framework.plugin.manager import HudiPluginManager
 from hudi_framework.plugin.registry import ComponentRegistry
@@ -71,6 +72,8 @@ class HudiTable:
         self._timeline: Timeline | None = None
         # Files named by commit metadata already read, handed to each reloaded timeline.
         self._known_written_files: Mapping[Instant, tuple[tuple[str, str], ...]] = {}
+        # The metadata table opened for the timeline it was opened with (see metadata_table).
+        self._metadata: tuple[Timeline, MetadataTable | None] | None = None
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -264,7 +267,24 @@ class HudiTable:
         if self._timeline is not None:
             self._known_written_files = self._timeline.known_written_files
         self._timeline = None
+        self._metadata = None
         return self
+
+    def metadata_table(self) -> MetadataTable | None:
+        """The metadata table as it goes with :attr:`timeline`, or None when the table has none.
+
+        Opened once per loaded timeline: a read's listing and its data skipping share one snapshot
+        (one open, one read of each MDT partition they use), and :meth:`reload` drops it with the
+        timeline.
+
+        Raises:
+            MetadataTableUnusableError: The MDT exists but cannot be read (see
+                :meth:`MetadataTable.open <hudi_framework.metadata.reader.MetadataTable.open>`).
+        """
+        timeline = self.timeline
+        if self._metadata is None or self._metadata[0] is not timeline:
+            self._metadata = (timeline, MetadataTable.open(self._storage, self._properties))
+        return self._metadata[1]
 
     # ------------------------------------------------------------------ file layout
     def file_system_view(
@@ -293,7 +313,9 @@ class HudiTable:
                 pending[FileGroupId(op.get("partitionPath") or "", op["fileId"])] = inst.requested_time
         timeline_files = self._timeline_files(partitions) if check_files else None
         if use_metadata:
-            from_mdt = metadata_listing(self._storage, self._properties, timeline, partitions)
+            from_mdt = metadata_listing(
+                self._storage, self._properties, timeline, partitions, opened=self.metadata_table
+            )
             if from_mdt is not None:
                 named = timeline_files if timeline_files is not None else self._timeline_files(partitions)
                 view = FileSystemView(
