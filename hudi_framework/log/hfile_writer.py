@@ -284,7 +284,8 @@ def _cells(keys: pa.Array, values: pa.Array, head: npt.NDArray[np.void]) -> byte
     joined = pc.binary_join_element_wise(*parts, _LARGE_SEP)
     _, offsets_buffer, data = joined.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=np.int64, count=len(joined) + 1, offset=joined.offset * 8)
-    return data.to_pybytes()[int(offsets[0]) : int(offsets[-1])]
+    content: bytes = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])).to_pybytes()
+    return content
 
 
 def _cell_heads(key_lengths: npt.NDArray[np.int64], value_lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.void]:
