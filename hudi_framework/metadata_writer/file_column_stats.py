@@ -38,7 +38,7 @@ from hudi_framework.read.skipping import (
     file_key,
 )
 
-__all__ = ["STATS_COLUMNS", "concat_stats", "file_column_stats", "indexable", "union_of"]
+__all__ = ["STATS_COLUMNS", "concat_stats", "file_column_stats", "indexable", "records_stats", "union_of"]
 
 #: The columns of :func:`file_column_stats` tables (min and max: dense unions of the files' types).
 STATS_COLUMNS: Final = (
@@ -106,7 +106,18 @@ def _log_stats(partition: str, name: str, content: bytes, columns: Sequence[str]
     blocks = [b for b in blocks if b.num_rows]
     if not blocks:
         return None
-    records = pa.concat_tables(blocks, promote_options="permissive")
+    return records_stats(partition, name, pa.concat_tables(blocks, promote_options="permissive"), columns)
+
+
+def records_stats(partition: str, name: str, records: pa.Table, columns: Sequence[str]) -> pa.Table | None:
+    """Statistics of ``columns`` (those ``records`` has) over the records a log file holds, as
+    :func:`file_column_stats` gives them for that file; None when it has none of them.
+
+    The write path calls this with the records of the data block it wrote (as the block holds
+    them, conformed to its schema), so that the metadata table need not read the file back.
+    """
+    if not records.num_rows:
+        return None
     rows: list[tuple[str, pa.Array, int, int]] = []
     for column in columns:
         if column not in records.column_names:

@@ -203,7 +203,9 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         plan: TargetPlan,
         ctx: WriteTaskContext,
         key_changes: dict[str, FileKeyChanges] | None = None,
+        log_stats: dict[str, pa.Table | None] | None = None,
     ) -> list[WriteStat]:
+        # Log files' column statistics are not handed back from executors: the upkeep reads them.
         return write_file_groups(
             self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism(), key_changes=key_changes
         )
