@@ -224,11 +224,7 @@ class PartitionStatsBuilder(PartitionBuilder):
         if isinstance(metadata, ReplaceCommitMetadata):
             return []
         written = metadata.partition_to_write_stats or {}
-        return [
-            p
-            for p in touched
-            if all(s.path and ".log." in s.path.rsplit("/", 1)[-1] for s in written.get(p, []))
-        ]
+        return [p for p in touched if all(s.path and ".log." in s.path.rsplit("/", 1)[-1] for s in written.get(p, []))]
 
     def compacted(self, record: MetadataRecord) -> MetadataRecord | None:
         stats = record.get(_STATS) or {}
