@@ -74,9 +74,6 @@ _CELL_OVERHEAD: Final = 21
 #: familyLength(0) timestamp(Long.MAX_VALUE) keyType(Put): the tail of every cell key.
 _KEY_TAIL: Final = b"\x00" + (0x7FFFFFFFFFFFFFFF).to_bytes(8, "big") + b"\x04"
 _CELL_HEAD: Final = struct.Struct(">iiH")
-_LARGE_TAIL: Final = pa.scalar(_KEY_TAIL, pa.large_binary())
-_LARGE_END: Final = pa.scalar(b"\x00", pa.large_binary())
-_LARGE_SEP: Final = pa.scalar(b"", pa.large_binary())
 _INDEX_ENTRY: Final = struct.Struct(">qi")
 #: Java's ``GZIPOutputStream`` header: magic, deflate, no flags, mtime 0, no extra flags, OS (set per file).
 _GZIP_HEADER: Final = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x00"
@@ -280,8 +277,8 @@ def _cells(keys: pa.Array, values: pa.Array, head: npt.NDArray[np.void]) -> byte
     if not len(keys):
         return b""
     heads = pa.FixedSizeBinaryArray.from_buffers(pa.binary(_CELL_HEAD.size), len(head), [None, pa.py_buffer(head)])
-    parts = (heads.cast(pa.large_binary()), keys, _LARGE_TAIL, values, _LARGE_END)
-    joined = pc.binary_join_element_wise(*parts, _LARGE_SEP)
+    tail, end, separator = (pa.scalar(b, pa.large_binary()) for b in (_KEY_TAIL, b"\x00", b""))
+    joined = pc.binary_join_element_wise(heads.cast(pa.large_binary()), keys, tail, values, end, separator)
     _, offsets_buffer, data = joined.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=np.int64, count=len(joined) + 1, offset=joined.offset * 8)
     content: bytes = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])).to_pybytes()

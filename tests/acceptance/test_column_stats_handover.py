@@ -69,6 +69,14 @@ def _rows(keys: list[int], ts: int, rng: random.Random) -> pa.Table:
     )
 
 
+def _create(path: Path) -> None:
+    config = new_table_config(
+        "t", version=9, table_type="MERGE_ON_READ", record_key_fields=["id"], partition_fields=["city"],
+        ordering_fields=["ts"],
+    )  # fmt: skip
+    HudiTable.create(str(path), config)
+
+
 def _normal(records: PartitionRecords) -> list[Any]:
     return sorted((r["key"], repr(r)) for r in records.upserts)
 
@@ -143,11 +151,7 @@ def test_handed_over_log_statistics_equal_the_read_back(
 ) -> None:
     handed_logs, merged_commits = spy(monkeypatch)
     path = tmp_path / "t"
-    config = new_table_config(
-        "t", version=9, table_type="MERGE_ON_READ", record_key_fields=["id"], partition_fields=["city"],
-        ordering_fields=["ts"],
-    )  # fmt: skip
-    HudiTable.create(str(path), config)
+    _create(path)
     rng = random.Random(seed)
     WriteClient(HudiTable.open(str(path)), _settings()).insert(_rows(list(range(40)), 1, rng))
     for ts in range(2, 7):
@@ -166,11 +170,7 @@ def test_partition_stats_read_after_several_commits_are_the_latest_tight_records
     """A tight partition-statistics record replaces the older ones of its key when the MDT is read
     (Apache Hudi's ``mergeColumnStatsRecords``: only loose records widen and add up)."""
     path = tmp_path / "t"
-    config = new_table_config(
-        "t", version=9, table_type="MERGE_ON_READ", record_key_fields=["id"], partition_fields=["city"],
-        ordering_fields=["ts"],
-    )  # fmt: skip
-    HudiTable.create(str(path), config)
+    _create(path)
     rows = pa.table({"id": ["a", "b", "c"], "city": ["sf"] * 3, "ts": pa.array([1, 1, 1], pa.int64())})
     WriteClient(HudiTable.open(str(path)), _settings()).insert(rows)
     for ts in (2, 3):
