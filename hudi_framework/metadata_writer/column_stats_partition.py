@@ -28,7 +28,7 @@ from typing import Any, Final
 import pyarrow as pa
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.metadata.keys import column_stats_key, partition_stats_key
+from hudi_framework.metadata.keys import column_id, column_stats_key, file_id, partition_id
 from hudi_framework.metadata.log_file_stats import COLUMN_STATS_FACT, LogFileStats
 from hudi_framework.metadata.records import MetadataPartition, RecordType
 from hudi_framework.metadata.validate import committed_files
@@ -177,14 +177,19 @@ def stats_records(stats: pa.Table, *, tight: bool = False, partition_level: bool
         name: stats.column(name).to_pylist() for name in (VALUE_COUNT, NULL_COUNT, TOTAL_SIZE, TOTAL_UNCOMPRESSED_SIZE)
     }
     records: list[MetadataRecord] = []
+    # The key's parts hash a column, a partition and a file name (xxh64 in Python): once each.
+    column_ids: dict[str, str] = {}
+    partition_ids: dict[str, str] = {}
     for i, kind in enumerate(kinds):
         if kind is None:
             continue
         partition, name, column = columns[PARTITION][i], columns[FILE_NAME][i], columns[COLUMN_NAME][i]
+        head = column_ids.get(column) or column_ids.setdefault(column, column_id(column))
+        head += partition_ids.get(partition) or partition_ids.setdefault(partition, partition_id(partition))
         if partition_level:
-            key, file_name, record_type = partition_stats_key(column, partition), partition, RecordType.PARTITION_STATS
+            key, file_name, record_type = head, partition, RecordType.PARTITION_STATS
         else:
-            key, file_name, record_type = column_stats_key(column, partition, name), name, RecordType.COLUMN_STATS
+            key, file_name, record_type = head + file_id(name), name, RecordType.COLUMN_STATS
         records.append(
             {
                 "key": key,

@@ -157,14 +157,6 @@ class PartitionStatsBuilder(PartitionBuilder):
         if not columns:
             return PartitionRecords()
         timeline = ctx.data_timeline()
-        this = Instant(ctx.instant_time, Action(ctx.action), State.COMPLETED, _NOW)
-        view = FileSystemView.from_storage(
-            ctx.storage,
-            partitions=touched,
-            completed_instants=[*timeline.completed(), this],
-            table_version=ctx.config.version,
-        )
-        files = _latest_files(view, touched)
         new = ctx.shared.get(SHARED_STATS)
         written = {
             (p or "", s.path.rsplit("/", 1)[-1])
@@ -189,7 +181,18 @@ class PartitionStatsBuilder(PartitionBuilder):
             if merged and previous is not None:
                 parts.append(previous.filter(pc.is_in(previous.column(PARTITION), value_set=pa.array(sorted(merged)))))
         # Partitions not merged: the statistics of their other latest files, from column_stats.
-        older = [f for f in files if f not in written and f[0] not in merged]
+        recomputed = [p for p in touched if p not in merged]
+        files: list[tuple[str, str]] = []
+        if recomputed:
+            this = Instant(ctx.instant_time, Action(ctx.action), State.COMPLETED, _NOW)
+            view = FileSystemView.from_storage(
+                ctx.storage,
+                partitions=recomputed,
+                completed_instants=[*timeline.completed(), this],
+                table_version=ctx.config.version,
+            )
+            files = _latest_files(view, recomputed)
+        older = [f for f in files if f not in written]
         known: set[tuple[str, str]] = set()
         if older and mdt is not None and schema is not None:
             kept = MetadataTableStats(mdt, _with_meta(schema)).column_stats(older, columns)
