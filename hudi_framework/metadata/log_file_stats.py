@@ -8,7 +8,8 @@ gives a :data:`LogFileStats`: per written log file (its write stat's ``path``), 
 every indexable column over the records of its data block, a table of the shape
 :func:`~hudi_framework.metadata_writer.file_column_stats.file_column_stats` gives (sizes 0, as for
 log files read back), or None for a log file without records (deletes only). A log file the fact
-does not name (Spark writes) is read back by the builder.
+does not name (another writer's) is read back by the builder. Spark executors return each log
+file's statistics with its write stat (Arrow IPC), never its records.
 """
 
 from __future__ import annotations

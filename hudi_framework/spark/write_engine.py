@@ -205,9 +205,15 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         key_changes: dict[str, FileKeyChanges] | None = None,
         log_stats: dict[str, pa.Table | None] | None = None,
     ) -> list[WriteStat]:
-        # Log files' column statistics are not handed back from executors: the upkeep reads them.
         return write_file_groups(
-            self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism(), key_changes=key_changes
+            self._spark,
+            staged.spec,
+            staged.rows,
+            plan,
+            ctx,
+            max_tasks=self._parallelism(),
+            key_changes=key_changes,
+            log_stats=log_stats,
         )
 
     def _release(self, staged: _Staged) -> None:
