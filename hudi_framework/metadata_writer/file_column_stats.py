@@ -156,13 +156,21 @@ def union_of(arrays: Sequence[pa.Array]) -> pa.UnionArray:
     codes: list[npt.NDArray[np.int8]] = []
     offsets: list[npt.NDArray[np.int32]] = []
     for array in arrays:
-        code = list(children).index(array.type) if array.type in children else len(children)
-        start = filled.get(array.type, 0)
-        children.setdefault(array.type, []).append(array)
-        filled[array.type] = start + len(array)
+        code, start = _slot(children, filled, array)
         codes.append(np.full(len(array), code, dtype=np.int8))
         offsets.append(np.arange(start, start + len(array), dtype=np.int32))
     return _dense(codes, offsets, [pa.concat_arrays(c) for c in children.values()])
+
+
+def _slot(
+    children: dict[pa.DataType, list[pa.Array]], filled: dict[pa.DataType, int], array: pa.Array
+) -> tuple[int, int]:
+    """Append ``array`` to the child of its type: that child's code and where ``array`` starts in it."""
+    code = list(children).index(array.type) if array.type in children else len(children)
+    start = filled.get(array.type, 0)
+    children.setdefault(array.type, []).append(array)
+    filled[array.type] = start + len(array)
+    return code, start
 
 
 def _dense(
@@ -198,12 +206,7 @@ def _concat_unions(unions: Sequence[pa.UnionArray]) -> pa.UnionArray:
         to_code = np.zeros(128, dtype=np.int8)
         shift = np.zeros(128, dtype=np.int32)
         for i, type_code in enumerate(union.type.type_codes):
-            child = union.field(i)
-            code = list(children).index(child.type) if child.type in children else len(children)
-            to_code[type_code] = code
-            shift[type_code] = filled.get(child.type, 0)
-            children.setdefault(child.type, []).append(child)
-            filled[child.type] = shift[type_code] + len(child)
+            to_code[type_code], shift[type_code] = _slot(children, filled, union.field(i))
         local = union.type_codes.to_numpy(zero_copy_only=False)
         codes.append(to_code[local])
         offsets.append(union.offsets.to_numpy(zero_copy_only=False) + shift[local])
