@@ -26,6 +26,7 @@ from typing import Any, Final
 import fastavro
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_framework.contracts.indexing.bloom_filter import BloomFilter, BloomFilterConfig, BloomFilterType
 from hudi_framework.errors import HFileFormatError, HFileWriteError, UnsupportedLogBlockError
@@ -41,10 +42,10 @@ from hudi_framework.log.avro_vector_decode import (
 )
 from hudi_framework.log.hfile import find_cells, find_prefixed_cells, read_file_info, read_hfile, read_trailer
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
+from hudi_framework.log.keyed_records import KEY_FIELD as KEY_FIELD
+from hudi_framework.log.keyed_records import KeyedRecords
 from hudi_framework.model.schema import AvroSchema, avro_to_arrow
 
-#: The Avro field Hudi stores the record key in and blanks inside HFile values.
-KEY_FIELD: Final = "key"
 RECORD_KEY_COLUMN: Final = "_hoodie_record_key"
 #: File info entry in which HBase-era Hudi writers stored the writer schema.
 SCHEMA_INFO_KEY: Final = b"schema"
@@ -389,6 +390,8 @@ def encode_hfile_base_file(
 def _cells(records: Sequence[Mapping[str, Any]], text: str) -> tuple[list[bytes], list[bytes]]:
     """Row keys (sorted) and values (the key blanked) of ``records`` in the schema ``text``."""
     parsed = _schema_for_write(text)
+    if isinstance(records, KeyedRecords):
+        return _keyed_cells(records, parsed)
     keyed: list[tuple[bytes, Mapping[str, Any]]] = []
     for record in records:
         key = record.get(KEY_FIELD)
@@ -414,6 +417,38 @@ def _cells(records: Sequence[Mapping[str, Any]], text: str) -> tuple[list[bytes]
             ) from e
         values.append(buffer.getvalue())
     return keys, values
+
+
+def _keyed_cells(records: KeyedRecords, parsed: Any) -> tuple[list[bytes], list[bytes]]:
+    """:func:`_cells` of records sharing payloads: each payload encoded once, keys sorted by Arrow.
+
+    The bytes are those of the per-record path: a value with the key blanked depends only on the
+    payload, and Arrow orders binary keys by unsigned bytes as Python does.
+    """
+    keys = records.keys.cast(pa.binary())
+    if keys.null_count:
+        raise HFileWriteError(f"record has no string {KEY_FIELD!r} field: None")
+    order = pc.sort_indices(keys)
+    ordered = keys.take(order)
+    if len(ordered) > 1:
+        same = pc.equal(ordered.slice(1), ordered.slice(0, len(ordered) - 1))
+        if pc.any(same).as_py():
+            key = ordered[int(pc.index(same, True).as_py())].as_py()
+            shown = key.decode("utf-8", "replace")
+            raise HFileWriteError(f"two records with key {shown!r}: an HFile holds one per key")
+    index = records.payload_index[order.to_numpy()]
+    buffer = io.BytesIO()
+    encoded: dict[int, bytes] = {}
+    for p in np.unique(index).tolist():
+        buffer.seek(0)
+        buffer.truncate()
+        try:
+            fastavro.schemaless_writer(buffer, parsed, {**records.payloads[p], KEY_FIELD: ""})
+        except Exception as e:  # fastavro raises many types on a misfit record
+            first = ordered[int(np.argmax(index == p))].as_py().decode("utf-8", "replace")
+            raise HFileWriteError(f"record {first!r} does not fit the schema: {type(e).__name__}: {e}") from e
+        encoded[p] = buffer.getvalue()
+    return ordered.to_pylist(), [encoded[p] for p in index.tolist()]
 
 
 def _schema_for_write(text: str) -> Any:

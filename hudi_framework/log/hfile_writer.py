@@ -42,6 +42,8 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_framework.errors import HFileWriteError
 from hudi_framework.log.hfile import (
@@ -164,9 +166,14 @@ def write_hfile(
     parts: list[bytes] = []
     offset = 0
     index: list[tuple[bytes, int, int]] = []
+    # Cells are assembled column-wise per block: Arrow joins heads, keys, tails and values.
+    key_array = pa.array(keys, pa.large_binary())
+    value_array = pa.array(values, pa.large_binary())
+    heads = _cell_heads(key_lengths, value_lengths)
     for first, stop in _block_bounds(keys, cell_sizes, opts.block_size):
         prev = -1 if not index else offset
-        block = _block(DATA_MAGIC, _cells(keys, values, first, stop), prev, compress)
+        cells = _cells(key_array[first:stop], value_array[first:stop], heads[first:stop])
+        block = _block(DATA_MAGIC, cells, prev, compress)
         index.append((keys[first], offset, len(block)))
         parts.append(block)
         offset += len(block)
@@ -264,13 +271,27 @@ def _block_bounds(
         start = stop
 
 
-def _cells(keys: Sequence[bytes], values: Sequence[bytes], first: int, stop: int) -> bytes:
-    pack = _CELL_HEAD.pack
-    tail = _KEY_TAIL
-    parts: list[bytes] = []
-    for key, value in zip(keys[first:stop], values[first:stop], strict=True):
-        parts += (pack(len(key) + 12, len(value), len(key)), key, tail, value, b"\x00")
-    return b"".join(parts)
+def _cells(keys: pa.Array, values: pa.Array, head: npt.NDArray[np.void]) -> bytes:
+    """The cells of ``keys`` and ``values`` (binary arrays of one block), joined column-wise:
+    ``head`` holds each cell's ``keyLength valueLength rowLength`` (big-endian, 10 bytes)."""
+    if not len(keys):
+        return b""
+    heads = pa.FixedSizeBinaryArray.from_buffers(pa.binary(_CELL_HEAD.size), len(head), [None, pa.py_buffer(head)])
+    tail, end, separator = (pa.scalar(b, pa.large_binary()) for b in (_KEY_TAIL, b"\x00", b""))
+    joined = pc.binary_join_element_wise(heads.cast(pa.large_binary()), keys, tail, values, end, separator)
+    _, offsets_buffer, data = joined.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64, count=len(joined) + 1, offset=joined.offset * 8)
+    content: bytes = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])).to_pybytes()
+    return content
+
+
+def _cell_heads(key_lengths: npt.NDArray[np.int64], value_lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.void]:
+    """Every cell's ``keyLength(4) valueLength(4) rowLength(2)``, big-endian, as packed records."""
+    head = np.empty(len(key_lengths), dtype=np.dtype([("k", ">i4"), ("v", ">i4"), ("r", ">u2")]))
+    head["k"] = key_lengths + 12
+    head["v"] = value_lengths
+    head["r"] = key_lengths
+    return head
 
 
 def _compressor(opts: HFileWriteOptions) -> _Compress:

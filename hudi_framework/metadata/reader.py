@@ -706,7 +706,8 @@ def _merge_column_stats(rows: pa.Table) -> pa.Table:
         return live  # one record per key: nothing to merge
     counts = rows.group_by("key").aggregate([("key", "count")])
     multi = counts.filter(pc.greater(counts.column("key_count"), 1)).column("key")
-    # Several records of one key only arise for appended v6 log files: merge those few in Python.
+    # Several records of one key arise for appended v6 log files and for partition statistics:
+    # merge those few in Python.
     single = live.filter(pc.invert(pc.is_in(live.column("key"), value_set=multi)))
     merged_rows = [_merge_stats_group(rows.filter(pc.equal(rows.column("key"), k))) for k in multi.to_pylist()]
     kept = [r for r in merged_rows if r is not None]
@@ -722,6 +723,9 @@ def _merge_stats_group(group: pa.Table) -> dict[str, Any] | None:
         stats: dict[str, Any] = row["ColumnStatsMetadata"]
         if current is None or stats["isDeleted"] or current["ColumnStatsMetadata"]["isDeleted"]:
             current = row  # a tombstone replaces, and a record after a tombstone starts afresh
+            continue
+        if stats.get("isTightBound"):
+            current = row  # a tight record (partition statistics) holds the whole state: it replaces
             continue
         prev: dict[str, Any] = current["ColumnStatsMetadata"]
         merged = dict(stats)

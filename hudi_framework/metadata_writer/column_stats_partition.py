@@ -7,7 +7,8 @@ with ``valueType`` naming the logical type (Apache Hudi's ``ValueType`` ordinal,
 for decimals), as Apache Hudi 1.1 writes for table version 9:
 
 * init: every committed base and log file of the table;
-* a commit: every file it wrote (a log file: over the records it holds, sizes 0);
+* a commit: every file it wrote (a log file: over the records it holds, sizes 0, as the write path
+  hands them over, else read back);
 * a clean: a deletion mark (``isDeleted``) per deleted file and indexed column.
 
 Columns: ``_hoodie_commit_time``, ``_hoodie_partition_path``, ``_hoodie_record_key`` (when the
@@ -20,17 +21,18 @@ every later writer (ours or Apache Hudi's) takes them from.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
 
 import pyarrow as pa
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.metadata.keys import column_stats_key, partition_stats_key
+from hudi_framework.metadata.keys import column_id, column_stats_key, file_id, partition_id
+from hudi_framework.metadata.log_file_stats import COLUMN_STATS_FACT, LogFileStats
 from hudi_framework.metadata.records import MetadataPartition, RecordType
 from hudi_framework.metadata.validate import committed_files
-from hudi_framework.metadata_writer.file_column_stats import file_column_stats, indexable
+from hudi_framework.metadata_writer.file_column_stats import concat_stats, file_column_stats, indexable
 from hudi_framework.metadata_writer.index_definitions import (
     remove_index_definition,
     set_index_definition,
@@ -175,14 +177,19 @@ def stats_records(stats: pa.Table, *, tight: bool = False, partition_level: bool
         name: stats.column(name).to_pylist() for name in (VALUE_COUNT, NULL_COUNT, TOTAL_SIZE, TOTAL_UNCOMPRESSED_SIZE)
     }
     records: list[MetadataRecord] = []
+    # The key's parts hash a column, a partition and a file name (xxh64 in Python): once each.
+    column_ids: dict[str, str] = {}
+    partition_ids: dict[str, str] = {}
     for i, kind in enumerate(kinds):
         if kind is None:
             continue
         partition, name, column = columns[PARTITION][i], columns[FILE_NAME][i], columns[COLUMN_NAME][i]
+        head = column_ids.get(column) or column_ids.setdefault(column, column_id(column))
+        head += partition_ids.get(partition) or partition_ids.setdefault(partition, partition_id(partition))
         if partition_level:
-            key, file_name, record_type = partition_stats_key(column, partition), partition, RecordType.PARTITION_STATS
+            key, file_name, record_type = head, partition, RecordType.PARTITION_STATS
         else:
-            key, file_name, record_type = column_stats_key(column, partition, name), name, RecordType.COLUMN_STATS
+            key, file_name, record_type = head + file_id(name), name, RecordType.COLUMN_STATS
         records.append(
             {
                 "key": key,
@@ -308,7 +315,7 @@ class ColumnStatsBuilder(PartitionBuilder):
         )
         if not files:
             return PartitionRecords()
-        stats = file_column_stats(ctx.storage, files, self.columns(ctx, metadata))
+        stats = _written_stats(ctx, metadata, files, self.columns(ctx, metadata))
         if stats is None:
             return PartitionRecords()
         ctx.shared[SHARED_STATS] = stats
@@ -331,6 +338,33 @@ class ColumnStatsBuilder(PartitionBuilder):
     def compacted(self, record: MetadataRecord) -> MetadataRecord | None:
         stats = record.get(_STATS) or {}
         return None if stats.get("isDeleted") else record
+
+
+def _written_stats(
+    ctx: InstantContext, metadata: CommitMetadata, files: Sequence[tuple[str, str]], columns: Sequence[str]
+) -> pa.Table | None:
+    """Statistics of ``columns`` in the files a commit wrote: a log file's from what the write path
+    handed over (:mod:`~hudi_framework.metadata.log_file_stats`), every other file's read."""
+    handed = ctx.facts.get(COLUMN_STATS_FACT)
+    known: LogFileStats = handed if isinstance(handed, Mapping) else {}
+    paths = {
+        (partition or "", stat.path.rsplit("/", 1)[-1]): stat.path
+        for partition, stats in (metadata.partition_to_write_stats or {}).items()
+        for stat in stats
+        if stat.path
+    }
+    taken = [known[paths[f]] for f in files if paths.get(f) in known]
+    rest = [f for f in files if paths.get(f) not in known]
+    parts = [t for t in (file_column_stats(ctx.storage, rest, columns) if rest else None,) if t is not None]
+    for table in taken:
+        if table is None:
+            continue  # a log file without records: no statistics
+        # The write path gave every indexable column: keep the indexed ones, in index order.
+        names = table.column(COLUMN_NAME).to_pylist()
+        order = [names.index(c) for c in columns if c in names]
+        if order:
+            parts.append(table.take(pa.array(order, pa.int64())))
+    return concat_stats(parts) if parts else None
 
 
 def _define(storage: StorageBackend, columns: Sequence[str]) -> None:

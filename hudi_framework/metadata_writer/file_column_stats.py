@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -36,7 +38,7 @@ from hudi_framework.read.skipping import (
     file_key,
 )
 
-__all__ = ["STATS_COLUMNS", "concat_stats", "file_column_stats", "indexable", "union_of"]
+__all__ = ["STATS_COLUMNS", "concat_stats", "file_column_stats", "indexable", "records_stats", "union_of"]
 
 #: The columns of :func:`file_column_stats` tables (min and max: dense unions of the files' types).
 STATS_COLUMNS: Final = (
@@ -104,7 +106,18 @@ def _log_stats(partition: str, name: str, content: bytes, columns: Sequence[str]
     blocks = [b for b in blocks if b.num_rows]
     if not blocks:
         return None
-    records = pa.concat_tables(blocks, promote_options="permissive")
+    return records_stats(partition, name, pa.concat_tables(blocks, promote_options="permissive"), columns)
+
+
+def records_stats(partition: str, name: str, records: pa.Table, columns: Sequence[str]) -> pa.Table | None:
+    """Statistics of ``columns`` (those ``records`` has) over the records a log file holds, as
+    :func:`file_column_stats` gives them for that file; None when it has none of them.
+
+    The write path calls this with the records of the data block it wrote (as the block holds
+    them, conformed to its schema), so that the metadata table need not read the file back.
+    """
+    if not records.num_rows:
+        return None
     rows: list[tuple[str, pa.Array, int, int]] = []
     for column in columns:
         if column not in records.column_names:
@@ -138,42 +151,63 @@ def _log_stats(partition: str, name: str, content: bytes, columns: Sequence[str]
 
 def union_of(arrays: Sequence[pa.Array]) -> pa.UnionArray:
     """One dense union over ``arrays`` in order, one child per distinct type."""
-    types: list[pa.DataType] = []
+    children: dict[pa.DataType, list[pa.Array]] = {}
+    filled: dict[pa.DataType, int] = {}
+    codes: list[npt.NDArray[np.int8]] = []
+    offsets: list[npt.NDArray[np.int32]] = []
     for array in arrays:
-        if array.type not in types:
-            types.append(array.type)
-    codes: list[int] = []
-    offsets: list[int] = []
-    children: list[list[pa.Array]] = [[] for _ in types]
-    for array in arrays:
-        code = types.index(array.type)
-        start = sum(len(a) for a in children[code])
-        children[code].append(array)
-        codes += [code] * len(array)
-        offsets += list(range(start, start + len(array)))
-    merged = [pa.concat_arrays(c) for c in children]
-    return pa.UnionArray.from_dense(pa.array(codes, pa.int8()), pa.array(offsets, pa.int32()), merged)
+        code, start = _slot(children, filled, array)
+        codes.append(np.full(len(array), code, dtype=np.int8))
+        offsets.append(np.arange(start, start + len(array), dtype=np.int32))
+    return _dense(codes, offsets, [pa.concat_arrays(c) for c in children.values()])
+
+
+def _slot(
+    children: dict[pa.DataType, list[pa.Array]], filled: dict[pa.DataType, int], array: pa.Array
+) -> tuple[int, int]:
+    """Append ``array`` to the child of its type: that child's code and where ``array`` starts in it."""
+    code = list(children).index(array.type) if array.type in children else len(children)
+    start = filled.get(array.type, 0)
+    children.setdefault(array.type, []).append(array)
+    filled[array.type] = start + len(array)
+    return code, start
+
+
+def _dense(
+    codes: Sequence[npt.NDArray[np.int8]], offsets: Sequence[npt.NDArray[np.int32]], children: Sequence[pa.Array]
+) -> pa.UnionArray:
+    flat_codes = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int8)
+    flat_offsets = np.concatenate(offsets) if offsets else np.zeros(0, dtype=np.int32)
+    return pa.UnionArray.from_dense(pa.array(flat_codes, pa.int8()), pa.array(flat_offsets, pa.int32()), list(children))
 
 
 def concat_stats(tables: Sequence[pa.Table]) -> pa.Table:
     """Stats tables stacked, their min and max unions re-coded over every child type."""
     if len(tables) == 1:
         return tables[0]
-    lows: list[pa.Array] = []
-    highs: list[pa.Array] = []
-    for table in tables:
-        for column, out in ((MIN_VALUE, lows), (MAX_VALUE, highs)):
-            union = table.column(column).combine_chunks()
-            out += [_member(union, i) for i in range(len(union))]
+    bounds = {
+        column: _concat_unions([t.column(column).combine_chunks() for t in tables]) for column in (MIN_VALUE, MAX_VALUE)
+    }
     rest = pa.concat_tables([t.drop_columns([MIN_VALUE, MAX_VALUE]) for t in tables])
     return (
-        rest.add_column(3, MIN_VALUE, union_of(lows))
-        .add_column(4, MAX_VALUE, union_of(highs))
+        rest.add_column(3, MIN_VALUE, bounds[MIN_VALUE])
+        .add_column(4, MAX_VALUE, bounds[MAX_VALUE])
         .select(list(STATS_COLUMNS))
     )
 
 
-def _member(union: pa.UnionArray, i: int) -> pa.Array:
-    code = union.type_codes[i].as_py()
-    child = union.field(union.type.type_codes.index(code))
-    return child.slice(union.offsets[i].as_py(), 1)
+def _concat_unions(unions: Sequence[pa.UnionArray]) -> pa.UnionArray:
+    """Dense unions stacked: children of one type concatenated, codes and offsets mapped column-wise."""
+    children: dict[pa.DataType, list[pa.Array]] = {}
+    filled: dict[pa.DataType, int] = {}
+    codes: list[npt.NDArray[np.int8]] = []
+    offsets: list[npt.NDArray[np.int32]] = []
+    for union in unions:
+        to_code = np.zeros(128, dtype=np.int8)
+        shift = np.zeros(128, dtype=np.int32)
+        for i, type_code in enumerate(union.type.type_codes):
+            to_code[type_code], shift[type_code] = _slot(children, filled, union.field(i))
+        local = union.type_codes.to_numpy(zero_copy_only=False)
+        codes.append(to_code[local])
+        offsets.append(union.offsets.to_numpy(zero_copy_only=False) + shift[local])
+    return _dense(codes, offsets, [pa.concat_arrays(c) for c in children.values()])

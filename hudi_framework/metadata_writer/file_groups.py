@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+import numpy as np
 import pyarrow as pa
 
 from hudi_framework.contracts.reserved_paths import PARTITION_METADATA_FILE
@@ -19,6 +20,7 @@ from hudi_framework.layout.naming import BaseFileName, LogFileName
 from hudi_framework.layout.partition_metadata import PartitionMetadata
 from hudi_framework.log.blocks import DeleteBlock, HFileBlock, LogBlock
 from hudi_framework.log.hfile_records import encode_hfile_base_file
+from hudi_framework.log.keyed_records import KeyedRecords
 from hudi_framework.log.writer import create_next_log_file
 from hudi_framework.metadata.reader import record_index_file_groups
 from hudi_framework.metadata.records import METADATA_TABLE_DIR, file_group_id, file_group_prefix
@@ -39,7 +41,7 @@ __all__ = [
 _KEY: Final = "key"
 
 #: Per file group index: (records, keys to delete).
-RoutedRecords = dict[int, tuple[list[MetadataRecord], list[str]]]
+RoutedRecords = dict[int, tuple[Sequence[MetadataRecord], list[str]]]
 
 
 def partition_dir(partition: str) -> str:
@@ -67,13 +69,30 @@ def route(records: Sequence[MetadataRecord], deletes: Sequence[str], file_groups
     out: RoutedRecords = {}
     if file_groups <= 1:
         if records or deletes:
-            out[0] = (list(records), list(deletes))
+            out[0] = (records if isinstance(records, KeyedRecords) else list(records), list(deletes))
         return out
-    for i, record in zip(_indexes([r[_KEY] for r in records], file_groups), records, strict=True):
-        out.setdefault(i, ([], []))[0].append(record)
+    if isinstance(records, KeyedRecords):
+        _route_keyed(records, file_groups, out)
+    else:
+        routed: dict[int, list[MetadataRecord]] = {}
+        for i, record in zip(_indexes([r[_KEY] for r in records], file_groups), records, strict=True):
+            routed.setdefault(i, []).append(record)
+        out.update((i, (group, [])) for i, group in routed.items())
     for i, key in zip(_indexes(list(deletes), file_groups), deletes, strict=True):
         out.setdefault(i, ([], []))[1].append(key)
     return out
+
+
+def _route_keyed(records: KeyedRecords, file_groups: int, out: RoutedRecords) -> None:
+    """Route records sharing payloads column-wise (one hash pass, one stable sort by file group)."""
+    if not len(records):
+        return
+    groups = np.asarray(record_index_file_groups(records.keys, file_groups), dtype=np.int64)
+    order = np.argsort(groups, kind="stable")
+    bounds = np.searchsorted(groups[order], np.arange(file_groups + 1))
+    for i in range(file_groups):
+        if bounds[i] < bounds[i + 1]:
+            out[i] = (records.take(order[bounds[i] : bounds[i + 1]]), [])
 
 
 def _indexes(keys: list[str], file_groups: int) -> list[int]:

@@ -2,7 +2,9 @@
 
 A :class:`PartitionBuilder` says what its MDT partition holds, as ``HoodieMetadataRecord`` records
 (dicts as :func:`hudi_framework.log.hfile_records.encode_hfile_records` takes them, each with its
-``key``) and keys to delete:
+``key``; many keys sharing a few payloads, such as ``record_index``'s, as one
+:class:`~hudi_framework.log.keyed_records.KeyedRecords`, which is routed and encoded column-wise)
+and keys to delete:
 
 * at the partition's **init** (:meth:`PartitionBuilder.init_records`), from the data table's
   committed files (:class:`InitContext`), with the partition's file-group count

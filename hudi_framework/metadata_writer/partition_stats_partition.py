@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.metadata.records import MetadataPartition
@@ -50,7 +51,7 @@ from hudi_framework.read.skipping import (
 )
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.instant import Action, Instant, State
-from hudi_framework.timeline.metadata import CommitMetadata
+from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata
 
 __all__ = ["PARTITION_STATS_FILE_GROUPS_KEY", "PartitionStatsBuilder", "partition_stats"]
 
@@ -156,14 +157,6 @@ class PartitionStatsBuilder(PartitionBuilder):
         if not columns:
             return PartitionRecords()
         timeline = ctx.data_timeline()
-        this = Instant(ctx.instant_time, Action(ctx.action), State.COMPLETED, _NOW)
-        view = FileSystemView.from_storage(
-            ctx.storage,
-            partitions=touched,
-            completed_instants=[*timeline.completed(), this],
-            table_version=ctx.config.version,
-        )
-        files = _latest_files(view, touched)
         new = ctx.shared.get(SHARED_STATS)
         written = {
             (p or "", s.path.rsplit("/", 1)[-1])
@@ -178,9 +171,28 @@ class PartitionStatsBuilder(PartitionBuilder):
             written_stats = file_column_stats(ctx.storage, sorted(written), columns)
             if written_stats is not None:
                 parts.append(written_stats)
-        older = [f for f in files if f not in written]
         mdt = ctx.open_mdt()
         schema = latest_schema(timeline, ctx.config)
+        merged: set[str] = set()
+        if mdt is not None and schema is not None:
+            appended = self.appended_partitions(metadata, touched)
+            previous = MetadataTableStats(mdt, _with_meta(schema)).partition_stats(appended, columns)
+            merged = _mergeable(appended, previous, parts[0] if parts else None)
+            if merged and previous is not None:
+                parts.append(previous.filter(pc.is_in(previous.column(PARTITION), value_set=pa.array(sorted(merged)))))
+        # Partitions not merged: the statistics of their other latest files, from column_stats.
+        recomputed = [p for p in touched if p not in merged]
+        files: list[tuple[str, str]] = []
+        if recomputed:
+            this = Instant(ctx.instant_time, Action(ctx.action), State.COMPLETED, _NOW)
+            view = FileSystemView.from_storage(
+                ctx.storage,
+                partitions=recomputed,
+                completed_instants=[*timeline.completed(), this],
+                table_version=ctx.config.version,
+            )
+            files = _latest_files(view, recomputed)
+        older = [f for f in files if f not in written]
         known: set[tuple[str, str]] = set()
         if older and mdt is not None and schema is not None:
             kept = MetadataTableStats(mdt, _with_meta(schema)).column_stats(older, columns)
@@ -205,9 +217,48 @@ class PartitionStatsBuilder(PartitionBuilder):
         folded = partition_stats(concat_stats(parts)) if parts else None
         return PartitionRecords(stats_records(folded, tight=True, partition_level=True) if folded else [])
 
+    def appended_partitions(self, metadata: CommitMetadata, touched: Sequence[str]) -> list[str]:
+        """The touched partitions this commit only added log files to: their latest slices are
+        the previous ones plus these logs, so their statistics are the previous partition
+        statistics folded with the new logs' (a delta commit; a compaction or a rewritten base file
+        drops files, and those partitions are recomputed)."""
+        if metadata.compacted or (metadata.operation_type or "").lower() == "compact":
+            return []
+        if isinstance(metadata, ReplaceCommitMetadata):
+            return []
+        written = metadata.partition_to_write_stats or {}
+        return [p for p in touched if all(s.path and ".log." in s.path.rsplit("/", 1)[-1] for s in written.get(p, []))]
+
     def compacted(self, record: MetadataRecord) -> MetadataRecord | None:
         stats = record.get(_STATS) or {}
         return None if stats.get("isDeleted") else record
+
+
+def _mergeable(partitions: Sequence[str], previous: pa.Table | None, new: pa.Table | None) -> set[str]:
+    """The ``partitions`` whose previous statistics fold with the new files' to exactly what a
+    recomputation gives: a tight record for every column the new files have statistics of, each
+    in the new statistics' type."""
+    if previous is None or new is None or not partitions:
+        return set()
+    before = _bound_types(previous)
+    after = _bound_types(new)
+    out: set[str] = set()
+    for partition in partitions:
+        columns = {c: t for (p, c), t in after.items() if p == partition}
+        if columns and all(before.get((partition, c)) == t for c, t in columns.items()):
+            out.add(partition)
+    return out
+
+
+def _bound_types(stats: pa.Table) -> dict[tuple[str, str], pa.DataType | None]:
+    """The type of the lower bounds per (partition, column); None when a pair has several."""
+    _, types = _values(stats.column(MIN_VALUE).combine_chunks())
+    out: dict[tuple[str, str], pa.DataType | None] = {}
+    for key, typ in zip(
+        zip(stats.column(PARTITION).to_pylist(), stats.column(COLUMN_NAME).to_pylist(), strict=True), types, strict=True
+    ):
+        out[key] = typ if out.get(key, typ) == typ else None
+    return out
 
 
 def _with_meta(schema: pa.Schema) -> pa.Schema:

@@ -23,23 +23,24 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.log.blocks import DeleteBlock
+from hudi_framework.log.keyed_records import KeyedRecords
 from hudi_framework.log.reader import read_log_bytes
 from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, KeyChanges
 from hudi_framework.metadata.records import MetadataPartition, RecordType
 from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
     InstantContext,
-    MetadataRecord,
     PartitionBuilder,
     PartitionRecords,
 )
@@ -104,19 +105,19 @@ def _location(partition: str, file_id: str, instant_millis: int) -> dict[str, ob
     }
 
 
-def _records(keys: Iterable[str], location: Mapping[str, object]) -> list[MetadataRecord]:
-    # One record per key: the framework takes records as dicts (its HFile encoder is per record).
-    return [{"key": k, "type": int(RecordType.RECORD_INDEX), "recordIndexMetadata": location} for k in keys]
+def _payload(location: Mapping[str, object]) -> dict[str, object]:
+    """The non-key fields of the records of keys at ``location`` (shared by all of them)."""
+    return {"type": int(RecordType.RECORD_INDEX), "recordIndexMetadata": location}
 
 
-def _base_keys(storage: StorageBackend, key: str) -> list[str]:
-    """The record keys of a Parquet base file."""
+def _base_keys(storage: StorageBackend, key: str) -> pa.Array:
+    """The record keys of a Parquet base file (nulls dropped)."""
     with storage.open_input(key) as f:
         parquet = pq.ParquetFile(f)
         if _KEY not in parquet.schema_arrow.names:
             raise MetadataTableUnusableError(f"{key!r} has no {_KEY} column: the record index needs meta fields")
-        column = parquet.read(columns=[_KEY]).column(0)
-    return [k for k in column.to_pylist() if k is not None]
+        column = parquet.read(columns=[_KEY]).column(0).combine_chunks()
+    return column.drop_null().cast(pa.string())
 
 
 def _log_deletes(storage: StorageBackend, key: str) -> list[str]:
@@ -148,15 +149,16 @@ class RecordIndexBuilder(PartitionBuilder):
 
     def init_records(self, ctx: InitContext) -> PartitionRecords:
         timezone = TimelineTimezone(ctx.config.timeline_timezone)
-        records: list[MetadataRecord] = []
+        groups: list[tuple[pa.Array, Mapping[str, object]]] = []
         for partition in ctx.partitions:
             for file_slice in ctx.view.latest_file_slices(partition):
                 if file_slice.base_file_key is None or file_slice.base_file is None:
                     continue
                 millis = instant_time_to_epoch_ms(file_slice.base_file.instant_time, timezone)
                 location = _location(partition, file_slice.file_id, millis)
-                records += _records(_base_keys(ctx.storage, file_slice.base_file_key), location)
-        return PartitionRecords(records)
+                groups.append((_base_keys(ctx.storage, file_slice.base_file_key), _payload(location)))
+        # A key in two file groups (a broken table) keeps the last one, as the list of dicts did.
+        return PartitionRecords(KeyedRecords.from_groups(groups).last_per_key())
 
     def _base_file_keys(self, ctx: InitContext) -> list[str]:
         return [
@@ -170,8 +172,8 @@ class RecordIndexBuilder(PartitionBuilder):
         if (metadata.operation_type or "").lower() == "compact" or metadata.compacted:
             return PartitionRecords()
         millis = instant_time_to_epoch_ms(ctx.instant_time, TimelineTimezone(ctx.config.timeline_timezone))
-        inserts: dict[str, MetadataRecord] = {}
-        deleted: set[str] = set()
+        inserts: list[tuple[pa.Array, Mapping[str, object]]] = []
+        deleted: list[pa.Array] = []
         listings: dict[str, list[str]] = {}
         handed = ctx.facts.get(RECORD_INDEX_FACT)
         known: KeyChanges = handed if isinstance(handed, Mapping) else {}
@@ -183,30 +185,32 @@ class RecordIndexBuilder(PartitionBuilder):
                 change = known.get(stat.path)
                 if change is not None:  # the write path said what the file changed: nothing to read
                     location = _location(partition, stat.file_id, millis)
-                    added = [k for k in change.inserted.to_pylist() if k is not None]
-                    inserts.update((r["key"], r) for r in _records(added, location))
-                    deleted.update(k for k in change.deleted.to_pylist() if k is not None)
+                    inserts.append((change.inserted.drop_null().cast(pa.string()), _payload(location)))
+                    deleted.append(change.deleted.drop_null().cast(pa.string()))
                     continue
                 if ".log." in stat.path.rsplit("/", 1)[-1]:
                     if stat.num_deletes != 0:  # the stat says whether the log has deletes: skip reading it
-                        deleted.update(_log_deletes(ctx.storage, stat.path))
+                        deleted.append(pa.array(_log_deletes(ctx.storage, stat.path), pa.string()))
                     continue
                 previous = self._previous_base(ctx.storage, stat, listings)
                 if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
                     continue  # a rewrite that neither gained nor lost a key (updates only)
                 new = _base_keys(ctx.storage, stat.path)
-                old = set(_base_keys(ctx.storage, previous)) if previous is not None else set()
-                added = [k for k in new if k not in old]
+                old = _base_keys(ctx.storage, previous) if previous is not None else pa.array([], pa.string())
                 location = _location(partition, stat.file_id, millis)
-                inserts.update((r["key"], r) for r in _records(added, location))
-                deleted.update(old.difference(new))
+                inserts.append((new.filter(pc.invert(pc.is_in(new, value_set=old))), _payload(location)))
+                deleted.append(old.filter(pc.invert(pc.is_in(old, value_set=new))))
         replaced = metadata.replaced_file_ids() if isinstance(metadata, ReplaceCommitMetadata) else []
         for partition, file_id in replaced:
             latest = self._latest_base(ctx.storage, partition, file_id, ctx.instant_time, listings)
             if latest is not None:
-                deleted.update(_base_keys(ctx.storage, latest))
-        # A key deleted in one file and inserted in another moved: the insert is its location.
-        return PartitionRecords(list(inserts.values()), sorted(deleted.difference(inserts)))
+                deleted.append(_base_keys(ctx.storage, latest))
+        # A later file's insert of a key replaces an earlier one's; a key deleted in one file and
+        # inserted in another moved: the insert is its location.
+        upserts = KeyedRecords.from_groups(inserts).last_per_key()
+        gone = pa.concat_arrays(deleted) if deleted else pa.array([], pa.string())
+        gone = pc.unique(gone.filter(pc.invert(pc.is_in(gone, value_set=upserts.keys))))
+        return PartitionRecords(upserts, sorted(gone.to_pylist()))
 
     @staticmethod
     def _listing(storage: StorageBackend, partition: str, listings: dict[str, list[str]]) -> list[str]:

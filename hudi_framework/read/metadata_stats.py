@@ -106,7 +106,26 @@ class MetadataTableStats:
             _LOG.warning("data skipping without the metadata table: %s", e)
             return None
         wanted = pa.array(sorted({name for _, name in files}), pa.string())
-        stats = stats.filter(pc.is_in(stats.column("file_name"), value_set=wanted))
+        return self._shaped(stats.filter(pc.is_in(stats.column("file_name"), value_set=wanted)), columns)
+
+    def partition_stats(self, partitions: Sequence[str], columns: Sequence[str]) -> pa.Table | None:
+        """Tight partition-level statistics of ``columns`` in ``partitions`` (the shape of
+        :meth:`column_stats`, ``file_name`` holding the partition path), or None if none."""
+        if not partitions or not columns:
+            return None
+        try:
+            stats = self._mdt.partition_stats(columns)
+        except HudiError as e:
+            _LOG.warning("partition statistics without the metadata table: %s", e)
+            return None
+        wanted = pa.array(sorted(set(partitions)), pa.string())
+        keep = pc.and_(
+            pc.is_in(stats.column("file_name"), value_set=wanted), pc.fill_null(stats.column("is_tight_bound"), False)
+        )
+        return self._shaped(stats.filter(keep), columns)
+
+    def _shaped(self, stats: pa.Table, columns: Sequence[str]) -> pa.Table | None:
+        """Rows of the MDT's statistics as a statistics table, plain typed bounds per column."""
         parts: list[pa.Table] = []
         lows: list[pa.Array] = []
         highs: list[pa.Array] = []

@@ -203,9 +203,17 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
         plan: TargetPlan,
         ctx: WriteTaskContext,
         key_changes: dict[str, FileKeyChanges] | None = None,
+        log_stats: dict[str, pa.Table | None] | None = None,
     ) -> list[WriteStat]:
         return write_file_groups(
-            self._spark, staged.spec, staged.rows, plan, ctx, max_tasks=self._parallelism(), key_changes=key_changes
+            self._spark,
+            staged.spec,
+            staged.rows,
+            plan,
+            ctx,
+            max_tasks=self._parallelism(),
+            key_changes=key_changes,
+            log_stats=log_stats,
         )
 
     def _release(self, staged: _Staged) -> None:

@@ -59,8 +59,10 @@ if TYPE_CHECKING:
 
 __all__ = ["STAT_SCHEMA", "summarize", "write_file_groups"]
 
-#: What a write task returns per file group: the target, the task's write token, the stat JSON and,
-#: when the record index asks for them, the keys the file group gained and lost (null otherwise).
+#: What a write task returns per file group: the target, the task's write token, the stat JSON,
+#: when the record index asks for them, the keys the file group gained and lost, and when
+#: column_stats asks for them, a log file's column statistics (Arrow IPC of a few rows per column;
+#: empty: a log without records) (null otherwise).
 STAT_SCHEMA: Final = pa.schema(
     [
         pa.field("target", pa.int64()),
@@ -68,6 +70,7 @@ STAT_SCHEMA: Final = pa.schema(
         pa.field("stat", pa.string()),
         pa.field("inserted", pa.list_(pa.string())),
         pa.field("deleted", pa.list_(pa.string())),
+        pa.field("log_stats", pa.binary()),
     ]
 )
 _SLOT: Final = "_hudi_fw_slot"
@@ -130,6 +133,7 @@ def _write_task(
     ctx: WriteTaskContext,
     out: pa.Schema,
     key_changes: bool,
+    log_stats: bool,
     batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
     components = worker_components(spec)
@@ -139,6 +143,7 @@ def _write_task(
     def flush(target: int, parts: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         incoming = pa.Table.from_batches(parts).drop_columns([TARGET, _SLOT, SEQ])
         changes: dict[str, FileKeyChanges] | None = {} if key_changes else None
+        stats_of_logs: dict[str, pa.Table | None] | None = {} if log_stats else None
         stat = write_target(
             components.storage,
             components.write.merger,
@@ -149,6 +154,7 @@ def _write_task(
             write_token=token,
             keygen=components.write.keygen,
             key_changes=changes,
+            log_stats=stats_of_logs,
         )
         # Only the keys a file group gained or lost travel to the driver, never its rows.
         change = changes.get(stat.path or "") if changes else None
@@ -158,6 +164,7 @@ def _write_task(
             "stat": pa.array([json.dumps(stat.model_dump(by_alias=True))], pa.string()),
             "inserted": _key_list(change.inserted if change else None),
             "deleted": _key_list(change.deleted if change else None),
+            "log_stats": pa.array([_ipc(stats_of_logs, stat.path or "")], pa.binary()),
         }
         yield from to_spark_batches(pa.table(row), out)
 
@@ -179,6 +186,19 @@ def _write_task(
         yield from flush(current, pending)
 
 
+def _ipc(stats: dict[str, pa.Table | None] | None, path: str) -> bytes | None:
+    """A log file's column statistics as Arrow IPC (b"": none), None when the task did not tell."""
+    if stats is None or path not in stats:
+        return None
+    table = stats[path]
+    if table is None:
+        return b""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
+
+
 def _key_list(keys: pa.Array | None) -> pa.Array:
     """One list cell of ``keys`` (null: the task did not tell)."""
     if keys is None:
@@ -188,7 +208,10 @@ def _key_list(keys: pa.Array | None) -> pa.Array:
 
 
 def _parse_stats(
-    table: pa.Table, plan: TargetPlan, key_changes: dict[str, FileKeyChanges] | None = None
+    table: pa.Table,
+    plan: TargetPlan,
+    key_changes: dict[str, FileKeyChanges] | None = None,
+    log_stats: dict[str, pa.Table | None] | None = None,
 ) -> list[WriteStat]:
     stats: dict[int, WriteStat] = {}
     targets = table.column("target").to_pylist()
@@ -200,6 +223,9 @@ def _parse_stats(
         inserted, deleted = table.column("inserted")[i], table.column("deleted")[i]
         if key_changes is not None and stat.path and inserted.is_valid and deleted.is_valid:
             key_changes[stat.path] = FileKeyChanges(inserted.values, deleted.values)
+        handed = table.column("log_stats")[i].as_py()
+        if log_stats is not None and stat.path and handed is not None:
+            log_stats[stat.path] = pa.ipc.open_stream(handed).read_all() if handed else None
     return [stats[t] for t in sorted(stats)]
 
 
@@ -212,6 +238,7 @@ def write_file_groups(
     *,
     max_tasks: int | None = None,
     key_changes: dict[str, FileKeyChanges] | None = None,
+    log_stats: dict[str, pa.Table | None] | None = None,
 ) -> list[WriteStat]:
     """Route ``rows`` by ``plan``, rewrite every file group once in executors, return the stats.
 
@@ -224,6 +251,8 @@ def write_file_groups(
         max_tasks: At most this many write tasks (None: one per file group).
         key_changes: When given, filled with the keys each written file's group gained and lost
             (the executors return those keys only).
+        log_stats: When given, filled with each written log file's column statistics (the
+            executors return those only).
 
     Returns:
         One stat per file written, by target.
@@ -249,12 +278,14 @@ def write_file_groups(
             routed.repartition(tasks, _SLOT)
             .sortWithinPartitions(TARGET, SEQ)
             .mapInArrow(
-                partial(_write_task, spec, broadcast, ctx, stat_schema.arrow, key_changes is not None),
+                partial(
+                    _write_task, spec, broadcast, ctx, stat_schema.arrow, key_changes is not None, log_stats is not None
+                ),
                 stat_schema.struct,
             )
         )
         with isolated_job(sc, f"hudi write {ctx.instant}"):
             table = collect_arrow(written)
-        return _parse_stats(table, plan, key_changes)
+        return _parse_stats(table, plan, key_changes, log_stats)
     finally:
         broadcast.destroy()

@@ -86,6 +86,7 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         plan: TargetPlan,
         ctx: WriteTaskContext,
         key_changes: dict[str, FileKeyChanges] | None = None,
+        log_stats: dict[str, pa.Table | None] | None = None,
     ) -> list[WriteStat]:
         routed = apply_routing(staged, route_rows(staged, plan))
         targets = routed.column(TARGET).combine_chunks()
@@ -101,6 +102,7 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
             return write_target(
                 storage, session.merger, ctx, target, rows.take(pa.array(idx)), task_partition_id=task_id,
                 write_token=f"{task_id}-0-0", keygen=session.keygen, key_changes=key_changes,
+                log_stats=log_stats,
             )  # fmt: skip
 
         # Whole tasks (read, merge, encode: mostly Arrow and Parquet work that releases the GIL) run

@@ -38,6 +38,7 @@ from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumn
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.writer import create_next_log_file
 from hudi_framework.metadata.key_changes import FileKeyChanges
+from hudi_framework.metadata_writer.file_column_stats import indexable, records_stats
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.file_group_task import FILE_NAME, RECORD_KEY, FileGroupWrite, WriteTaskContext, stamp_incoming
@@ -225,6 +226,7 @@ def append_file_group(
     write_token: str = "0-0-0",
     merger: RecordMerger | None = None,
     key_changes: dict[str, FileKeyChanges] | None = None,
+    log_stats: dict[str, pa.Table | None] | None = None,
 ) -> WriteStat:
     """Append ``incoming`` (updates and deletes of one file group) to a new log file of its latest slice.
 
@@ -241,6 +243,8 @@ def append_file_group(
             their ordering value, as Apache Hudi's append handle writes deletes of those payloads.
         key_changes: When given, the keys of the DELETE block are put there under the log file's
             key (the record index's upkeep).
+        log_stats: When given, the column statistics of the data block's records are put there
+            under the log file's key (the column_stats upkeep, :mod:`~hudi_framework.metadata.log_file_stats`).
 
     Returns:
         The delta write stat of the log file.
@@ -256,22 +260,22 @@ def append_file_group(
     schema_json = log_block_schema(ctx)
     positions = _positions(storage, ctx, target, incoming)
     blocks: list[LogBlock] = []
+    data: DataBlock | None = None
     if upserts.num_rows:
         records = _data_records(upserts, ctx, target.file_id, task_partition_id)
         records, header = positioned(records, _of(positions, ~deleted), target.base_instant or "")
         partial = bool(ctx.partial_columns)
         if partial:
             header[HeaderKey.IS_PARTIAL] = "true"
-        blocks.append(
-            DataBlock.create(
-                records,
-                instant_time=ctx.instant,
-                schema=log_block_schema(ctx, partial=True) if partial else schema_json,
-                block_type=ctx.log_block_type,
-                extra_header=header or None,
-                compression=ctx.parquet.compression,
-            )
+        data = DataBlock.create(
+            records,
+            instant_time=ctx.instant,
+            schema=log_block_schema(ctx, partial=True) if partial else schema_json,
+            block_type=ctx.log_block_type,
+            extra_header=header or None,
+            compression=ctx.parquet.compression,
         )
+        blocks.append(data)
     if deletes.num_rows:
         deletes, header = positioned(deletes, _of(positions, deleted), target.base_instant or "")
         columns = delete_columns(deletes, target.partition, ctx.ordering_fields if ctx.delete_ordering else ())
@@ -316,6 +320,10 @@ def append_file_group(
     if key_changes is not None and deletes.num_rows:
         gone = contiguous(deletes.column(RECORD_KEY)).cast(pa.string())
         key_changes[path] = FileKeyChanges(pa.array([], pa.string()), gone.drop_null())
+    if log_stats is not None:
+        # The block's records as they were conformed for encoding: what reading the file back gives.
+        indexed = [] if data is None else [f.name for f in data.records.schema if indexable(f.type)]
+        log_stats[path] = None if data is None else records_stats(target.partition, name.name, data.records, indexed)
     return WriteStat(
         file_id=target.file_id,
         path=path,

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, FileKeyChanges
+from hudi_framework.metadata.log_file_stats import COLUMN_STATS_FACT
 from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata_writer.sync import MetadataTableSync
 from hudi_framework.runtime.table import SUPPORTED_BASE_FORMATS
@@ -194,12 +195,14 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         plan: TargetPlan,
         ctx: WriteTaskContext,
         key_changes: dict[str, FileKeyChanges] | None = None,
+        log_stats: dict[str, pa.Table | None] | None = None,
     ) -> list[WriteStat]:
         """Write every file group of ``plan`` once and return one stat per file written.
 
         With ``key_changes``, the engine may put there the keys each written file's group gained
         and lost (:mod:`~hudi_framework.metadata.key_changes`); files it leaves out are read back
-        by the record index's upkeep.
+        by the record index's upkeep. With ``log_stats``, likewise the column statistics of each
+        log file written (:mod:`~hudi_framework.metadata.log_file_stats`).
         """
 
     def _release(self, staged: StagedT) -> None:
@@ -270,9 +273,14 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             try:
                 ctx = session.task_context(cfg, txn.instant_time, schema, op, incoming)
                 changes = _key_changes_wanted(txn)
-                stats = self._write(staged, plan, ctx, changes) if staged is not None and plan.targets else []
+                log_stats = _log_stats_wanted(txn)
+                stats = (
+                    self._write(staged, plan, ctx, changes, log_stats) if staged is not None and plan.targets else []
+                )
                 if changes:
-                    _hand_over(txn, changes)
+                    _hand_over(txn, RECORD_INDEX_FACT, changes)
+                if log_stats:
+                    _hand_over(txn, COLUMN_STATS_FACT, log_stats)
                 done = txn.commit(stats, schema_json=session.schema_json(cfg, schema), replaced=plan.replaced)
             except BaseException:
                 txn.abort()
@@ -300,10 +308,19 @@ def _key_changes_wanted(txn: WriteTransaction) -> dict[str, FileKeyChanges] | No
     return None
 
 
-def _hand_over(txn: WriteTransaction, changes: dict[str, FileKeyChanges]) -> None:
+def _log_stats_wanted(txn: WriteTransaction) -> dict[str, pa.Table | None] | None:
+    """An empty sink for the written log files' column statistics when the table's MDT keeps
+    ``column_stats`` (it then takes them instead of reading the log files back), else None."""
+    sync = txn.writer.sync
+    if isinstance(sync, MetadataTableSync) and MetadataPartition.COLUMN_STATS.value in sync.partitions:
+        return {}
+    return None
+
+
+def _hand_over(txn: WriteTransaction, name: str, fact: object) -> None:
     sync = txn.writer.sync
     if isinstance(sync, MetadataTableSync):
-        sync.hand_over(txn.instant_time, RECORD_INDEX_FACT, changes)
+        sync.hand_over(txn.instant_time, name, fact)
 
 
 def _has_inserts(summary: pa.Table) -> bool:

@@ -35,6 +35,7 @@ def write_target(
     write_token: str = "0-0-0",
     keygen: KeyGenerator | None = None,
     key_changes: dict[str, FileKeyChanges] | None = None,
+    log_stats: dict[str, pa.Table | None] | None = None,
 ) -> WriteStat:
     """Write ``incoming`` to ``target``: a log append when planned so, else a new base file.
 
@@ -44,7 +45,7 @@ def write_target(
     if target.append:
         return append_file_group(
             storage, ctx, target, incoming, task_partition_id=task_partition_id, write_token=write_token,
-            merger=merger, key_changes=key_changes,
+            merger=merger, key_changes=key_changes, log_stats=log_stats,
         )  # fmt: skip
     return write_file_group(
         storage,
