@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -290,10 +289,9 @@ class MetadataTable:
         contents = dict(zip(files, self._read_many(files), strict=True))
         for i, file_slice in enumerate(slices):
             slice_keys = None if keys is None else keys[i]
-            wanted = None if slice_keys is None else {k.encode("utf-8") for k in slice_keys.to_pylist()}
             if file_slice.base_file_key is not None:
                 content = contents[file_slice.base_file_key]
-                decoded = self._decode(content, None, columns, file_slice.base_file_key, wanted, raw_prefixes)
+                decoded = self._decode(content, None, columns, file_slice.base_file_key, slice_keys, raw_prefixes)
                 tables.append(_tag(decoded, columns, seq))
                 seq += 1
             # Blocks of the slice, in order: (instant, rows or deleted keys) until a rollback drops them.
@@ -312,7 +310,7 @@ class MetadataTable:
                         continue
                     if isinstance(block, HFileBlock):
                         schema = block.header.get(HeaderKey.SCHEMA)
-                        records = self._decode(block.content, schema, columns, full, wanted, raw_prefixes)
+                        records = self._decode(block.content, schema, columns, full, slice_keys, raw_prefixes)
                         blocks.append((instant, _tag(records, columns, seq), False))
                     elif isinstance(block, DeleteBlock):
                         gone = block.columns.record_keys.cast(pa.string())
@@ -342,18 +340,20 @@ class MetadataTable:
         schema: str | None,
         columns: Sequence[str],
         where: str,
-        keys: AbstractSet[bytes] | None,
+        keys: pa.Array | None,
         prefixes: Sequence[bytes] | None = None,
     ) -> pa.Table:
-        """The records of one HFile (only ``keys``, or keys starting with one of ``prefixes``, when
-        given), only ``columns`` decoded; decoders are kept per writer schema."""
+        """The records of one HFile (only ``keys`` (distinct strings), or keys starting with one of
+        ``prefixes``, when given), only ``columns`` decoded; decoders are kept per writer schema."""
         try:
             text = schema if schema is not None else hfile_schema_text(content)
             cache_key = (text, tuple(columns))
             decoder = self._decoders.get(cache_key)
             if decoder is None:
                 decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
-            return decoder.decode(content, keys, prefixes=prefixes)
+            if keys is not None:
+                return decoder.decode_rows(content, keys)
+            return decoder.decode(content, prefixes=prefixes)
         except HudiError as e:
             raise MetadataTableUnusableError(f"{where!r} does not decode: {e}") from e
 
