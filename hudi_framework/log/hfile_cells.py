@@ -169,6 +169,8 @@ def block_cells(payload: bytes, with_mvcc: bool) -> BlockCells | None:
 def _chain_from_start(at: _I64, nxt: _I64, size: int) -> _I64 | None:
     """Indexes (into ``at``) of the cells on the chain from ``at[0]``, when it ends at ``size``."""
     count = len(at)
+    if count and int(nxt[-1]) == size and np.array_equal(nxt[:-1], at[1:]):
+        return np.arange(count, dtype=np.int64)  # every candidate is a cell: the common case
     where = np.searchsorted(at, nxt)
     hit = where < count
     hit[hit] = at[where[hit]] == nxt[hit]

@@ -55,6 +55,7 @@ from hudi_framework.metadata.keys import (
     partition_id,
     partition_path_of,
 )
+from hudi_framework.metadata.record_key_routing import record_index_file_group, record_index_file_groups
 from hudi_framework.metadata.records import (
     METADATA_TABLE_DIR,
     TABLE_METADATA_PARTITIONS_KEY,
@@ -117,49 +118,6 @@ class _Records:
 
     rows: pa.Table
     deleted: pa.Table  # key, _seq
-
-
-def record_index_file_group(record_key: str, file_groups: int) -> int:
-    """The record-index file group a key lives in (Java ``mapRecordKeyToFileGroupIndex``)."""
-    return int(record_index_file_groups(pa.array([record_key], pa.string()), file_groups)[0])
-
-
-def record_index_file_groups(keys: pa.Array, file_groups: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Java ``mapRecordKeyToFileGroupIndex`` of each key: ``String.hashCode`` (31-polynomial over
-    UTF-16 code units, 32-bit wrap-around), its absolute value, modulo the number of file groups.
-
-    Vectorised over keys: one numpy step per character position, not per key.
-    """
-    units, lengths = _utf16_units(keys)
-    n = len(lengths)
-    h = np.zeros(n, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if n else np.zeros(0, dtype=np.int64)
-    for pos in range(int(lengths.max()) if n else 0):
-        live = lengths > pos
-        h[live] = (h[live] * 31 + units[starts[live] + pos]) & 0xFFFFFFFF
-    signed = np.where(h >= 1 << 31, h - (1 << 32), h)
-    # Math.abs(Math.abs(h) % n): |Integer.MIN_VALUE| stays negative in Java, and the outer abs fixes it.
-    return np.abs(signed) % file_groups
-
-
-def _utf16_units(keys: pa.Array) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
-    """The UTF-16 code units of every key, concatenated, and the number of units per key."""
-    encoded = (
-        pc.cast(keys, pa.string()).combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys.cast(pa.string())
-    )
-    encoded = pc.fill_null(encoded, "")
-    lengths = pc.binary_length(encoded).to_numpy(zero_copy_only=False).astype(np.int64)
-    offsets = np.frombuffer(encoded.buffers()[1], dtype=np.int32)[encoded.offset : encoded.offset + len(encoded) + 1]
-    values = encoded.buffers()[2]
-    data = (
-        np.frombuffer(values, dtype=np.uint8)[offsets[0] : offsets[-1]] if values is not None else np.zeros(0, np.uint8)
-    )
-    if not data.size or int(data.max()) < 0x80:
-        return data.astype(np.int64), lengths  # ASCII: one unit per byte (the common case)
-    # Other text: Python's UTF-16 encoder per key.
-    per_key = [np.frombuffer(k.encode("utf-16-be"), dtype=">u2").astype(np.int64) for k in encoded.to_pylist()]
-    counts = np.array([len(u) for u in per_key], dtype=np.int64)
-    return (np.concatenate(per_key) if per_key else np.zeros(0, np.int64)), counts
 
 
 class MetadataTable:
@@ -580,7 +538,7 @@ class MetadataTable:
             pa.concat_tables([p.rows for p in parts], promote_options="permissive"),
             pa.concat_tables([p.deleted for p in parts]),
         )
-        latest = _latest_per_key(records, distinct)
+        latest = _latest_per_key(records)  # the lookups decoded only the records of ``distinct``
         info = latest.column("recordIndexMetadata").combine_chunks()
         return pa.table(
             {
@@ -676,6 +634,8 @@ def _latest_per_key(records: _Records, wanted: pa.Array | None = None) -> pa.Tab
         rows = rows.filter(pc.is_in(rows.column("key"), value_set=wanted))
     if rows.num_rows == 0:
         return rows
+    if not records.deleted.num_rows and pc.count_distinct(rows.column("key")).as_py() == rows.num_rows:
+        return rows  # one record per key and no deletions (a lookup in unchanged file groups): nothing to merge
     # Joins carry no struct columns: decide on (key, seq, row number), then take the rows.
     index = pa.table(
         {"key": rows.column("key"), _SEQ: rows.column(_SEQ), "_row": np.arange(rows.num_rows, dtype=np.int64)}
@@ -773,7 +733,8 @@ def _file_ids(info: pa.StructArray) -> pa.Array:
     text = np.hstack(
         [digits[:, :8], dash, digits[:, 8:12], dash, digits[:, 12:16], dash, digits[:, 16:20], dash, digits[:, 20:]]
     )
-    uuids = pa.array(text.reshape(-1).view("S36").astype(str) if n else np.array([], dtype=str), pa.string())
+    uuid_offsets = pa.py_buffer(np.arange(0, 36 * (n + 1), 36, dtype=np.int32))
+    uuids = pa.Array.from_buffers(pa.string(), n, [None, uuid_offsets, pa.py_buffer(np.ascontiguousarray(text))])
     index = info.field("fileIndex")
     suffixed = pc.binary_join_element_wise(uuids, pc.cast(index, pa.string()), "-")
     with_index = pc.if_else(pc.equal(pc.fill_null(index, _MISSING_FILE_INDEX), _MISSING_FILE_INDEX), uuids, suffixed)
