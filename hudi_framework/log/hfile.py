@@ -316,8 +316,11 @@ def find_cell_arrays(data: bytes, rows: pa.Array) -> CellArrays:
     with_mvcc = int.from_bytes(info.get(b"KEY_VALUE_VERSION", b"\0\0\0\0")[:4], "big") == 1
     blocks: list[tuple[bytes, BlockCells | list[tuple[bytes, int, int]]]] = []
     row_parts: list[pa.Array] = []
+    scratch = np.empty(0, dtype=np.uint8)
     for block in _data_blocks(data, trailer):
-        cells = block_cells(block.payload, with_mvcc)
+        if len(scratch) < len(block.payload):
+            scratch = np.empty(len(block.payload), dtype=np.uint8)
+        cells = block_cells(block.payload, with_mvcc, scratch)
         if cells is None:  # cells the scan cannot prove: stepped through one by one
             walked = list(_cells(block, with_mvcc))
             row_parts.append(pa.array([row for row, _, _ in walked], pa.binary()))
