@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
+import pyarrow as pa
 
-__all__ = ["BlockCells", "block_cells"]
+__all__ = ["BlockCells", "block_cells", "gather_binary"]
 
 _I64 = np.ndarray[Any, np.dtype[np.int64]]
+_U8 = np.ndarray[Any, np.dtype[np.uint8]]
 #: keyLength(4) + valueLength(4).
 _LENGTHS: Final = 8
 #: rowLength(2) + family length(1) + timestamp(8) + keyType(1): a plain key's bytes besides its row.
@@ -70,6 +72,13 @@ class BlockCells:
             else:
                 low = at
 
+    def rows(self, payload: bytes) -> pa.BinaryArray:
+        """Every cell's row key, as one Arrow array (gathered from the block with array operations)."""
+        return gather_binary(payload, self.row_starts, self.row_lengths)
+
+    def values(self, payload: bytes, cells: _I64) -> pa.BinaryArray:
+        """The values of the cells at ``cells`` (indexes, ascending), as one Arrow array."""
+        return gather_binary(payload, self.value_starts[cells], self.value_lengths[cells])
 
     def with_prefixes(self, payload: bytes, prefixes: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
         """The (row, value) of every cell whose row starts with one of ``prefixes`` (ascending,
@@ -88,31 +97,55 @@ class BlockCells:
             low = at
 
 
+def gather_binary(payload: bytes, starts: _I64, lengths: _I64) -> pa.BinaryArray:
+    """The byte ranges ``payload[starts[i] : starts[i] + lengths[i]]`` as an Arrow binary array,
+    copied in one gather (rows of equal length, as record keys of one writer often are: one strided take)."""
+    count = len(starts)
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    u8 = np.frombuffer(payload, dtype=np.uint8)
+    width = int(lengths[0]) if count else 0
+    if count and width and int(lengths.min()) == int(lengths.max()) == width:
+        data = _every(payload, f"S{width}")[starts].view(np.uint8)
+    elif not width and count and int(lengths.max()) == 0:
+        data = np.empty(0, dtype=np.uint8)
+    else:
+        data = u8[np.repeat(starts - offsets[:-1], lengths) + np.arange(int(offsets[-1]), dtype=np.int64)]
+    buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    out: pa.BinaryArray = pa.Array.from_buffers(pa.binary(), count, buffers)
+    return out
+
+
 def _every(payload: bytes, dtype: str) -> np.ndarray[Any, Any]:
     """A ``dtype`` value starting at every byte offset of ``payload`` (a strided view, no copy)."""
     width = np.dtype(dtype).itemsize
     return np.ndarray((len(payload) - width + 1,), dtype=dtype, buffer=payload, strides=(1,))
 
 
-def block_cells(payload: bytes, with_mvcc: bool) -> BlockCells | None:
+def block_cells(payload: bytes, with_mvcc: bool, scratch: _U8 | None = None) -> BlockCells | None:
     """Every cell of the data block ``payload``, or None when its cells are not all plain Hudi
-    cells chained exactly to the block's end (then walk the block cell by cell)."""
+    cells chained exactly to the block's end (then walk the block cell by cell).
+
+    ``scratch`` (at least as long as the block) holds the pass over every byte: a caller scanning
+    many blocks passes one, sparing a fresh block-sized array per block (about half the pass).
+    """
     size = len(payload)
     span = size - _LENGTHS - 2  # offsets where both lengths and the row length fit
     if span <= 0:
         return None
     u8 = np.frombuffer(payload, dtype=np.uint8)
-    zero = u8 == 0
+    diff = scratch[:span] if scratch is not None and len(scratch) >= span else np.empty(span, dtype=np.uint8)
     # Key lengths are below 64 KiB (the row length is 2 bytes), values below 16 MiB in any MDT
     # record and record keys below 256 bytes: a cell head has zero high bytes there; and the key
     # length's low byte is the row length's plus 12 (modulo 256). Together these leave few offsets
-    # besides the cells' own. (A longer key breaks the chain: that block is walked instead.)
-    head = u8[3 : span + 3] - u8[_LENGTHS + 1 : span + _LENGTHS + 1] == _PLAIN_KEY_EXTRA
-    head &= zero[:span]
-    head &= zero[1 : span + 1]
-    head &= zero[4 : span + 4]
-    head &= zero[_LENGTHS : span + _LENGTHS]
-    at = np.flatnonzero(head).astype(np.int64)
+    # besides the cells' own. (A longer key breaks the chain: that block is walked instead.) The
+    # low-byte test alone already leaves few: it is the one pass over every byte, the zero bytes
+    # are checked at its candidates only.
+    np.subtract(u8[3 : span + 3], u8[_LENGTHS + 1 : span + _LENGTHS + 1], out=diff)
+    head = diff.view(np.bool_)
+    np.equal(diff, _PLAIN_KEY_EXTRA, out=head)  # in place: each byte read before it is written
+    at = np.flatnonzero(head)
+    at = at[(u8[at] == 0) & (u8[at + 1] == 0) & (u8[at + 4] == 0) & (u8[at + _LENGTHS] == 0)].astype(np.int64)
     u16 = _every(payload, ">u2")
     key_length = u16[at + 2].astype(np.int64)
     value_length = _every(payload, ">u4")[at + 4].astype(np.int64)
@@ -145,6 +178,8 @@ def block_cells(payload: bytes, with_mvcc: bool) -> BlockCells | None:
 def _chain_from_start(at: _I64, nxt: _I64, size: int) -> _I64 | None:
     """Indexes (into ``at``) of the cells on the chain from ``at[0]``, when it ends at ``size``."""
     count = len(at)
+    if count and int(nxt[-1]) == size and np.array_equal(nxt[:-1], at[1:]):
+        return np.arange(count, dtype=np.int64)  # every candidate is a cell: the common case
     where = np.searchsorted(at, nxt)
     hit = where < count
     hit[hit] = at[where[hit]] == nxt[hit]

@@ -40,7 +40,14 @@ from hudi_framework.log.avro_vector_decode import (
     decode_values_at,
     nested_value_field,
 )
-from hudi_framework.log.hfile import find_cells, find_prefixed_cells, read_file_info, read_hfile, read_trailer
+from hudi_framework.log.hfile import (
+    find_cell_arrays,
+    find_cells,
+    find_prefixed_cells,
+    read_file_info,
+    read_hfile,
+    read_trailer,
+)
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 from hudi_framework.log.keyed_records import KEY_FIELD as KEY_FIELD
 from hudi_framework.log.keyed_records import KeyedRecords
@@ -141,6 +148,34 @@ class HFileRecordDecoder:
             table = self._decode_vectorised(cells)
             if table is not None:
                 return table
+        return self._decode_each(cells)
+
+    def decode_rows(self, content: bytes, rows: pa.Array) -> pa.Table:
+        """The records of ``rows`` (distinct row keys, string or binary, no nulls) in the HFile
+        ``content``, in key order: :meth:`decode` with ``only``, found and decoded as arrays
+        (:func:`~hudi_framework.log.hfile.find_cell_arrays`; no Python step per record unless a
+        value does not fit the vectorised decode).
+
+        Raises:
+            HFileFormatError: The HFile is damaged or a value does not decode.
+            UnsupportedLogBlockError: The HFile uses a codec other than NONE/GZ.
+        """
+        found = find_cell_arrays(content, rows)
+        if self._value_fields is not None and len(found.values):
+            count, first = len(found.values), found.values.offset
+            stored = np.frombuffer(found.values.buffers()[1], dtype=np.int32)[first : first + count + 1]
+            offsets = stored.astype(np.int64)
+            raw = found.values.buffers()[2]
+            data = b"" if raw is None else raw.to_pybytes()
+            columns = decode_values_at(data, offsets[:-1], offsets[1:], self._value_fields)
+            if columns is not None:
+                table = self._assemble(columns, found.rows)
+                if table is not None:
+                    return table
+        return self._decode_each(list(zip(found.rows.to_pylist(), found.values.to_pylist(), strict=True)))
+
+    def _decode_each(self, cells: Sequence[tuple[bytes, bytes]]) -> pa.Table:
+        """The records of ``cells`` decoded one by one by fastavro (any schema shape)."""
         keys: list[str] = []
         rows: list[dict[str, Any]] = []
         converter = self._converter
@@ -176,13 +211,17 @@ class HFileRecordDecoder:
         columns = decode_values_at(b"".join(values), ends - lengths, ends, self._value_fields)
         if columns is None:
             return None
+        return self._assemble(columns, pa.array([row for row, _ in cells], pa.binary()))
+
+    def _assemble(self, columns: list[pa.Array], rows: pa.Array) -> pa.Table | None:
+        """The table of vectorised-decoded ``columns`` with the row keys ``rows`` (binary), or None
+        when they do not convert (e.g. a row key that is not UTF-8: the per-record path names it)."""
         by_name = dict(zip(self._value_names, columns, strict=True))
         try:
             physical = pa.Table.from_arrays([by_name[f.name] for f in self._target], schema=self._target)
-            keys = pa.array([row for row, _ in cells], pa.binary()).cast(pa.string())
-            return self._with_keys(to_logical(physical, self._arrow_schema, self._logical), keys)
+            return self._with_keys(to_logical(physical, self._arrow_schema, self._logical), rows.cast(pa.string()))
         except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError):
-            return None  # e.g. a row key that is not UTF-8: the per-record path names it
+            return None
 
     def _with_keys(self, table: pa.Table, key_column: pa.Array) -> pa.Table:
         """``table`` with the row keys restored into ``key`` and ``_hoodie_record_key``."""

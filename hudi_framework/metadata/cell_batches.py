@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from hudi_framework.errors import HudiError, MetadataTableUnusableError
 from hudi_framework.log.hfile_records import HFileRecordDecoder
 
-__all__ = ["SEQ_COLUMN", "HFileCells", "decode_cells"]
+__all__ = ["SEQ_COLUMN", "HFileCells", "decode_cells", "tag_records"]
 
 #: The column holding each record's block sequence number.
 SEQ_COLUMN: Final = "_seq"
@@ -72,3 +72,12 @@ def _tag(table: pa.Table, columns: Sequence[str], seqs: np.ndarray[Any, np.dtype
     if missing:
         raise MetadataTableUnusableError(f"records lack the column(s) {', '.join(missing)}")
     return table.select(present).append_column(SEQ_COLUMN, pa.array(seqs, pa.int64()))
+
+
+def tag_records(table: pa.Table, columns: Sequence[str], seq: int) -> pa.Table:
+    """``table``'s ``columns`` with :data:`SEQ_COLUMN` set to ``seq`` (records of one HFile).
+
+    Raises:
+        MetadataTableUnusableError: The records lack one of ``columns``.
+    """
+    return _tag(table, columns, np.full(table.num_rows, seq, dtype=np.int64))

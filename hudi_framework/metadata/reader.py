@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -47,7 +46,7 @@ from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
 from hudi_framework.log.hfile_records import HFileRecordDecoder, hfile_records_schema, hfile_schema_text
 from hudi_framework.log.reader import read_log_bytes
-from hudi_framework.metadata.cell_batches import SEQ_COLUMN, HFileCells, decode_cells
+from hudi_framework.metadata.cell_batches import SEQ_COLUMN, HFileCells, decode_cells, tag_records
 from hudi_framework.metadata.keys import (
     ALL_PARTITIONS_KEY,
     COLUMN_ID_WIDTH,
@@ -57,6 +56,7 @@ from hudi_framework.metadata.keys import (
     partition_id,
     partition_path_of,
 )
+from hudi_framework.metadata.record_key_routing import record_index_file_group, record_index_file_groups
 from hudi_framework.metadata.records import (
     METADATA_TABLE_DIR,
     TABLE_METADATA_PARTITIONS_KEY,
@@ -119,49 +119,6 @@ class _Records:
 
     rows: pa.Table
     deleted: pa.Table  # key, _seq
-
-
-def record_index_file_group(record_key: str, file_groups: int) -> int:
-    """The record-index file group a key lives in (Java ``mapRecordKeyToFileGroupIndex``)."""
-    return int(record_index_file_groups(pa.array([record_key], pa.string()), file_groups)[0])
-
-
-def record_index_file_groups(keys: pa.Array, file_groups: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Java ``mapRecordKeyToFileGroupIndex`` of each key: ``String.hashCode`` (31-polynomial over
-    UTF-16 code units, 32-bit wrap-around), its absolute value, modulo the number of file groups.
-
-    Vectorised over keys: one numpy step per character position, not per key.
-    """
-    units, lengths = _utf16_units(keys)
-    n = len(lengths)
-    h = np.zeros(n, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if n else np.zeros(0, dtype=np.int64)
-    for pos in range(int(lengths.max()) if n else 0):
-        live = lengths > pos
-        h[live] = (h[live] * 31 + units[starts[live] + pos]) & 0xFFFFFFFF
-    signed = np.where(h >= 1 << 31, h - (1 << 32), h)
-    # Math.abs(Math.abs(h) % n): |Integer.MIN_VALUE| stays negative in Java, and the outer abs fixes it.
-    return np.abs(signed) % file_groups
-
-
-def _utf16_units(keys: pa.Array) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
-    """The UTF-16 code units of every key, concatenated, and the number of units per key."""
-    encoded = (
-        pc.cast(keys, pa.string()).combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys.cast(pa.string())
-    )
-    encoded = pc.fill_null(encoded, "")
-    lengths = pc.binary_length(encoded).to_numpy(zero_copy_only=False).astype(np.int64)
-    offsets = np.frombuffer(encoded.buffers()[1], dtype=np.int32)[encoded.offset : encoded.offset + len(encoded) + 1]
-    values = encoded.buffers()[2]
-    data = (
-        np.frombuffer(values, dtype=np.uint8)[offsets[0] : offsets[-1]] if values is not None else np.zeros(0, np.uint8)
-    )
-    if not data.size or int(data.max()) < 0x80:
-        return data.astype(np.int64), lengths  # ASCII: one unit per byte (the common case)
-    # Other text: Python's UTF-16 encoder per key.
-    per_key = [np.frombuffer(k.encode("utf-16-be"), dtype=">u2").astype(np.int64) for k in encoded.to_pylist()]
-    counts = np.array([len(u) for u in per_key], dtype=np.int64)
-    return (np.concatenate(per_key) if per_key else np.zeros(0, np.int64)), counts
 
 
 class MetadataTable:
@@ -283,7 +240,7 @@ class MetadataTable:
         raw_prefixes = None if prefixes is None else [p.encode("utf-8") for p in prefixes]
         completed = self.completed_instants()
         start = self._timeline.instants[0].requested_time if self._timeline.instants else None
-        tables: list[HFileCells] = []
+        tables: list[HFileCells | pa.Table] = []  # cells to decode together, or rows a keyed lookup decoded
         deleted: list[pa.Table] = []
         seq = 0
         # Every file of the slices in one batch: object stores read them concurrently.
@@ -291,10 +248,9 @@ class MetadataTable:
         contents = dict(zip(files, self._read_many(files), strict=True))
         for i, file_slice in enumerate(slices):
             slice_keys = None if keys is None else keys[i]
-            wanted = None if slice_keys is None else {k.encode("utf-8") for k in slice_keys.to_pylist()}
             if file_slice.base_file_key is not None:
-                content = contents[file_slice.base_file_key]
-                tables.append(self._cells(content, None, columns, file_slice.base_file_key, wanted, raw_prefixes, seq))
+                base_key = file_slice.base_file_key
+                tables.append(self._cells(contents[base_key], None, columns, base_key, slice_keys, raw_prefixes, seq))
                 seq += 1
             # Blocks of the slice, in order: (instant, rows or deleted keys) until a rollback drops them.
             blocks: list[tuple[str, pa.Table | HFileCells, bool]] = []
@@ -312,7 +268,7 @@ class MetadataTable:
                         continue
                     if isinstance(block, HFileBlock):
                         schema = block.header.get(HeaderKey.SCHEMA)
-                        records = self._cells(block.content, schema, columns, full, wanted, raw_prefixes, seq)
+                        records = self._cells(block.content, schema, columns, full, slice_keys, raw_prefixes, seq)
                         blocks.append((instant, records, False))
                     elif isinstance(block, DeleteBlock):
                         gone = block.columns.record_keys.cast(pa.string())
@@ -325,10 +281,11 @@ class MetadataTable:
                         deletes = pa.table({"key": gone, _SEQ: pa.array(np.full(len(gone), seq))})
                         blocks.append((instant, deletes, True))
                     seq += 1
-            tables += [t for _, t, _ in blocks if isinstance(t, HFileCells)]
-            deleted += [t for _, t, _ in blocks if isinstance(t, pa.Table)]
+            tables += [t for _, t, is_delete in blocks if not is_delete]
+            deleted += [t for _, t, is_delete in blocks if is_delete and isinstance(t, pa.Table)]
         empty_deleted = pa.table({"key": pa.array([], pa.string()), _SEQ: pa.array([], pa.int64())})
-        decoded = decode_cells(tables, columns)
+        decoded = decode_cells([t for t in tables if isinstance(t, HFileCells)], columns)
+        decoded += [t for t in tables if isinstance(t, pa.Table)]
         rows = pa.concat_tables(decoded, promote_options="permissive") if decoded else None
         if rows is None:
             full_schema = hfile_records_schema(metadata_record_schema())
@@ -343,19 +300,22 @@ class MetadataTable:
         schema: str | None,
         columns: Sequence[str],
         where: str,
-        keys: AbstractSet[bytes] | None,
+        keys: pa.Array | None,
         prefixes: Sequence[bytes] | None,
         seq: int,
-    ) -> HFileCells:
-        """The cells of one HFile to decode (only ``keys``, or keys starting with one of
-        ``prefixes``, when given), with the decoder of its writer schema (kept per schema)."""
+    ) -> HFileCells | pa.Table:
+        """The cells of one HFile to decode (keys starting with one of ``prefixes``, when given),
+        with the decoder of its writer schema (kept per schema); with ``keys`` (distinct strings),
+        only their records, found and decoded as arrays and tagged with ``seq``."""
         try:
             text = schema if schema is not None else hfile_schema_text(content)
             cache_key = (text, tuple(columns))
             decoder = self._decoders.get(cache_key)
             if decoder is None:
                 decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
-            return HFileCells(decoder, decoder.cells(content, keys, prefixes=prefixes), seq, where)
+            if keys is not None:
+                return tag_records(decoder.decode_rows(content, keys), columns, seq)
+            return HFileCells(decoder, decoder.cells(content, None, prefixes=prefixes), seq, where)
         except HudiError as e:
             raise MetadataTableUnusableError(f"{where!r} does not decode: {e}") from e
 
@@ -582,7 +542,7 @@ class MetadataTable:
             pa.concat_tables([p.rows for p in parts], promote_options="permissive"),
             pa.concat_tables([p.deleted for p in parts]),
         )
-        latest = _latest_per_key(records, distinct)
+        latest = _latest_per_key(records)  # the lookups decoded only the records of ``distinct``
         info = latest.column("recordIndexMetadata").combine_chunks()
         return pa.table(
             {
@@ -674,7 +634,7 @@ def _latest_per_key(records: _Records, wanted: pa.Array | None = None) -> pa.Tab
     if rows.num_rows == 0:
         return rows
     if not records.deleted.num_rows and pc.count_distinct(rows.column("key")).as_py() == rows.num_rows:
-        return rows  # one record per key and no deletion: each record is its key's latest
+        return rows  # one record per key and no deletions (a lookup in unchanged file groups): nothing to merge
     # Joins carry no struct columns: decide on (key, seq, row number), then take the rows.
     index = pa.table(
         {"key": rows.column("key"), _SEQ: rows.column(_SEQ), "_row": np.arange(rows.num_rows, dtype=np.int64)}
@@ -776,7 +736,8 @@ def _file_ids(info: pa.StructArray) -> pa.Array:
     text = np.hstack(
         [digits[:, :8], dash, digits[:, 8:12], dash, digits[:, 12:16], dash, digits[:, 16:20], dash, digits[:, 20:]]
     )
-    uuids = pa.array(text.reshape(-1).view("S36").astype(str) if n else np.array([], dtype=str), pa.string())
+    uuid_offsets = pa.py_buffer(np.arange(0, 36 * (n + 1), 36, dtype=np.int32))
+    uuids = pa.Array.from_buffers(pa.string(), n, [None, uuid_offsets, pa.py_buffer(np.ascontiguousarray(text))])
     index = info.field("fileIndex")
     suffixed = pc.binary_join_element_wise(uuids, pc.cast(index, pa.string()), "-")
     with_index = pc.if_else(pc.equal(pc.fill_null(index, _MISSING_FILE_INDEX), _MISSING_FILE_INDEX), uuids, suffixed)
