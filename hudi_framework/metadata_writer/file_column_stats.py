@@ -163,8 +163,9 @@ def concat_stats(tables: Sequence[pa.Table]) -> pa.Table:
     highs: list[pa.Array] = []
     for table in tables:
         for column, out in ((MIN_VALUE, lows), (MAX_VALUE, highs)):
-            union = table.column(column).combine_chunks()
-            out += [_member(union, i) for i in range(len(union))]
+            # Chunk by chunk: pyarrow cannot combine the no chunks of an empty union column.
+            for union in table.column(column).chunks:
+                out += [_member(union, i) for i in range(len(union))]
     rest = pa.concat_tables([t.drop_columns([MIN_VALUE, MAX_VALUE]) for t in tables])
     return (
         rest.add_column(3, MIN_VALUE, union_of(lows))
