@@ -91,6 +91,9 @@ def metadata_table_upkeep(
     """
     if not options.enable or (config.version < 8 and not options.enable_given):
         return disable_metadata_table(storage)
+    # The next writer restores hoodie.properties from its backup after a crashed update (as the
+    # disabled path does while reading it).
+    load_properties(storage, repair=True)
     # One listing of the MDT's timeline serves each step that leaves it as it was (the common case:
     # nothing to build, clean or compact), a fixed cost of every write and table service.
     mdt = mdt_timeline_writer(storage, config.timeline_timezone)
