@@ -187,11 +187,12 @@ class WriteSettings(Section):
     """``delete_partition`` with rows: the partitions to drop instead of those of the rows (which are then
     not looked at). ``*`` (or ``%2A``) in a path matches any characters; paths no partition has are skipped.
     Set but empty, nothing is dropped. ``client.delete_partition(paths)`` takes its paths instead."""
-    metadata_enable: bool = False
+    metadata_enable: bool = True
     """Keep the metadata table (``.hoodie/metadata``: its ``files`` partition and the indexes enabled
     below) in step with every instant this writer completes, creating it from a listing when the
     table has none; ``False`` deletes a metadata table before writing, as Apache Hudi does. Apache
-    Hudi's Spark default is ``true`` (docs/metadata-table.md)."""
+    Hudi's Spark default is ``true`` too. Left at the default, tables of version 6 keep none (set
+    ``true`` there raises; docs/metadata-table.md)."""
     metadata_column_stats_enable: bool = True
     """With ``metadata_enable`` (table version 9): keep the ``column_stats`` partition (per file and
     column statistics, for data skipping) and, on partitioned tables, ``partition_stats``; ``False``

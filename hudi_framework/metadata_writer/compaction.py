@@ -13,6 +13,7 @@ completed (a crashed write): its records must stay in a log file its rollback ca
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.file_group import FileSlice
@@ -34,11 +35,20 @@ __all__ = ["compact_metadata_table"]
 
 
 def compact_metadata_table(
-    storage: StorageBackend, config: TableConfig, data_timeline: Timeline, *, max_delta_commits: int
+    storage: StorageBackend,
+    config: TableConfig,
+    data_timeline: Timeline | Callable[[], Timeline],
+    *,
+    max_delta_commits: int,
+    mdt_timeline: Timeline | None = None,
 ) -> str | None:
-    """Compact the MDT when it is due; the compaction instant, or None."""
+    """Compact the MDT when it is due; the compaction instant, or None.
+
+    ``data_timeline`` may be a loader, called only when a compaction is due; ``mdt_timeline`` is the
+    MDT's timeline if the caller loaded it."""
     writer = mdt_timeline_writer(storage, config.timeline_timezone)
-    mdt_timeline = writer.timeline()
+    if mdt_timeline is None:
+        mdt_timeline = writer.timeline()
     if mdt_timeline.pending():
         return None  # an MDT write in flight or crashed: its data instant's rollback settles it first
     completed = mdt_timeline.completed()
@@ -48,6 +58,8 @@ def compact_metadata_table(
     if len(deltas) < max_delta_commits:
         return None
     mdt_done = {i.requested_time for i in deltas}
+    if callable(data_timeline):
+        data_timeline = data_timeline()
     if any(i.requested_time in mdt_done for i in data_timeline.pending()):
         return None
     mdt = MetadataTable.open(storage, load_properties(storage))

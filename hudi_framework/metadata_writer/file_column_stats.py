@@ -185,8 +185,10 @@ def concat_stats(tables: Sequence[pa.Table]) -> pa.Table:
     """Stats tables stacked, their min and max unions re-coded over every child type."""
     if len(tables) == 1:
         return tables[0]
+    # Chunk by chunk: pyarrow cannot combine the no chunks of an empty union column.
     bounds = {
-        column: _concat_unions([t.column(column).combine_chunks() for t in tables]) for column in (MIN_VALUE, MAX_VALUE)
+        column: _concat_unions([chunk for t in tables for chunk in t.column(column).chunks])
+        for column in (MIN_VALUE, MAX_VALUE)
     }
     rest = pa.concat_tables([t.drop_columns([MIN_VALUE, MAX_VALUE]) for t in tables])
     return (

@@ -21,6 +21,8 @@ class MetadataWriteOptions:
 
     Attributes:
         enable: ``hoodie.metadata.enable``: keep an MDT (False deletes it).
+        enable_given: Whether ``enable`` was set rather than defaulted: the default keeps no MDT on
+            tables that cannot have one we write (version 6), a given ``true`` fails there.
         compact_max_delta_commits: ``hoodie.metadata.compact.max.delta.commits``.
         partitions: MDT partition name -> enabled, for every partition a builder can keep in step
             (``files`` is on whenever ``enable`` is). A listed partition that is absent or False
@@ -30,6 +32,7 @@ class MetadataWriteOptions:
     """
 
     enable: bool = False
+    enable_given: bool = True
     compact_max_delta_commits: int = 10
     partitions: Mapping[str, bool] = field(default_factory=lambda: MappingProxyType({}))
     values: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))

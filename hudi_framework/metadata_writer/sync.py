@@ -30,7 +30,7 @@ from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.avro_container import AvroSchemaName, read_container, write_container
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
-from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant
+from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.timeline.naming import parse_instant_file_name
 from hudi_framework.timeline.timeline import Timeline
@@ -186,10 +186,26 @@ class MetadataTableSync:
     def _rollback(self, rollback_time: str, targets: list[str]) -> None:
         """Roll back the MDT delta commits of ``targets`` at the data rollback's instant time."""
         writer = self._writer()
-        present = {i.requested_time for i in writer.timeline().instants}
-        # Written even when the MDT never had the target (it predates the MDT): readers take the MDT
-        # as in step only if it has every file-changing data instant, rollbacks included.
-        inflight = writer.transition_to_inflight(mdt_requested(self._storage, writer, Action.ROLLBACK, rollback_time))
+        instants = writer.timeline().instants
+        present = {i.requested_time for i in instants}
+        # A data rollback killed and executed again (same instant time) finds its MDT rollback
+        # started, or completed (the MDT's part completes first): it goes on from there.
+        started = next((i for i in instants if i.requested_time == rollback_time and i.action is Action.ROLLBACK), None)
+        if started is not None and started.is_completed:
+            return
+        if started is not None and self._storage.small_writes_leave_incomplete:
+            # The killed attempt may have been publishing the MDT rollback's next instant file.
+            for write in self._storage.list_incomplete(writer.timeline_directory):
+                parsed = parse_instant_file_name(write.target.rsplit("/", 1)[-1], 2)
+                if parsed is not None and parsed.instant.requested_time == rollback_time:
+                    self._storage.discard_incomplete(write)
+        if started is not None and started.state is State.INFLIGHT:
+            inflight = started
+        else:
+            # Written even when the MDT never had the target (it predates the MDT): readers take the
+            # MDT as in step only if it has every file-changing data instant, rollbacks included.
+            requested = started or mdt_requested(self._storage, writer, Action.ROLLBACK, rollback_time)
+            inflight = writer.transition_to_inflight(requested)
         deleted: dict[str, list[str]] = {}
         listings = self._listings(self._all_partition_dirs()) if any(t in present for t in targets) else {}
         for target in targets:

@@ -52,6 +52,8 @@ def prepare_metadata_table(
     config: TableConfig,
     timeline: Callable[[], Timeline],
     options: MetadataWriteOptions,
+    *,
+    mdt_timeline: Timeline | None = None,
 ) -> bool:
     """Before a write or table service with the MDT enabled: create it, initialise the partitions
     ``options`` enable and drop those it does not.
@@ -61,6 +63,7 @@ def prepare_metadata_table(
         config: The data table's config.
         timeline: Loads the data table's timeline (only when a partition must be built).
         options: The writer's MDT options (``enable`` is taken as true).
+        mdt_timeline: The MDT's timeline if the caller loaded it (else it is loaded here).
 
     Returns:
         True when ``hoodie.properties`` changed (the caller re-reads the table config).
@@ -69,7 +72,7 @@ def prepare_metadata_table(
         UnsupportedOptionError: A table version below 8.
     """
     changed = False
-    if not (_FILES in config.metadata_partitions and _has_completed_instant(storage, config)):
+    if not (_FILES in config.metadata_partitions and _has_completed_instant(storage, config, mdt_timeline)):
         if config.version < 8:
             raise UnsupportedOptionError(
                 "hoodie.metadata.enable",
@@ -118,5 +121,7 @@ def _drop_partitions(
     return dropped
 
 
-def _has_completed_instant(storage: StorageBackend, config: TableConfig) -> bool:
-    return bool(mdt_timeline_writer(storage, config.timeline_timezone).timeline().completed())
+def _has_completed_instant(storage: StorageBackend, config: TableConfig, mdt_timeline: Timeline | None) -> bool:
+    if mdt_timeline is None:
+        mdt_timeline = mdt_timeline_writer(storage, config.timeline_timezone).timeline()
+    return bool(mdt_timeline.completed())

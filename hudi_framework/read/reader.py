@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from hudi_framework.errors import InvalidConfigValueError
+from hudi_framework.errors import InvalidConfigValueError, MissingDataFileError, StorageNotFoundError
+from hudi_framework.layout.naming import parse_data_file_name
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, read_task
 from hudi_framework.read.incremental import plan_incremental
 from hudi_framework.read.merged import read_merged_task
@@ -107,12 +108,20 @@ def run_task(
         on_corrupt: Merged tasks: called with each corrupt log block skipped.
         use_threads: Decode each parquet batch's columns side by side on Arrow's CPU pool.
     """
-    if isinstance(task, MergedReadTask):
-        yield from read_merged_task(
-            task, storage, batch_size=batch_size, on_corrupt=on_corrupt, use_threads=use_threads
-        )
-    else:
-        yield from read_task(task, storage, batch_size=batch_size, use_threads=use_threads)
+    try:
+        if isinstance(task, MergedReadTask):
+            yield from read_merged_task(
+                task, storage, batch_size=batch_size, on_corrupt=on_corrupt, use_threads=use_threads
+            )
+        else:
+            yield from read_task(task, storage, batch_size=batch_size, use_threads=use_threads)
+    except StorageNotFoundError as e:
+        named = parse_data_file_name(e.key.rsplit("/", 1)[-1])
+        if named is None:
+            raise
+        # A plan from the metadata table's listing is not checked against storage (a request per
+        # file): a data file lost since is named as a plan from a listing names it.
+        raise MissingDataFileError([e.key], named.instant_time) from e
 
 
 def execute_plan(

@@ -31,6 +31,6 @@ def disable_metadata_table(storage: StorageBackend) -> bool:
     if listed:
         update_properties(storage, dict.fromkeys(listed))
     leftovers = storage.list(METADATA_TABLE_DIR, recursive=True)
-    for info in leftovers:
-        storage.delete(info.key)
+    if leftovers:
+        storage.delete_tree(METADATA_TABLE_DIR)  # its directories too, as Apache Hudi deletes it
     return bool(listed or leftovers)

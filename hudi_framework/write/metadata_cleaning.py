@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.errors import StorageError
+from hudi_framework.errors import HudiError, StorageError
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import METADATA_TABLE_DIR
@@ -37,9 +37,15 @@ from hudi_framework.metadata_writer.mdt_timeline import mdt_timeline_writer
 from hudi_framework.services.clean_plan import CleanerPlan, CleanFileInfo, RetainedInstant, encode_cleaner_plan
 from hudi_framework.table.properties import load_properties
 from hudi_framework.table.table_config import TableConfig
-from hudi_framework.timeline.clean_metadata import CleanMetadata, CleanPartitionMetadata, encode_clean_metadata
+from hudi_framework.timeline.clean_metadata import (
+    CleanMetadata,
+    CleanPartitionMetadata,
+    decode_clean_metadata,
+    encode_clean_metadata,
+)
 from hudi_framework.timeline.instant import COMPLETES_AS, Action, Instant
 from hudi_framework.timeline.instant_time import InstantTimeGenerator, datetime_to_instant_time
+from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.vocabulary import CleanerPolicy, TimelineTimezone
 
 __all__ = ["MIN_INSTANTS_AFTER_COMPACTION", "MetadataCleanRetention", "clean_metadata_table"]
@@ -102,6 +108,7 @@ def clean_metadata_table(
     retention: MetadataCleanRetention,
     *,
     now: dt.datetime | None = None,
+    mdt_timeline: Timeline | None = None,
 ) -> str | None:
     """Clean the MDT when it is due; the completed clean instant, or None.
 
@@ -110,9 +117,10 @@ def clean_metadata_table(
         config: The data table's config (which MDT partitions are kept, the timeline's time zone).
         retention: The data table's cleaning policy.
         now: The current time (aware) for ``KEEP_LATEST_BY_HOURS``; the wall clock by default.
+        mdt_timeline: The MDT's timeline if the caller loaded it (else it is loaded here).
     """
     writer = mdt_timeline_writer(storage, config.timeline_timezone)
-    timeline = writer.timeline()
+    timeline = mdt_timeline if mdt_timeline is not None else writer.timeline()
     if timeline.pending():
         return None
     completed = timeline.completed()
@@ -125,7 +133,9 @@ def clean_metadata_table(
     commits = [i for i in completed if COMPLETES_AS.get(i.action, i.action) in _COMMITS]
     timezone = TimelineTimezone(config.timeline_timezone)
     retained = _earliest_retained(commits, retention, timezone, now)
-    if retention.policy is not CleanerPolicy.KEEP_LATEST_FILE_VERSIONS and retained is None:
+    if retention.policy is not CleanerPolicy.KEEP_LATEST_FILE_VERSIONS and (
+        retained is None or not _new_slices_before(timeline, compactions, retained.requested_time)
+    ):
         return None
     mdt = MetadataTable.open(storage, load_properties(storage))
     if mdt is None:
@@ -190,6 +200,21 @@ def _earliest_retained(
         cutoff = datetime_to_instant_time(moment - dt.timedelta(hours=retention.mdt_hours), timezone)
         return next((c for c in commits if c.requested_time >= cutoff), None)
     return None
+
+
+def _new_slices_before(timeline: Timeline, compactions: Sequence[Instant], retain_from: str) -> bool:
+    """Whether a compaction started slices before ``retain_from`` since the last clean's retained
+    commit: otherwise a policy by commits or hours has nothing to delete (each file group keeps at
+    most one slice older than the retained commit, which the last clean left), and the MDT's file
+    groups are not listed for nothing at every write."""
+    since = ""
+    cleans = timeline.completed([Action.CLEAN])
+    if cleans:
+        try:
+            since = decode_clean_metadata(timeline.read_bytes(cleans[-1])).earliest_commit_to_retain
+        except HudiError:
+            since = ""  # unreadable: look at every compaction, as without a clean
+    return any(since <= c.requested_time < retain_from for c in compactions)
 
 
 def _to_clean(slices: list[FileSlice], retention: MetadataCleanRetention, retain_from: str | None) -> list[FileSlice]:

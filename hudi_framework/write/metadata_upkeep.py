@@ -3,7 +3,8 @@
 Run at the start of every write and table service (Apache Hudi: ``initializeMetadataTable`` and the
 MDT's ``performTableServices``):
 
-* ``hoodie.metadata.enable=false``: the MDT is deleted (properties first);
+* ``hoodie.metadata.enable=false`` (and the default on a table of version 6, which Apache Hudi's
+  version-6 MDT layout we do not write): the MDT is deleted (properties first);
 * ``true``: it is built from a listing when the table has none, its enabled partitions are
   initialised and disabled ones dropped (:func:`~hudi_framework.metadata_writer.writer.prepare_metadata_table`),
   then cleaned (:mod:`~hudi_framework.write.metadata_cleaning`) and compacted once
@@ -27,6 +28,7 @@ from hudi_framework.metadata_writer.column_stats_partition import (
     MAX_COLUMNS_KEY,
 )
 from hudi_framework.metadata_writer.compaction import compact_metadata_table
+from hudi_framework.metadata_writer.mdt_timeline import mdt_timeline_writer
 from hudi_framework.metadata_writer.options import MetadataWriteOptions
 from hudi_framework.metadata_writer.partition_stats_partition import PARTITION_STATS_FILE_GROUPS_KEY
 from hudi_framework.metadata_writer.record_index_partition import MAX_FILE_GROUPS_KEY, MIN_FILE_GROUPS_KEY
@@ -45,6 +47,7 @@ def metadata_write_options(write: WriteSettings, clean: CleanSettings | None = N
     cleaning = clean or CleanSettings()
     return MetadataWriteOptions(
         enable=write.metadata_enable,
+        enable_given="metadata_enable" in write.model_fields_set,
         compact_max_delta_commits=write.metadata_compact_max_delta_commits,
         partitions=MappingProxyType(
             {
@@ -86,12 +89,24 @@ def metadata_table_upkeep(
         timeline: Loads the data table's timeline (only when the MDT is enabled).
         options: The writer's MDT options.
     """
-    if not options.enable:
+    if not options.enable or (config.version < 8 and not options.enable_given):
         return disable_metadata_table(storage)
-    changed = prepare_metadata_table(storage, config, timeline, options)
+    # The next writer restores hoodie.properties from its backup after a crashed update (as the
+    # disabled path does while reading it).
+    load_properties(storage, repair=True)
+    # One listing of the MDT's timeline serves each step that leaves it as it was (the common case:
+    # nothing to build, clean or compact), a fixed cost of every write and table service.
+    mdt = mdt_timeline_writer(storage, config.timeline_timezone)
+    mdt_timeline = mdt.timeline()
+    changed = prepare_metadata_table(storage, config, timeline, options, mdt_timeline=mdt_timeline)
     if changed:
         config = TableConfig.from_properties(load_properties(storage))
+        mdt_timeline = mdt.timeline()
     # Apache Hudi's order (performTableServices): clean, then compact.
-    clean_metadata_table(storage, config, MetadataCleanRetention.from_values(options.values))
-    compact_metadata_table(storage, config, timeline(), max_delta_commits=options.compact_max_delta_commits)
+    retention = MetadataCleanRetention.from_values(options.values)
+    if clean_metadata_table(storage, config, retention, mdt_timeline=mdt_timeline) is not None:
+        mdt_timeline = mdt.timeline()
+    compact_metadata_table(
+        storage, config, timeline, max_delta_commits=options.compact_max_delta_commits, mdt_timeline=mdt_timeline
+    )
     return changed

@@ -9,6 +9,8 @@
   ``TimelineWriter.complete`` before it writes; under optimistic concurrency control that is inside
   the locked section, holding the table lock);
 * ``after``: the completed instant is written, the markers and heartbeat are not cleaned up yet;
+* ``after-mdt``: the first completion that returns is written: with the metadata table (MDT) on,
+  the MDT's delta commit of the instant, the data table's completed instant not yet;
 * ``park``: at the park point in the environment variable ``HUDI_FAULT_PARK``
   (:mod:`tests.faults.park`), anywhere in any operation.
 
@@ -43,6 +45,8 @@ from hudi_framework.write.client import WriteClient
 from hudi_framework.write.savepoint import restore_to_savepoint, rollback_latest_commit
 from tests.faults.park import PARK_ENV, install, park
 
+_MDT_TIMELINE = ".hoodie/metadata/"
+
 
 def _park_around_complete(when: str, ready: Path) -> None:
     real_complete = TimelineWriter.complete
@@ -51,7 +55,9 @@ def _park_around_complete(when: str, ready: Path) -> None:
         if when == "before":
             park(ready)
         done = real_complete(self, instant, *args, **kwargs)
-        park(ready)
+        # The MDT's completions (its own timeline writer, under .hoodie/metadata) come first.
+        if when != "after" or not self.timeline_directory.startswith(_MDT_TIMELINE):
+            park(ready)
         return done
 
     TimelineWriter.complete = complete  # type: ignore[method-assign]

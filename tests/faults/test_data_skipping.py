@@ -178,17 +178,18 @@ def test_statistics_from_elsewhere_open_no_skipped_file(place: Place) -> None:
 
 
 def test_default_source_reads_no_footers_at_planning(place: Place) -> None:
-    """Apache Hudi skips files with the metadata table's column statistics only: without them (the
-    default source), planning opens no data file and every file of the kept partitions is read."""
+    """Apache Hudi skips files with the metadata table's column statistics only (the default source):
+    planning opens no data file; the writer kept the statistics (the MDT is on by default), so
+    the files that cannot match are skipped from them."""
     table = _table(place)
     files = _data_files(table)
     filters = [("ts", "=", 2001)]
     with _opened(table) as opened:
         plan = plan_read(table, build_options(filters=filters))
     assert not [k for k in opened if k in files]
-    assert plan.skipping.files_skipped == 0
-    assert plan.skipping.stats_source is None
-    assert plan.skipping.files_considered == len(plan.tasks) == 2 * BATCHES
+    assert plan.skipping.stats_source == "metadata_table"
+    assert plan.skipping.files_considered == 2 * BATCHES
+    assert 0 < plan.skipping.files_skipped == 2 * BATCHES - len(plan.tasks)
     assert _sorted(read_table(table, filters=filters)) == _expected(table, filters)
 
 

@@ -39,8 +39,8 @@ def _table(path: Path, table_type: str) -> WriteClient:
 @pytest.mark.parametrize(
     ("table_type", "when", "park"),
     [
-        ("COPY_ON_WRITE", "after", None),  # the first completion to return is the MDT's
-        ("MERGE_ON_READ", "after", None),
+        ("COPY_ON_WRITE", "after-mdt", None),  # the first completion to return is the MDT's
+        ("MERGE_ON_READ", "after-mdt", None),
         ("MERGE_ON_READ", "park", r"tmp:metadata/files/\.files-0000-0_\d{17}\.log"),
     ],
     ids=["cow-mdt-committed", "mor-mdt-committed", "mor-mdt-log-half-published"],
@@ -54,7 +54,7 @@ def test_killed_between_mdt_and_data_commit(
     kill_writer(str(path), when, tmp_path, rows, MDT_ON, park=park)
     (dead,) = HudiTable.open(str(path)).timeline.pending()
     mdt_done = {i.requested_time for i in _mdt_timeline(path).completed()}
-    assert (dead.requested_time in mdt_done) is (when == "after")
+    assert (dead.requested_time in mdt_done) is (when == "after-mdt")
     caplog.set_level(logging.WARNING)
     assert check_mdt(path, caplog) == START, "every reader sees the previous snapshot"
 

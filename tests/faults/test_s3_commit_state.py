@@ -41,7 +41,9 @@ def _create(uri: str, endpoint: str, table_type: str, version: int) -> WriteClie
 
 
 def _is_completed_commit(key: str) -> bool:
-    return ".hoodie/" in key and key.rsplit(".", 1)[-1] in ("commit", "deltacommit") and "/.temp/" not in key
+    """The data table's completed instant files (the metadata table's, which complete first, are not)."""
+    data = ".hoodie/" in key and "/.temp/" not in key and ".hoodie/metadata/" not in key
+    return data and key.rsplit(".", 1)[-1] in ("commit", "deltacommit")
 
 
 def _check_single_commit(client: WriteClient) -> None:

@@ -12,7 +12,13 @@ timeline. An object is accounted for when it is:
 * a data file (base or log file) that a completed instant references: a commit, delta commit,
   replace commit or compaction commit in its write stats, a rollback (or restore) as a rollback
   log file or as a log file of the failed commit it cancelled (merge-on-read v6) -- unless a
-  completed clean, rollback or restore lists it as deleted.
+  completed clean, rollback or restore lists it as deleted;
+* the index definitions (``.hoodie/.index_defs/``, which outlive a deleted metadata table);
+* while ``hoodie.table.metadata.partitions`` lists the metadata table (MDT): the MDT's own
+  ``.hoodie`` (its properties, timeline and directories, which may be empty) and each MDT file (a
+  base HFile or log file) of an MDT instant that completed; another MDT file is an
+  ``unreferenced metadata-table file`` (a log of a rolled-back or crashed instant left behind).
+  Without the listing every MDT file is unknown.
 
 Everything else is a stray, classified:
 
@@ -36,6 +42,7 @@ from typing import Any, Final
 
 from hudi_framework.layout.naming import parse_data_file_name
 from hudi_framework.layout.partition_metadata import is_partition_metadata_file
+from hudi_framework.metadata_writer.mdt_timeline import mdt_timeline_writer
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant
@@ -51,7 +58,11 @@ _MAY_BE_EMPTY: Final = frozenset(
 )  # fmt: skip
 _KNOWN_TREES: Final = (
     f"{_META}/archived/", f"{_META}/timeline/history/", f"{_META}/.aux/", f"{_META}/.schema/", f"{_META}/.locks/",
+    f"{_META}/.index_defs/",
 )  # fmt: skip
+_MDT: Final = f"{_META}/metadata"
+#: What a listed MDT adds to Hudi's own trees: its own ``.hoodie``.
+_MDT_TREES: Final = (f"{_MDT}/{_META}/",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,14 +173,33 @@ def find_strays(table: HudiTable, listing: Listing) -> list[Stray]:
     timeline = table.timeline
     accounts = _accounts(table)
     layout = table.config.timeline_layout_version
-    strays = [s for s in (_classify(key, timeline.directory, layout, accounts) for key in listing.files) if s]
-    strays += [Stray(_empty_kind(d), d) for d in _empty_dirs(listing)]
+    mdt_done = _mdt_completed(table)
+    strays = [s for s in (_classify(key, timeline.directory, layout, accounts, mdt_done) for key in listing.files) if s]
+    strays += [Stray(_empty_kind(d), d) for d in _empty_dirs(listing, mdt_done is not None)]
     strays += [Stray("incomplete multipart upload", key) for key in listing.uploads]
     return sorted(strays, key=lambda s: (s.key, s.kind))
 
 
-def _classify(key: str, timeline_dir: str, layout: int, accounts: _Accounts) -> Stray | None:
+def _mdt_completed(table: HudiTable) -> frozenset[str] | None:
+    """Requested times of the MDT's completed instants while the table lists its MDT, else None."""
+    if "files" not in table.config.metadata_partitions:
+        return None
+    writer = mdt_timeline_writer(table.storage, table.config.timeline_timezone)
+    return frozenset(i.requested_time for i in writer.timeline().completed())
+
+
+def _classify(
+    key: str, timeline_dir: str, layout: int, accounts: _Accounts, mdt_done: frozenset[str] | None
+) -> Stray | None:
     parent, _, name = key.rpartition("/")
+    if mdt_done is not None and not _TMP_NAME.match(name):
+        if key.startswith(_MDT_TREES) or (key.startswith(f"{_MDT}/") and is_partition_metadata_file(name)):
+            return None
+        if key.startswith(f"{_MDT}/"):
+            parsed = parse_data_file_name(name)
+            if parsed is None or parsed.instant_time not in mdt_done:
+                return Stray("unreferenced metadata-table file", key)
+            return None
     if _TMP_NAME.match(name):
         return Stray("temporary file", key)
     if key == f"{_META}/hoodie.properties":
@@ -203,14 +233,20 @@ def _empty_kind(directory: str) -> str:
     return "empty directory" if directory.startswith(f"{_META}/") else "empty partition directory"
 
 
-def _empty_dirs(listing: Listing) -> list[str]:
-    """The topmost directories that hold no file at any depth (except those that may be empty)."""
+def _empty_dirs(listing: Listing, mdt_listed: bool = False) -> list[str]:
+    """The topmost directories that hold no file at any depth (except those that may be empty, and
+    while the MDT is listed those of the MDT, which a partition dropped from it may leave)."""
     holding: set[str] = set()
     for key in listing.files:
         parts = key.split("/")[:-1]
         holding.update("/".join(parts[: i + 1]) for i in range(len(parts)))
     empty = sorted(
-        d for d in listing.dirs if d not in holding and d not in _MAY_BE_EMPTY and not d.startswith(_KNOWN_TREES)
+        d
+        for d in listing.dirs
+        if d not in holding
+        and d not in _MAY_BE_EMPTY
+        and not d.startswith(_KNOWN_TREES)
+        and not (mdt_listed and (d == _MDT or d.startswith(f"{_MDT}/")))
     )
     return [d for d in empty if not any(d.startswith(e + "/") for e in empty if e != d)]
 

@@ -368,7 +368,7 @@ def test_export_round_trip() -> None:
     assert exported["hoodie.datasource.write.keygenerator.type"] == "SIMPLE"
     assert exported["hoodie.datasource.write.table.type"] == "MERGE_ON_READ"
     assert exported["hoodie.datasource.write.hive_style_partitioning"] == "true"
-    assert "hoodie.metadata.enable" not in exported  # ignored keys are not settings
+    assert exported["hoodie.metadata.enable"] == "false"  # the job's value, not the default (true)
     assert HudiSettings.from_hoodie_options(exported, env=False) == settings
 
 
