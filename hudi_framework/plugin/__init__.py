@@ -9,13 +9,13 @@ fresh and pay only for what they use.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
+
+from hudi_framework.plugin.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from hudi_framework.plugin.from_settings import plugin_manager_for
-    from hudi_framework.plugin.lazy import lazy_exports
     from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
     from hudi_framework.plugin.markers import PROJECT, hookimpl, hookspec
     from hudi_framework.plugin.registry import ComponentKind, ComponentRegistry, RegisteredComponent
@@ -49,14 +49,6 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "build_plugin_manager": "hudi_framework.plugin.manager",
     "hookimpl": "hudi_framework.plugin.markers",
     "hookspec": "hudi_framework.plugin.markers",
-    "lazy_exports": "hudi_framework.plugin.lazy",
     "plugin_manager_for": "hudi_framework.plugin.from_settings",
 }
-
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first access (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -12,9 +12,10 @@ fresh and pay only for what they use.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
+
+from hudi_framework.plugin.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, read_task
@@ -108,11 +109,4 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "spark_type": "hudi_framework.read.schema",
     "to_expression": "hudi_framework.read.filters",
 }
-
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first access (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
