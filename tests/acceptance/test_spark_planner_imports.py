@@ -35,12 +35,21 @@ mode, work, path = sys.argv[1:4]
 import pyspark.daemon, pyspark.worker_util
 if mode == "schema":
     import pyspark.sql.worker.create_data_source
-else:
+elif mode == "plan":
     import pyspark.sql.worker.plan_data_source_read
+else:  # a read task, forked from the session's worker daemon
+    from hudi_framework.spark.daemon import preload, preload_components
+    assert not preload() and not preload_components()
 from pyspark.sql.datasource import CaseInsensitiveDict
 from pyspark.worker_util import pickleSer
 before = set(sys.modules)
 options = dict(json.loads(sys.argv[4]))
+if mode == "task":
+    with open(f"{work}/tasks.pkl", "rb") as f:
+        reader, partitions = pickleSer.loads(f.read())
+    rows = sum(b.num_rows for p in partitions for b in reader.read(p))
+    print(json.dumps({"imported": sorted(set(sys.modules) - before), "rows": rows}))
+    sys.exit(0)
 if mode == "schema":
     with open(f"{work}/class.pkl", "rb") as f:
         cls = pickleSer.loads(f.read())
@@ -58,6 +67,8 @@ else:
     reader = source.reader(schema)
     task_reader = pickleSer.loads(pickleSer.dumps(reader))  # as Spark ships it to read tasks
     partitions = [pickleSer.loads(pickleSer.dumps(p)) for p in reader.partitions()]
+    with open(f"{work}/tasks.pkl", "wb") as f:
+        f.write(pickleSer.dumps((task_reader, partitions)))
     result = {}
 imported = sorted(set(sys.modules) - before)
 if mode == "plan":
@@ -142,6 +153,11 @@ def test_planner_processes_import_only_what_they_use(tmp_path: Path, planner_env
         assert module not in imported, f"the partition planner imports {module}"
     assert plan["rows"] == 300
     assert plan["task_reader_has_plan"] is False  # the plan does not travel with every read task
+
+    # Read tasks import nothing of ours beyond what the worker daemon preloads before forking them.
+    task = _planner("task", tmp_path, table, {}, planner_env)
+    assert task["rows"] == 300
+    assert not [m for m in task["imported"] if m.startswith("hudi_framework")]  # type: ignore[attr-defined]
 
 
 def test_the_read_plans_the_instant_its_schema_came_from(tmp_path: Path, planner_env: dict[str, str]) -> None:
