@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from hudi_framework.config.component_sections import PluginSettings
-from hudi_framework.config.settings import HudiSettings
+from typing import TYPE_CHECKING
+
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
+
+if TYPE_CHECKING:
+    from hudi_framework.config.component_sections import PluginSettings
+    from hudi_framework.config.settings import HudiSettings
 
 __all__ = ["manager_for_plugins", "plugin_manager_for"]
 

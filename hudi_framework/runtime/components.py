@@ -11,10 +11,9 @@ loads the same plugins.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hudi_framework.config.component_sections import PluginSettings, StorageSettings
-from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.index import RecordIndex
 from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.contracts.lock import LockProvider, LockProviderFactory
@@ -31,6 +30,9 @@ from hudi_framework.storage.resolve import StorageSpec, backend_for, open_storag
 from hudi_framework.table.from_settings import timestamp_keygen_properties
 from hudi_framework.table.keys import build_key_generator, typed_partition_fields
 from hudi_framework.table.table_config import TableConfig
+
+if TYPE_CHECKING:
+    from hudi_framework.config.settings import HudiSettings
 
 __all__ = ["Components", "build_components"]
 
@@ -82,7 +84,10 @@ class Components:
     def settings(self) -> HudiSettings:
         """The settings whose sections choose the components and give their options."""
         if self._settings is None:
-            self._settings = HudiSettings()  # built on first use: opening a table needs none of it
+            # Built (and imported) on first use: opening and reading a table need none of it.
+            from hudi_framework.config.settings import HudiSettings
+
+            self._settings = HudiSettings()
         return self._settings
 
     @classmethod

@@ -39,6 +39,10 @@ PRELOADED: Final = (
     "hudi_framework.spark.tagging_stage",
     "hudi_framework.spark.write_stage",
     "hudi_framework.spark.datasource",
+    # The data source imports the read path where it runs (its planner processes import little).
+    "hudi_framework.read.reader",
+    "hudi_framework.read.splits",
+    "hudi_framework.runtime.table",
 )
 
 

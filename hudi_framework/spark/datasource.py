@@ -14,9 +14,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import pyarrow as pa
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
@@ -24,23 +23,32 @@ from pyspark.sql.datasource import (
     Filter,
     InputPartition,
 )
-from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StructType
 
-from hudi_framework.read.filters import Predicate
-from hudi_framework.read.merged_task import MergedReadTask
-from hudi_framework.read.plan import ReadTask, SkippingCounts
-from hudi_framework.read.reader import build_options, plan_read, run_task
-from hudi_framework.read.schema import read_schema, spark_type
-from hudi_framework.read.splits import SplitSizing, pack_tasks
-from hudi_framework.spark.filters import split_filters
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_to_spark
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from hudi_framework.read.filters import Predicate
+    from hudi_framework.read.merged_task import MergedReadTask
+    from hudi_framework.read.plan import ReadPlan, ReadTask, SkippingCounts
+    from hudi_framework.read.splits import SplitSizing
+
+# Spark runs schema() and reader()/partitions() each in a fresh Python process on a session's first
+# read, and imports this module there: the read path is imported inside the methods that use it, so
+# each planner process imports only its own part (tests/acceptance/test_spark_planner_imports.py pins the set).
 
 _LOG = logging.getLogger(__name__)
 
 
 def _spark_schema(schema: pa.Schema) -> StructType:
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from hudi_framework.read.schema import spark_type
+
     return from_arrow_schema(pa.schema([pa.field(f.name, spark_type(f.type), True) for f in schema]))
 
 
@@ -52,24 +60,46 @@ class _ReadPartition(InputPartition):
 class HudiDataSourceReader(DataSourceReader):
     """Plans on the driver, reads base files (and merges file slices) in executors."""
 
-    def __init__(self, options: SourceOptions, schema: StructType, sizing: SplitSizing | None = None) -> None:
+    def __init__(
+        self,
+        options: SourceOptions,
+        schema: StructType,
+        sizing: SplitSizing | None = None,
+        planned: list[_ReadPartition] | None = None,
+    ) -> None:
+        """A reader of ``schema``; ``planned``: the splits when the schema's process planned them."""
+        from pyspark.sql.pandas.types import to_arrow_schema
+
         self._options = options
         self._arrow_schema = to_arrow_schema(schema, timezone="UTC")
         self._filters: list[Predicate] = []
-        self._sizing = sizing or SplitSizing()
+        self._sizing = sizing
+        self._planned = planned
+
+    def __getstate__(self) -> dict[str, object]:
+        # Spark pickles the reader into every read task: the whole plan stays in the planner.
+        return {k: v for k, v in vars(self).items() if k != "_planned"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        vars(self).update(state, _planned=None)
 
     def partitions(self) -> Sequence[InputPartition]:
+        if self._planned is not None:
+            return self._planned
+        from hudi_framework.read.reader import build_options, plan_read
+
         with reported_to_spark():
             table = self._options.open_table()
             plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
             if self._filters:
                 _log_skipping(plan.skipping, len(plan.tasks))
-            # One Spark task per file would pay a task's fixed cost (~50-80 ms) for every small file.
-            return [_ReadPartition(tuple(split)) for split in pack_tasks(plan.tasks, self._sizing)]
+            return _splits(plan, self._sizing)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, _ReadPartition):
             return  # an empty plan: Spark still runs one default partition
+        from hudi_framework.read.reader import run_task
+
         with reported_to_spark():
             table = self._options.open_table()
             for task in partition.tasks:
@@ -87,9 +117,19 @@ class HudiPushdownReader(HudiDataSourceReader):
     """
 
     def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:  # noqa: N802 - Spark's name
+        from hudi_framework.spark.filters import split_filters
+
         accepted, rejected = split_filters(filters, set(self._arrow_schema.names))
         self._filters.extend(accepted)
         yield from rejected
+
+
+def _splits(plan: ReadPlan, sizing: SplitSizing | None) -> list[_ReadPartition]:
+    """The plan's tasks packed into splits (one Spark task per file would pay a task's fixed cost,
+    ~50-80 ms, for every small file)."""
+    from hudi_framework.read.splits import SplitSizing, pack_tasks
+
+    return [_ReadPartition(tuple(split)) for split in pack_tasks(plan.tasks, sizing or SplitSizing())]
 
 
 def _log_skipping(counts: SkippingCounts, tasks: int) -> None:
@@ -103,6 +143,8 @@ def _log_skipping(counts: SkippingCounts, tasks: int) -> None:
 
 
 def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    import pyarrow as pa
+
     # Spark checks the batch schema exactly: same names, order and types, no large/dictionary types.
     columns = []
     for f in schema:
@@ -132,18 +174,36 @@ class HudiDataSource(DataSource):
         # Defined here, not importable by name: cloudpickle then ships the class with its sizing.
         return type(cls.__name__, (cls,), {"split_sizing": sizing, "__qualname__": f"{cls.__qualname__}.for_session"})
 
+    #: Set by :meth:`schema`: the parsed options and, for a read without filter pushdown, its splits.
+    #: Spark runs :meth:`schema` and :meth:`reader` in two fresh processes on a session's first read
+    #: and hands the second this instance pickled by the first; planning where the schema was read
+    #: spares the second process opening the table (and importing the read path) again, and reads
+    #: the files of the instant whose schema Spark was given.
+    _parsed: SourceOptions | None = None
+    _planned: list[_ReadPartition] | None = None
+
     def schema(self) -> StructType:
+        from hudi_framework.read.reader import build_options, plan_read
+        from hudi_framework.read.schema import read_schema
+
         with reported_to_spark():
             options = SourceOptions.parse(self.options, read=True)
             table = options.open_table()
             read_options = build_options(options=options.hoodie)
-            return _spark_schema(read_schema(table, as_of=read_options.as_of))
+            schema = _spark_schema(read_schema(table, as_of=read_options.as_of))
+            self._parsed = options
+            # Filters reach only the reader (pushFilters): a pushdown read plans there, with them.
+            if not options.filter_pushdown:
+                self._planned = _splits(plan_read(table, read_options), self.split_sizing)
+            return schema
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        with reported_to_spark():
-            options = SourceOptions.parse(self.options, read=True)
+        options, planned = self._parsed, self._planned
+        if options is None:  # the schema was given (spark.read.schema(...)): schema() did not run
+            with reported_to_spark():
+                options = SourceOptions.parse(self.options, read=True)
         reader = HudiPushdownReader if options.filter_pushdown else HudiDataSourceReader
-        return reader(options, schema, self.split_sizing)
+        return reader(options, schema, self.split_sizing, planned)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
         # Imported here: the planner processes Spark starts for a read need no write path.

@@ -4,18 +4,27 @@ the read options.
 The settings are resolved once, where Spark plans the read or write (the driver side), from the
 options over the ``HUDI_*`` variables of that process, and travel to executors and the commit
 worker inside the pickled reader or writer: a task never reads its own environment for them.
+
+A read with no option beyond its path, in a process without ``HUDI_*`` variables, has the default
+settings: they are then not built at all (nor the typed settings' models imported), as Spark's two
+planner processes start fresh for the first read of a session and import what they use.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from hudi_framework.config.hoodie_keys import sets_storage
-from hudi_framework.config.settings import HudiSettings
+from hudi_framework.config.paths import ENV_PREFIX
 from hudi_framework.errors import ConfigError
 from hudi_framework.read.options import INCR_FALLBACK_KEY, METADATA_ENABLE_KEY
-from hudi_framework.runtime.table import HudiTable
+
+if TYPE_CHECKING:
+    from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.runtime.table import HudiTable
 
 #: Data source option turning on partition/row filter pushdown. Spark offers a Python source no way
 #: to read the session's ``spark.sql.python.filterPushdown.enabled``, and a reader that accepts
@@ -33,16 +42,23 @@ class SourceOptions:
 
     Attributes:
         path: The table's base path.
-        settings: Settings from the options (over ``HUDI_*`` variables), storage credentials
-            included as secrets (masked in ``repr``).
+        resolved: Settings from the options (over ``HUDI_*`` variables), storage credentials
+            included as secrets (masked in ``repr``); None when nothing sets any (the defaults).
         hoodie: The options that do not set storage, for the read options; never credentials.
         filter_pushdown: Whether Spark's filters are pushed into the read.
     """
 
     path: str
-    settings: HudiSettings = field(default_factory=HudiSettings)
+    resolved: HudiSettings | None = None
     hoodie: Mapping[str, str] = field(default_factory=dict)
     filter_pushdown: bool = False
+
+    @cached_property
+    def settings(self) -> HudiSettings:
+        """The settings: :attr:`resolved`, or the defaults when nothing set any."""
+        from hudi_framework.config.settings import HudiSettings
+
+        return self.resolved if self.resolved is not None else HudiSettings()
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, read: bool = False) -> SourceOptions:
@@ -64,15 +80,27 @@ class SourceOptions:
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
         hoodie = {k: v for k, v in lowered.items() if k not in _SOURCE_KEYS}
+        settable = {k: v for k, v in hoodie.items() if not (read and k in READ_ONLY_KEYS)}
+        if not settable and not _settings_in_environment():
+            return cls(path=path, hoodie=hoodie, filter_pushdown=pushdown == "true")
+        # Imported here: the typed settings' models cost ~0.2 s to import (see the module docstring).
+        from hudi_framework.config.hoodie_keys import sets_storage
+        from hudi_framework.config.settings import HudiSettings
+
         return cls(
             path=path,
-            settings=HudiSettings.from_hoodie_options(
-                {k: v for k, v in hoodie.items() if not (read and k in READ_ONLY_KEYS)}, env=True
-            ),
+            resolved=HudiSettings.from_hoodie_options(settable, env=True),
             hoodie={k: v for k, v in hoodie.items() if not sets_storage(k)},
             filter_pushdown=pushdown == "true",
         )
 
     def open_table(self) -> HudiTable:
         """The table at :attr:`path`, on the storage and plugins the settings describe."""
-        return HudiTable.open(self.path, settings=self.settings)
+        from hudi_framework.runtime.table import HudiTable
+
+        return HudiTable.open(self.path, settings=self.resolved)
+
+
+def _settings_in_environment() -> bool:
+    """Whether a variable of this process may set a setting (``HUDI_*``, matched as the settings match)."""
+    return any(name.upper().startswith(ENV_PREFIX) for name in os.environ)

@@ -4,13 +4,15 @@ settings agree with an existing one's."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hudi_framework.config.hoodie_keys import HOODIE_KEYS
-from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError, IncompatibleTableConfigError
 from hudi_framework.table.table_config import TableConfig, new_table_config
 from hudi_framework.vocabulary import key_generator_component, key_generator_type
+
+if TYPE_CHECKING:
+    from hudi_framework.config.settings import HudiSettings
 
 __all__ = ["check_settings_match_table", "table_config_from_settings", "timestamp_keygen_properties"]
 

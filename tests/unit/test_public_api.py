@@ -21,7 +21,11 @@ from types import ModuleType
 import pytest
 
 import hudi_framework
+import hudi_framework.config
+import hudi_framework.plugin
+import hudi_framework.read
 import hudi_framework.spark
+import hudi_framework.timeline
 
 ROOT = Path(__file__).resolve().parents[2]
 API_DOC = ROOT / "docs" / "api.md"
@@ -203,7 +207,18 @@ def _typed_imports(module: ModuleType) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("package", [hudi_framework, hudi_framework.spark], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "package",
+    [
+        hudi_framework,
+        hudi_framework.spark,
+        hudi_framework.plugin,
+        hudi_framework.config,
+        hudi_framework.read,
+        hudi_framework.timeline,
+    ],
+    ids=lambda m: m.__name__,
+)
 def test_lazy_names_match_the_typed_imports(package: ModuleType) -> None:
     lazy = dict(vars(package)["_EXPORTS"])
     # What mypy sees is what ``__getattr__`` imports.
