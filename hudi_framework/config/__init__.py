@@ -8,9 +8,10 @@ fresh and pay only for what they use.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
+
+from hudi_framework.contracts.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from hudi_framework.config.component_sections import (
@@ -98,9 +99,4 @@ _EXPORTS: Final[Mapping[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name on first access (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -1,30 +1,8 @@
-"""Lazy re-exports for plugin packages (PEP 562 module ``__getattr__``).
-
-A plugin package's ``__init__`` is what its entry point loads, so it runs in every process that
-builds a plugin manager. Re-exporting the implementation from there would import it (and boto3,
-for some) even where the component is never used; a lazy export keeps ``from plugin import Name``
-working while the import happens on first access.
-"""
+"""Lazy re-exports for plugin packages: :func:`~hudi_framework.contracts.lazy_exports.lazy_exports`
+under the name plugins import it by (it lives in ``contracts`` so that lower layers use it too)."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
+from hudi_framework.contracts.lazy_exports import lazy_exports
 
-
-def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` that imports ``exports[name]`` (a module path) on first access.
-
-    Args:
-        package: The package's ``__name__`` (for error messages).
-        exports: Public name -> the module defining it.
-    """
-
-    def attribute(name: str) -> Any:
-        module = exports.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(module), name)
-
-    return attribute
+__all__ = ["lazy_exports"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-from hudi_framework.plugin.lazy import lazy_exports
+from hudi_framework.contracts.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, conform_batch, read_task

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-from hudi_framework.plugin.lazy import lazy_exports
+from hudi_framework.contracts.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from hudi_framework.timeline.avro_container import AvroRecord, AvroSchemaName, read_container, write_container
