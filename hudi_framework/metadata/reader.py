@@ -27,6 +27,7 @@ routes them, and decodes only the records of the keys it looks up.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -664,22 +665,32 @@ def _merge_column_stats(rows: pa.Table) -> pa.Table:
     live = latest.filter(pc.invert(deleted_flags))
     if latest.num_rows == rows.num_rows:
         return live  # one record per key: nothing to merge
+    # A key whose latest record is a tombstone or tight (partition statistics) needs no merge: that
+    # record replaces the older ones. The others with several records (appended v6 log files) are
+    # merged in Python, their rows taken in one pass.
+    meta = latest.column("ColumnStatsMetadata").combine_chunks()
+    tight = pc.fill_null(_field_or_null(meta, "isTightBound", pa.bool_(), latest.num_rows), False)
+    open_keys = latest.filter(pc.invert(pc.or_(tight, deleted_flags.combine_chunks()))).column("key")
     counts = rows.group_by("key").aggregate([("key", "count")])
     multi = counts.filter(pc.greater(counts.column("key_count"), 1)).column("key")
-    # Several records of one key arise for appended v6 log files and for partition statistics:
-    # merge those few in Python.
+    multi = multi.filter(pc.is_in(multi, value_set=open_keys))
     single = live.filter(pc.invert(pc.is_in(live.column("key"), value_set=multi)))
-    merged_rows = [_merge_stats_group(rows.filter(pc.equal(rows.column("key"), k))) for k in multi.to_pylist()]
+    grouped = rows.filter(pc.is_in(rows.column("key"), value_set=multi)).sort_by(
+        [("key", "ascending"), (_SEQ, "ascending")]
+    )
+    merged_rows = [
+        _merge_stats_group(list(group)) for _, group in itertools.groupby(grouped.to_pylist(), key=lambda r: r["key"])
+    ]
     kept = [r for r in merged_rows if r is not None]
     if not kept:
         return single
     return pa.concat_tables([single, pa.Table.from_pylist(kept, schema=single.schema)])
 
 
-def _merge_stats_group(group: pa.Table) -> dict[str, Any] | None:
+def _merge_stats_group(group: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """Java ``mergeColumnStatsRecords`` over one key's records, oldest first; None if deleted."""
     current: dict[str, Any] | None = None
-    for row in group.sort_by(_SEQ).to_pylist():
+    for row in group:
         stats: dict[str, Any] = row["ColumnStatsMetadata"]
         if current is None or stats["isDeleted"] or current["ColumnStatsMetadata"]["isDeleted"]:
             current = row  # a tombstone replaces, and a record after a tombstone starts afresh

@@ -128,3 +128,39 @@ def test_column_stats_of_one_key_merge_and_tombstones_replace() -> None:
         40,
     )
     assert out["single"]["valueCount"] == 1
+
+
+_TIGHT_STATS = pa.struct([*_STATS, ("isTightBound", pa.bool_())])
+
+
+def test_column_stats_tight_records_replace_and_later_loose_ones_merge_onto_them() -> None:
+    def tight(lo: int, hi: int, count: int, is_tight: bool = True, deleted: bool = False) -> dict[str, object]:
+        return {**_stat(lo, hi, count, deleted), "isTightBound": is_tight}
+
+    entries = [
+        ("tight-last", 0, tight(1, 9, 5, is_tight=False)),
+        ("tight-last", 1, tight(3, 4, 5)),  # partition statistics recomputed: replaces, counts not summed
+        ("loose-after-tight", 0, tight(3, 4, 5)),
+        ("loose-after-tight", 1, tight(0, 2, 2, is_tight=False)),  # merges onto the tight one
+        ("deleted-last", 0, tight(1, 1, 1)),
+        ("deleted-last", 1, tight(0, 0, 0, deleted=True)),
+        ("live-after-delete", 0, tight(0, 0, 0, deleted=True)),
+        ("live-after-delete", 1, tight(6, 8, 3, is_tight=False)),
+    ]
+    rows = pa.table(
+        {
+            "key": [e[0] for e in entries],
+            "ColumnStatsMetadata": pa.array([e[2] for e in entries], _TIGHT_STATS),
+            "_seq": pa.array([e[1] for e in entries], pa.int64()),
+        }
+    )
+    out = {r["key"]: r["ColumnStatsMetadata"] for r in _merge_column_stats(rows).to_pylist()}
+    assert set(out) == {"tight-last", "loose-after-tight", "live-after-delete"}
+
+    def summary(key: str) -> tuple[object, ...]:
+        s = out[key]
+        return (s["minValue"]["member0"]["value"], s["maxValue"]["member0"]["value"], s["valueCount"], s["nullCount"])
+
+    assert summary("tight-last") == (3, 4, 5, 1)
+    assert summary("loose-after-tight") == (0, 4, 7, 2)
+    assert summary("live-after-delete") == (6, 8, 3, 1)
