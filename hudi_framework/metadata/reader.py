@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.contracts.indexing.bloom_filter import BloomFilter
-from hudi_framework.contracts.storage import StorageBackend
+from hudi_framework.contracts.storage import FileInfo, StorageBackend
 from hudi_framework.errors import BloomFilterFormatError, HudiError, MetadataTableUnusableError, StorageNotFoundError
 from hudi_framework.layout.file_group import FileGroup, FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView
@@ -132,9 +132,11 @@ class MetadataTable:
         properties: Mapping[str, str],
         timeline: Timeline,
         table_partitions: Sequence[str],
+        listings: Mapping[str, Sequence[FileInfo]] | None = None,
     ) -> None:
         """Wrap an opened MDT; prefer :meth:`open`."""
         self._storage = storage
+        self._listings = dict(listings or {})
         self._properties = dict(properties)
         self._timeline = timeline
         self._table_partitions = tuple(table_partitions)
@@ -143,12 +145,21 @@ class MetadataTable:
         self._decoders: dict[tuple[str, tuple[str, ...]], HFileRecordDecoder] = {}
 
     @classmethod
-    def open(cls, storage: StorageBackend, data_properties: Mapping[str, str]) -> MetadataTable | None:
+    def open(
+        cls,
+        storage: StorageBackend,
+        data_properties: Mapping[str, str],
+        *,
+        timeline: Timeline | None = None,
+        listings: Mapping[str, Sequence[FileInfo]] | None = None,
+    ) -> MetadataTable | None:
         """Open the MDT of the table rooted at ``storage``; None when the table has none.
 
         Args:
             storage: The data table's storage backend.
             data_properties: The data table's ``hoodie.properties`` (which MDT partitions are usable).
+            timeline: The MDT's timeline when the caller has just listed it (under the table lock).
+            listings: MDT partition -> its listing, when the caller has just listed it.
 
         Raises:
             MetadataTableUnusableError: The MDT exists but this reader cannot use it (its
@@ -165,9 +176,11 @@ class MetadataTable:
             raise MetadataTableUnusableError("its timeline uses layout 1 (table version 6), which is not read")
         timeline_path = properties.get("hoodie.timeline.path", "timeline") or "timeline"
         # The data table's ".hoodie" is the timeline helper's root: the MDT's timeline lies below it.
-        timeline = Timeline.load(storage, layout_version=2, timeline_path=f"metadata/.hoodie/{timeline_path}")
+        path = f"metadata/.hoodie/{timeline_path}"
+        if timeline is None or timeline.timeline_path != path or timeline.layout_version != 2:
+            timeline = Timeline.load(storage, layout_version=2, timeline_path=path)
         listed = [p for p in data_properties.get(TABLE_METADATA_PARTITIONS_KEY, "").split(",") if p.strip()]
-        return cls(storage, properties=properties, timeline=timeline, table_partitions=listed)
+        return cls(storage, properties=properties, timeline=timeline, table_partitions=listed, listings=listings)
 
     # ----------------------------------------------------------------- facts
     @property
@@ -211,7 +224,8 @@ class MetadataTable:
         return self._view(partition).all_file_groups(partition)
 
     def _view(self, partition: str) -> FileSystemView:
-        listing = self._storage.list(f"{METADATA_TABLE_DIR}/{partition}")
+        known = self._listings.get(partition)
+        listing = list(known) if known is not None else self._storage.list(f"{METADATA_TABLE_DIR}/{partition}")
         pending: dict[FileGroupId, str] = {}
         for inst, plan in self._timeline.pending_compaction_plans().items():
             for op in plan.get("operations") or ():
@@ -362,8 +376,9 @@ class MetadataTable:
         return {p: dict(listing[p]) for p in wanted}
 
     # ----------------------------------------------------------------- column stats
-    def column_stats(self, columns: Iterable[str] | None = None) -> pa.Table:
-        """File-level column statistics, one row per (file, column), deleted entries dropped.
+    def column_stats(self, columns: Iterable[str] | None = None, partitions: Sequence[str] | None = None) -> pa.Table:
+        """File-level column statistics, one row per (file, column), deleted entries dropped
+        (``partitions``: as in :meth:`partition_stats`).
 
         The table has the columns of :data:`COLUMN_STATS_COLUMNS`: ``partition_path`` (``""`` for a
         non-partitioned table; resolved from the key's partition id against the ``files`` listing,
@@ -381,18 +396,22 @@ class MetadataTable:
         Raises:
             MetadataTableUnusableError: ``column_stats`` is not a usable MDT partition.
         """
-        return self._stats(MetadataPartition.COLUMN_STATS, columns)
+        return self._stats(MetadataPartition.COLUMN_STATS, columns, partitions)
 
-    def partition_stats(self, columns: Iterable[str] | None = None) -> pa.Table:
+    def partition_stats(
+        self, columns: Iterable[str] | None = None, partitions: Sequence[str] | None = None
+    ) -> pa.Table:
         """Partition-level column statistics, one row per (partition, column): the shape of
-        :meth:`column_stats`, ``file_name`` holding the partition path.
+        :meth:`column_stats`, ``file_name`` holding the partition path. With ``partitions``, the
+        ``partition_path`` of rows is resolved against those only (rows of others get null), so
+        the ``files`` partition is not read.
 
         Raises:
             MetadataTableUnusableError: ``partition_stats`` is not a usable MDT partition.
         """
-        return self._stats(MetadataPartition.PARTITION_STATS, columns)
+        return self._stats(MetadataPartition.PARTITION_STATS, columns, partitions)
 
-    def _stats(self, partition: str, columns: Iterable[str] | None) -> pa.Table:
+    def _stats(self, partition: str, columns: Iterable[str] | None, known: Sequence[str] | None = None) -> pa.Table:
         self._require(partition)
         # Both partitions' keys start with the column's id: only the wanted columns' records are read.
         wanted = None if columns is None else sorted({column_id(c) for c in columns})
@@ -403,14 +422,14 @@ class MetadataTable:
             mask = pc.is_in(stats, value_set=pa.array(list(columns), pa.string()))
             rows = rows.filter(mask)
         merged = _merge_column_stats(rows)
-        return self._stats_table(merged)
+        return self._stats_table(merged, known)
 
-    def _stats_table(self, rows: pa.Table) -> pa.Table:
+    def _stats_table(self, rows: pa.Table, known_partitions: Sequence[str] | None = None) -> pa.Table:
         meta = rows.column("ColumnStatsMetadata").combine_chunks()
         keys = rows.column("key").combine_chunks()
         part_ids = pc.utf8_slice_codeunits(keys, COLUMN_ID_WIDTH, COLUMN_ID_WIDTH + PARTITION_ID_WIDTH)
         try:
-            known = self.all_partitions()
+            known = list(known_partitions) if known_partitions is not None else self.all_partitions()
         except MetadataTableUnusableError:
             known = []
         lookup = pa.table({"id": [partition_id(p) for p in known], "partition_path": pa.array(known, pa.string())})

@@ -85,6 +85,8 @@ _NAMESPACE: Final = "org.apache.hudi.avro.model."
 _STATS: Final = "ColumnStatsMetadata"
 #: Shared with the ``partition_stats`` builder through :attr:`InstantContext.shared`.
 SHARED_STATS: Final = "column_stats.file_stats"
+#: Key in :attr:`InstantContext.shared` of the columns the index definitions give (per partition).
+_DEFINED_COLUMNS: Final = "column_stats.defined_columns"
 
 # Apache Hudi's ``ValueType`` ordinals.
 _BOOLEAN, _INT, _LONG, _FLOAT, _DOUBLE, _STRING, _DECIMAL, _DATE = 2, 3, 4, 5, 6, 7, 10, 12
@@ -289,9 +291,13 @@ class ColumnStatsBuilder(PartitionBuilder):
     def columns(self, ctx: InstantContext, metadata: CommitMetadata | None) -> list[str]:
         """The indexed columns: the index definition's, else (a table that had no schema when the
         partition was built) the defaults over this commit's schema, then recorded."""
-        defined = source_fields(ctx.storage, self.partition)
-        if defined:
-            return defined
+        # column_stats and partition_stats both ask: the index definitions are read once per instant.
+        memo = f"{_DEFINED_COLUMNS}.{self.partition}"
+        if memo not in ctx.shared:
+            ctx.shared[memo] = source_fields(ctx.storage, self.partition, ctx.properties)
+        defined = ctx.shared[memo]
+        if isinstance(defined, list) and defined:
+            return [str(c) for c in defined]
         text = (metadata.extra_metadata or {}).get("schema") if metadata is not None else None
         if not text:
             return []
@@ -302,6 +308,7 @@ class ColumnStatsBuilder(PartitionBuilder):
             max_columns=_DEFAULT_MAX_COLUMNS,
         )
         _define(ctx.storage, columns)
+        ctx.shared[memo] = columns
         return columns
 
     def commit_records(self, ctx: InstantContext, metadata: CommitMetadata) -> PartitionRecords:

@@ -29,8 +29,9 @@ INDEX_DEFS_PATH_KEY: Final = "hoodie.table.index.defs.path"
 INDEX_DEFS_PATH: Final = ".hoodie/.index_defs/index.json"
 
 
-def _load(storage: StorageBackend) -> dict[str, Any]:
-    path = load_properties(storage).get(INDEX_DEFS_PATH_KEY) or INDEX_DEFS_PATH
+def _load(storage: StorageBackend, properties: Mapping[str, str] | None = None) -> dict[str, Any]:
+    props = properties if properties is not None else load_properties(storage)
+    path = props.get(INDEX_DEFS_PATH_KEY) or INDEX_DEFS_PATH
     try:
         parsed = json.loads(storage.read(path))
     except (StorageNotFoundError, ValueError):
@@ -38,15 +39,20 @@ def _load(storage: StorageBackend) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"indexDefinitions": {}}
 
 
-def index_definition(storage: StorageBackend, name: str) -> Mapping[str, Any] | None:
-    """The definition of the index ``name`` (``column_stats``...), or None."""
-    found = (_load(storage).get("indexDefinitions") or {}).get(name)
+def index_definition(
+    storage: StorageBackend, name: str, properties: Mapping[str, str] | None = None
+) -> Mapping[str, Any] | None:
+    """The definition of the index ``name`` (``column_stats``...), or None (``properties``: the
+    table's ``hoodie.properties`` when the caller has read them, else they are read)."""
+    found = (_load(storage, properties).get("indexDefinitions") or {}).get(name)
     return found if isinstance(found, dict) else None
 
 
-def source_fields(storage: StorageBackend, name: str) -> list[str] | None:
+def source_fields(
+    storage: StorageBackend, name: str, properties: Mapping[str, str] | None = None
+) -> list[str] | None:
     """The columns the index ``name`` covers, or None when it has no definition."""
-    found = index_definition(storage, name)
+    found = index_definition(storage, name, properties)
     if found is None:
         return None
     return [str(f) for f in found.get("sourceFields") or ()]

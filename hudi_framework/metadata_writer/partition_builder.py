@@ -108,6 +108,8 @@ class InstantContext:
         data_timeline: Loads the data table's timeline (this instant still pending on it).
         shared: Scratch space of this instant's builders, called in partition order (the column
             statistics computed for ``column_stats`` are reused by ``partition_stats``).
+        properties: The data table's ``hoodie.properties`` as read for this instant (None: read
+            them when needed).
     """
 
     storage: StorageBackend
@@ -119,6 +121,7 @@ class InstantContext:
     file_group_counts: Mapping[str, int] = field(default_factory=dict)
     data_timeline: Callable[[], Timeline] | None = None
     shared: dict[str, object] = field(default_factory=dict)
+    properties: Mapping[str, str] | None = None
 
 
 class PartitionBuilder:

@@ -23,7 +23,13 @@ from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import METADATA_TABLE_DIR, TABLE_METADATA_PARTITIONS_INFLIGHT_KEY
 from hudi_framework.metadata_writer import builders
 from hudi_framework.metadata_writer.file_groups import file_group_count, partition_dir, route, write_log_file
-from hudi_framework.metadata_writer.mdt_timeline import mdt_commit_metadata, mdt_requested, mdt_timeline_writer
+from hudi_framework.metadata_writer.mdt_timeline import (
+    created_file,
+    mdt_commit_metadata,
+    mdt_inflight,
+    mdt_requested,
+    mdt_timeline_writer,
+)
 from hudi_framework.metadata_writer.partition_builder import InstantContext, PartitionBuilder, PartitionRecords
 from hudi_framework.table.metadata_table import disable_metadata_table
 from hudi_framework.table.properties import load_properties
@@ -75,16 +81,19 @@ class MetadataTableSync:
         completes (the record index takes the keys each file received and lost)."""
         self._facts.setdefault(instant_time, {})[name] = fact
 
-    def before_complete(self, instant: Instant, metadata: CommitMetadata | bytes | None) -> None:
-        """Record the data instant about to complete in the MDT (an MDT instant of the same time)."""
+    def before_complete(
+        self, instant: Instant, metadata: CommitMetadata | bytes | None, timeline: Timeline | None = None
+    ) -> None:
+        """Record the data instant about to complete in the MDT (an MDT instant of the same time);
+        ``timeline``: the data timeline the caller has just read (else it is listed when needed)."""
         action = COMPLETES_AS.get(instant.action, instant.action)
         t = instant.requested_time
         facts = self._facts.pop(t, {})
         if isinstance(metadata, CommitMetadata):
-            self._delta_commit(t, action.value, facts, lambda b, ctx: b.commit_records(ctx, metadata))
+            self._delta_commit(t, action.value, facts, lambda b, ctx: b.commit_records(ctx, metadata), timeline)
         elif action is Action.CLEAN and isinstance(metadata, bytes) and metadata:
             clean = decode_clean_metadata(metadata)
-            self._delta_commit(t, action.value, facts, lambda b, ctx: b.clean_records(ctx, clean))
+            self._delta_commit(t, action.value, facts, lambda b, ctx: b.clean_records(ctx, clean), timeline)
         elif action is Action.ROLLBACK and isinstance(metadata, bytes) and metadata:
             record = read_container(metadata).record
             self._rollback(t, [str(c) for c in record.get("commitsRollback") or ()])
@@ -114,20 +123,34 @@ class MetadataTableSync:
             self._storage, layout_version=self._config.timeline_layout_version, timeline_path=self._config.timeline_path
         )
 
-    def _open_mdt(self) -> MetadataTable | None:
-        return MetadataTable.open(self._storage, load_properties(self._storage))
-
-    def _delta_commit(self, instant_time: str, action: str, facts: dict[str, object], records_of: _RecordsOf) -> None:
+    def _delta_commit(
+        self,
+        instant_time: str,
+        action: str,
+        facts: dict[str, object],
+        records_of: _RecordsOf,
+        data_timeline: Timeline | None,
+    ) -> None:
         # The partition lists as they are now (under the lock when the writer holds one): an
         # indexer may have started building a partition since this writer opened the table.
-        config = TableConfig.from_properties(load_properties(self._storage))
+        props = load_properties(self._storage)
+        config = TableConfig.from_properties(props)
         kept = kept_partitions(config)
         if not kept:
             return  # the MDT was deleted meanwhile: nothing to keep in step
         writer = self._writer()
         listings = self._listings([b.partition for b in kept])
+        # One listing of the MDT's timeline serves the retry check, the builders' MDT and the
+        # completion (nothing else writes the MDT meanwhile: its writers hold the table lock).
+        mdt_files = self._storage.list(writer.timeline_directory)
+        mdt_timeline = writer.timeline(mdt_files)
         # A retried instant (a crashed attempt of the same data instant) is undone first, as Java does.
-        self._remove_instant(writer, instant_time, listings)
+        if self._remove_instant(writer, instant_time, listings, mdt_timeline) or any(
+            i.requested_time == instant_time for i in mdt_timeline.instants
+        ):
+            listings = self._listings([b.partition for b in kept])
+            mdt_files = self._storage.list(writer.timeline_directory)
+            mdt_timeline = writer.timeline(mdt_files)
         counts = {p: file_group_count(p, files) for p, files in listings.items()}
         ctx = InstantContext(
             self._storage,
@@ -135,24 +158,30 @@ class MetadataTableSync:
             instant_time,
             action,
             facts=facts,
-            open_mdt=self._open_mdt,
+            open_mdt=lambda: MetadataTable.open(self._storage, props, timeline=mdt_timeline, listings=listings),
             file_group_counts=counts,
-            data_timeline=self._data_timeline,
+            data_timeline=(lambda: data_timeline) if data_timeline is not None else self._data_timeline,
+            properties=props,
         )
         produced = [(b.partition, records_of(b, ctx)) for b in kept]
-        inflight = writer.transition_to_inflight(
-            mdt_requested(self._storage, writer, Action.DELTA_COMMIT, instant_time)
-        )
+        requested = mdt_requested(self._storage, writer, Action.DELTA_COMMIT, instant_time)
+        inflight = mdt_inflight(self._storage, writer, requested)
         stats: list[WriteStat] = []
         for partition, records in produced:
             if not records:
                 continue
             for index, (upserts, deletes) in sorted(route(records.upserts, records.deletes, counts[partition]).items()):
                 stats.append(write_log_file(self._storage, partition, index, instant_time, upserts, deletes))
-        writer.complete(inflight, mdt_commit_metadata(stats, "UPSERT_PREPPED"))
+        # The timeline as it stands now: the listing plus the two files this commit just created.
+        now = writer.timeline([*mdt_files, *(created_file(writer, i) for i in (requested, inflight))])
+        writer.complete(inflight, mdt_commit_metadata(stats, "UPSERT_PREPPED"), known=now)
 
     def _remove_instant(
-        self, writer: TimelineWriter, instant_time: str, listings: dict[str, list[FileInfo]]
+        self,
+        writer: TimelineWriter,
+        instant_time: str,
+        listings: dict[str, list[FileInfo]],
+        timeline: Timeline | None = None,
     ) -> dict[str, list[str]]:
         """Delete the MDT log files written at ``instant_time`` and its instant files; per partition,
         the names deleted."""
@@ -178,7 +207,7 @@ class MetadataTableSync:
                 for write in self._storage.list_incomplete(directory):
                     if owned(write.target):
                         self._storage.discard_incomplete(write)
-        for inst in writer.timeline().instants:
+        for inst in (timeline or writer.timeline()).instants:
             if inst.requested_time == instant_time:
                 writer.delete_instant(inst, allow_completed=True)
         return deleted

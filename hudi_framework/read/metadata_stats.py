@@ -101,7 +101,7 @@ class MetadataTableStats:
         if not files or not columns:
             return None
         try:
-            stats = self._mdt.column_stats(columns)
+            stats = self._mdt.column_stats(columns, sorted({partition for partition, _ in files}))
         except HudiError as e:  # a damaged MDT file: skip nothing rather than trust part of it
             _LOG.warning("data skipping without the metadata table: %s", e)
             return None
@@ -114,7 +114,8 @@ class MetadataTableStats:
         if not partitions or not columns:
             return None
         try:
-            stats = self._mdt.partition_stats(columns)
+            # Partition paths resolve against the wanted ones: the files partition is not read.
+            stats = self._mdt.partition_stats(columns, sorted(set(partitions)))
         except HudiError as e:
             _LOG.warning("partition statistics without the metadata table: %s", e)
             return None

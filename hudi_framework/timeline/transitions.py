@@ -27,7 +27,7 @@ import logging
 import random
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final, Protocol
 
 from hudi_framework.errors import (
@@ -50,7 +50,7 @@ from hudi_framework.timeline.timeline import DEFAULT_TIMELINE_PATH, Timeline, ti
 from hudi_framework.vocabulary import TimelineTimezone
 
 if TYPE_CHECKING:
-    from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.contracts.storage import FileInfo, StorageBackend
 
 _log = logging.getLogger(__name__)
 
@@ -58,8 +58,11 @@ _log = logging.getLogger(__name__)
 class InstantSync(Protocol):
     """What a :class:`TimelineWriter` keeps in step with its instants (the metadata table)."""
 
-    def before_complete(self, instant: Instant, metadata: CommitMetadata | bytes | None) -> None:
-        """Record ``instant`` just before its completed file is created; raising leaves it inflight."""
+    def before_complete(
+        self, instant: Instant, metadata: CommitMetadata | bytes | None, timeline: Timeline | None = None
+    ) -> None:
+        """Record ``instant`` just before its completed file is created; raising leaves it inflight.
+        ``timeline`` is the timeline the writer has just read (``instant`` inflight on it)."""
         ...
 
     def discard(self, instant_time: str) -> None:
@@ -149,8 +152,14 @@ class TimelineWriter:
         """The instant-time generator in use."""
         return self._generator
 
-    def timeline(self) -> Timeline:
-        """A fresh snapshot of the timeline."""
+    def timeline(self, files: Iterable[FileInfo] | None = None) -> Timeline:
+        """A fresh snapshot of the timeline (from ``files``, a listing of :attr:`timeline_directory`
+        the caller made, instead of listing it here)."""
+        if files is not None:
+            return Timeline(
+                self._storage, files, layout_version=self._layout, timeline_path=self._timeline_path,
+                timezone=self._timezone,
+            )  # fmt: skip
         return Timeline.load(
             self._storage,
             layout_version=self._layout,
@@ -264,8 +273,8 @@ class TimelineWriter:
         return None
 
     # ----------------------------------------------------------------------------- advancing
-    def _current(self, instant: Instant) -> tuple[Timeline, Instant]:
-        timeline = self.timeline()
+    def _current(self, instant: Instant, known: Timeline | None = None) -> tuple[Timeline, Instant]:
+        timeline = known if known is not None else self.timeline()
         try:
             return timeline, timeline.get(instant.requested_time, instant.action)
         except InstantNotFoundError:
@@ -299,6 +308,8 @@ class TimelineWriter:
         instant: Instant,
         metadata: CommitMetadata | bytes | None = None,
         completion_time: str | None = None,
+        *,
+        known: Timeline | None = None,
     ) -> Instant:
         """Complete an inflight instant by creating its completed file (the last file of a write).
 
@@ -309,6 +320,9 @@ class TimelineWriter:
             completion_time: Layout 2 only: the completion time ``C >= T``; generated (greater
                 than ``T`` and every completion time on the timeline) when None. Layout 1 takes
                 it from the file's modification time and rejects an explicit value.
+            known: The timeline as it stands, ``instant`` inflight on it, when the caller knows it
+                (it holds the lock and listed it since): it is not listed again. A concurrent
+                completion is still checked for after the completed file is created.
 
         Returns:
             The completed instant, with its completion time.
@@ -321,7 +335,7 @@ class TimelineWriter:
                 (the caller rolls it back as any failed write).
             ValueError: An explicit completion time on layout 1, or a malformed one.
         """
-        timeline, current = self._current(instant)
+        timeline, current = self._current(instant, known)
         t = instant.requested_time
         if current.state is not State.INFLIGHT:
             raise IllegalTransitionError(t, current.state, State.COMPLETED)
@@ -331,7 +345,7 @@ class TimelineWriter:
             # Last step before the completed file: a veto leaves nothing a reader would see.
             hooks.pre_commit(t, instant.action.value, metadata_view(metadata))
         if self._sync is not None:
-            self._sync.before_complete(instant, metadata)
+            self._sync.before_complete(instant, metadata, timeline)
         if self._layout == LAYOUT_V1:
             if completion_time is not None:
                 raise ValueError("layout 1 takes completion times from the completed file's modification time")
