@@ -235,11 +235,15 @@ def deleted_record(key: str, file_name: str, column: str, record_type: RecordTyp
     }
 
 
-def latest_schema(timeline: Timeline, config: TableConfig) -> pa.Schema | None:
-    """The table's newest write schema (commit metadata), else its create schema, else None."""
+def latest_schema(timeline: Timeline, config: TableConfig, earlier: object = None) -> pa.Schema | None:
+    """The table's newest write schema (commit metadata), else its create schema, else None.
+    ``earlier``: an earlier snapshot of the timeline (the write's): a commit on both is read from it,
+    which has read it already."""
+    known = set(earlier.instants) if isinstance(earlier, Timeline) else set()
     for inst in reversed(timeline.commits_timeline()):
         if inst.action in WRITE_ACTIONS:
-            text = (timeline.read_commit_metadata(inst).extra_metadata or {}).get("schema")
+            source = earlier if isinstance(earlier, Timeline) and inst in known else timeline
+            text = (source.read_commit_metadata(inst).extra_metadata or {}).get("schema")
             if text:
                 return avro_to_arrow(json.loads(text))
     return avro_to_arrow(json.loads(config.create_schema)) if config.create_schema else None

@@ -48,9 +48,7 @@ def index_definition(
     return found if isinstance(found, dict) else None
 
 
-def source_fields(
-    storage: StorageBackend, name: str, properties: Mapping[str, str] | None = None
-) -> list[str] | None:
+def source_fields(storage: StorageBackend, name: str, properties: Mapping[str, str] | None = None) -> list[str] | None:
     """The columns the index ``name`` covers, or None when it has no definition."""
     found = index_definition(storage, name, properties)
     if found is None:

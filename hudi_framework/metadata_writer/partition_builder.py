@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.layout.discovery import list_table
@@ -39,7 +39,18 @@ from hudi_framework.timeline.timeline import Timeline
 if TYPE_CHECKING:
     from hudi_framework.metadata.reader import MetadataTable
 
-__all__ = ["InitContext", "InstantContext", "MetadataRecord", "PartitionBuilder", "PartitionRecords"]
+__all__ = [
+    "DATA_TIMELINE_FACT",
+    "InitContext",
+    "InstantContext",
+    "MetadataRecord",
+    "PartitionBuilder",
+    "PartitionRecords",
+]
+
+#: The fact naming the data timeline the write path read (a :class:`Timeline`): its commit files
+#: read already (the latest schema) need not be read again when the instant completes.
+DATA_TIMELINE_FACT: Final = "data_timeline"
 
 #: One ``HoodieMetadataRecord`` as fastavro writes it (``key`` set; other fields by name).
 MetadataRecord = dict[str, Any]

@@ -30,6 +30,7 @@ from hudi_framework.metadata_writer.column_stats_partition import (
 )
 from hudi_framework.metadata_writer.file_column_stats import concat_stats, file_column_stats, union_of
 from hudi_framework.metadata_writer.partition_builder import (
+    DATA_TIMELINE_FACT,
     InitContext,
     InstantContext,
     MetadataRecord,
@@ -171,12 +172,22 @@ class PartitionStatsBuilder(PartitionBuilder):
             written_stats = file_column_stats(ctx.storage, sorted(written), columns)
             if written_stats is not None:
                 parts.append(written_stats)
-        mdt = ctx.open_mdt()
-        schema = latest_schema(timeline, ctx.config)
+        opened: list[MetadataTableStats | None] = []
+
+        def mdt_stats() -> MetadataTableStats | None:
+            # The MDT and the latest schema are read only when a partition needs them.
+            if not opened:
+                mdt = ctx.open_mdt()
+                earlier = ctx.facts.get(DATA_TIMELINE_FACT)
+                schema = latest_schema(timeline, ctx.config, earlier) if mdt is not None else None
+                opened.append(MetadataTableStats(mdt, _with_meta(schema)) if mdt and schema is not None else None)
+            return opened[0]
+
         merged: set[str] = set()
-        if mdt is not None and schema is not None:
-            appended = self.appended_partitions(metadata, touched)
-            previous = MetadataTableStats(mdt, _with_meta(schema)).partition_stats(appended, columns)
+        appended = self.appended_partitions(metadata, touched)
+        source = mdt_stats() if appended else None
+        if source is not None:
+            previous = source.partition_stats(appended, columns)
             merged = _mergeable(appended, previous, parts[0] if parts else None)
             if merged and previous is not None:
                 parts.append(previous.filter(pc.is_in(previous.column(PARTITION), value_set=pa.array(sorted(merged)))))
@@ -194,8 +205,9 @@ class PartitionStatsBuilder(PartitionBuilder):
             files = _latest_files(view, recomputed)
         older = [f for f in files if f not in written]
         known: set[tuple[str, str]] = set()
-        if older and mdt is not None and schema is not None:
-            kept = MetadataTableStats(mdt, _with_meta(schema)).column_stats(older, columns)
+        source = mdt_stats() if older else None
+        if source is not None:
+            kept = source.column_stats(older, columns)
             if kept is not None:
                 parts.append(kept)
                 known = set(zip(kept.column(FILE_NAME).to_pylist(), kept.column(COLUMN_NAME).to_pylist(), strict=True))

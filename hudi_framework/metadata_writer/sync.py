@@ -113,6 +113,16 @@ class MetadataTableSync:
     def _listings(self, partitions: Sequence[str]) -> dict[str, list[FileInfo]]:
         return {p: self._storage.list(partition_dir(p)) for p in partitions}
 
+    def _mdt_listing(
+        self, writer: TimelineWriter, kept: Sequence[PartitionBuilder]
+    ) -> tuple[dict[str, list[FileInfo]], list[FileInfo]]:
+        """Per kept MDT partition, its files; and the MDT timeline's files: one recursive listing."""
+        by_dir: dict[str, list[FileInfo]] = {}
+        for info in self._storage.list(METADATA_TABLE_DIR, recursive=True):
+            by_dir.setdefault(info.key.rsplit("/", 1)[0], []).append(info)
+        listings = {b.partition: by_dir.get(partition_dir(b.partition), []) for b in kept}
+        return listings, by_dir.get(writer.timeline_directory.rstrip("/"), [])
+
     def _all_partition_dirs(self) -> list[str]:
         """Every MDT partition directory on storage (a rollback covers partitions since dropped)."""
         names = [d.rstrip("/").rsplit("/", 1)[-1] for d in self._storage.list_dirs(METADATA_TABLE_DIR)]
@@ -139,17 +149,16 @@ class MetadataTableSync:
         if not kept:
             return  # the MDT was deleted meanwhile: nothing to keep in step
         writer = self._writer()
-        listings = self._listings([b.partition for b in kept])
-        # One listing of the MDT's timeline serves the retry check, the builders' MDT and the
-        # completion (nothing else writes the MDT meanwhile: its writers hold the table lock).
-        mdt_files = self._storage.list(writer.timeline_directory)
+        # One listing of the whole MDT serves its partitions' file groups, the retry check, the
+        # builders' MDT and the completion (nothing else writes the MDT meanwhile: its writers
+        # hold the table lock).
+        listings, mdt_files = self._mdt_listing(writer, kept)
         mdt_timeline = writer.timeline(mdt_files)
         # A retried instant (a crashed attempt of the same data instant) is undone first, as Java does.
         if self._remove_instant(writer, instant_time, listings, mdt_timeline) or any(
             i.requested_time == instant_time for i in mdt_timeline.instants
         ):
-            listings = self._listings([b.partition for b in kept])
-            mdt_files = self._storage.list(writer.timeline_directory)
+            listings, mdt_files = self._mdt_listing(writer, kept)
             mdt_timeline = writer.timeline(mdt_files)
         counts = {p: file_group_count(p, files) for p, files in listings.items()}
         ctx = InstantContext(

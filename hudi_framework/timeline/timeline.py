@@ -116,6 +116,8 @@ class Timeline:
         # Memo of completed write instant -> (partition, file name)s its write stats name.
         present = set(self._instants)
         self._written_memo = {i: f for i, f in (known_written_files or {}).items() if i in present}
+        # Memo of completed write instant -> its commit file, as read_commit_metadata read it.
+        self._content_memo: dict[Instant, bytes] = {}
 
     @classmethod
     def load(
@@ -301,8 +303,13 @@ class Timeline:
         if instant.comparable_action not in WRITE_ACTIONS or plan_file:
             raise InstantMetadataError(self._storage.uri(key), f"{instant} does not hold commit metadata")
         replace = True if instant.is_completed and instant.action is Action.REPLACE_COMMIT else None
+        data = self._content_memo.get(instant)
+        if data is None:
+            data = self._storage.read(key)
+            if instant.is_completed:  # a completed instant's file never changes
+                self._content_memo[instant] = data
         # Errors name the file's full location: a damaged instant must be findable on any storage.
-        return decode_commit_metadata(self._storage.read(key), replace=replace, path=self._storage.uri(key))
+        return decode_commit_metadata(data, replace=replace, path=self._storage.uri(key))
 
     def written_files(self, instants: Iterable[Instant]) -> dict[Instant, tuple[tuple[str, str], ...]]:
         """``(partition path, file name)`` of every file each completed write instant's metadata names.
@@ -318,6 +325,10 @@ class Timeline:
         for inst in todo:
             if not inst.is_completed or inst.comparable_action not in WRITE_ACTIONS:
                 raise InstantMetadataError(self._storage.uri(self._dir), f"{inst} is not a completed write")
+        for inst in [i for i in todo if i in self._content_memo]:
+            path = self._storage.uri(self.file_key(inst))
+            self._written_memo[inst] = decode_written_files(self._content_memo[inst], path=path)
+        todo = [i for i in todo if i not in self._written_memo]
         keys = [self.file_key(i) for i in todo]
         for inst, key, data in zip(todo, keys, self._storage.read_many(keys) if keys else [], strict=True):
             self._written_memo[inst] = decode_written_files(data, path=self._storage.uri(key))

@@ -32,6 +32,7 @@ from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, FileKeyChanges
 from hudi_framework.metadata.log_file_stats import COLUMN_STATS_FACT
 from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.metadata_writer.partition_builder import DATA_TIMELINE_FACT
 from hudi_framework.metadata_writer.sync import MetadataTableSync
 from hudi_framework.runtime.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.vocabulary import WriteOperation
@@ -281,6 +282,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                     _hand_over(txn, RECORD_INDEX_FACT, changes)
                 if log_stats:
                     _hand_over(txn, COLUMN_STATS_FACT, log_stats)
+                _hand_over(txn, DATA_TIMELINE_FACT, table.timeline)
                 done = txn.commit(stats, schema_json=session.schema_json(cfg, schema), replaced=plan.replaced)
             except BaseException:
                 txn.abort()
