@@ -21,6 +21,7 @@ import io
 import itertools
 import json
 from collections.abc import Mapping, Sequence, Set
+from functools import lru_cache
 from typing import Any, Final
 
 import fastavro
@@ -76,6 +77,14 @@ def decode_hfile_records(content: bytes, schema: AvroSchema | str | None = None)
             union of several non-record types.
     """
     return HFileRecordDecoder(_schema(content, schema)).decode(content)
+
+
+@lru_cache(maxsize=32)
+def hfile_decoder(schema_text: str, fields: tuple[str, ...] | None = None) -> HFileRecordDecoder:
+    """The decoder of HFiles of the writer schema ``schema_text`` (projected on ``fields``), made once
+    per process: a metadata table's files share a few schemas, and preparing one costs milliseconds
+    (each write opens the metadata table anew). Decoders hold no state once made."""
+    return HFileRecordDecoder(schema_text, fields=fields)
 
 
 class HFileRecordDecoder:

@@ -45,7 +45,7 @@ from hudi_framework.errors import BloomFilterFormatError, HudiError, MetadataTab
 from hudi_framework.layout.file_group import FileGroup, FileGroupId, FileSlice
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.log.blocks import CommandBlock, CorruptBlock, DeleteBlock, HeaderKey, HFileBlock
-from hudi_framework.log.hfile_records import HFileRecordDecoder, hfile_records_schema, hfile_schema_text
+from hudi_framework.log.hfile_records import hfile_decoder, hfile_records_schema, hfile_schema_text
 from hudi_framework.log.reader import read_log_bytes
 from hudi_framework.metadata.cell_batches import SEQ_COLUMN, HFileCells, decode_cells, tag_records
 from hudi_framework.metadata.keys import (
@@ -141,8 +141,6 @@ class MetadataTable:
         self._timeline = timeline
         self._table_partitions = tuple(table_partitions)
         self._version = int(properties.get("hoodie.table.version", "0"))
-        # Prepared HFile decoders by (writer schema, decoded fields): MDT files share a few schemas.
-        self._decoders: dict[tuple[str, tuple[str, ...]], HFileRecordDecoder] = {}
 
     @classmethod
     def open(
@@ -324,10 +322,7 @@ class MetadataTable:
         only their records, found and decoded as arrays and tagged with ``seq``."""
         try:
             text = schema if schema is not None else hfile_schema_text(content)
-            cache_key = (text, tuple(columns))
-            decoder = self._decoders.get(cache_key)
-            if decoder is None:
-                decoder = self._decoders[cache_key] = HFileRecordDecoder(text, fields=columns)
+            decoder = hfile_decoder(text, tuple(columns))
             if keys is not None:
                 return tag_records(decoder.decode_rows(content, keys), columns, seq)
             return HFileCells(decoder, decoder.cells(content, None, prefixes=prefixes), seq, where)

@@ -241,26 +241,25 @@ class LocalStorageBackend(StorageBackend):
         out: builtins.list[FileInfo] = []
         if not base.is_dir():
             return out
-        if recursive:
-            for dirpath, _dirnames, filenames in os.walk(base):
-                for fn in filenames:
-                    if _TMP_NAME.match(fn):
-                        continue
-                    full = os.path.join(dirpath, fn)
-                    rel = os.path.relpath(full, self._root_str).replace(os.sep, "/")
+        # Keys are built from the prefix and the entry names (no path arithmetic per file);
+        # directories are entered without following links, as os.walk does.
+        pending = [(base, prefix)]
+        while pending:
+            directory, key = pending.pop()
+            try:
+                with os.scandir(directory) as it:
+                    entries = list(it)
+            except FileNotFoundError:
+                continue  # removed by another writer meanwhile
+            for entry in entries:
+                rel = f"{key}/{entry.name}" if key else entry.name
+                if recursive and entry.is_dir(follow_symlinks=False):
+                    pending.append((Path(entry.path), rel))
+                elif entry.is_file() and not _TMP_NAME.match(entry.name):
                     try:
-                        out.append(_info(rel, os.stat(full)))
+                        out.append(_info(rel, entry.stat()))
                     except FileNotFoundError:
                         continue  # deleted by another writer between listing and stat
-        else:
-            with os.scandir(base) as it:
-                for entry in it:
-                    if entry.is_file() and not _TMP_NAME.match(entry.name):
-                        rel = f"{prefix}/{entry.name}" if prefix else entry.name
-                        try:
-                            out.append(_info(rel, entry.stat()))
-                        except FileNotFoundError:
-                            continue  # deleted by another writer between listing and stat
         return out
 
     def list_dirs(self, prefix: str = "") -> builtins.list[str]:
