@@ -499,7 +499,9 @@ def _keyed_cells(records: KeyedRecords, parsed: Any) -> tuple[list[bytes], list[
     return ordered.to_pylist(), [encoded[p] for p in index.tolist()]
 
 
+@lru_cache(maxsize=16)
 def _schema_for_write(text: str) -> Any:
+    # Parsed once per process per schema: the metadata table writes many files of one schema.
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as e:

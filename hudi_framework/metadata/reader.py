@@ -56,7 +56,9 @@ from hudi_framework.metadata.keys import (
     column_id,
     partition_id,
     partition_path_of,
+    partition_stats_key,
 )
+from hudi_framework.metadata.newest_stats import newest_log_slices, settled
 from hudi_framework.metadata.record_key_routing import record_index_file_group, record_index_file_groups
 from hudi_framework.metadata.records import (
     METADATA_TABLE_DIR,
@@ -397,9 +399,8 @@ class MetadataTable:
         self, columns: Iterable[str] | None = None, partitions: Sequence[str] | None = None
     ) -> pa.Table:
         """Partition-level column statistics, one row per (partition, column): the shape of
-        :meth:`column_stats`, ``file_name`` holding the partition path. With ``partitions``, the
-        ``partition_path`` of rows is resolved against those only (rows of others get null), so
-        the ``files`` partition is not read.
+        :meth:`column_stats`, ``file_name`` holding the partition path. With ``partitions``, only
+        theirs (the ``files`` partition is not read; see :mod:`~hudi_framework.metadata.newest_stats`).
 
         Raises:
             MetadataTableUnusableError: ``partition_stats`` is not a usable MDT partition.
@@ -410,8 +411,16 @@ class MetadataTable:
         self._require(partition)
         # Both partitions' keys start with the column's id: only the wanted columns' records are read.
         wanted = None if columns is None else sorted({column_id(c) for c in columns})
-        records = self._read_slices(self.file_slices(partition), ["key", "ColumnStatsMetadata"], prefixes=wanted)
-        rows = records.rows
+        slices, fields, rows, keys = self.file_slices(partition), ["key", "ColumnStatsMetadata"], None, None
+        if known is not None and columns is not None and partition == MetadataPartition.PARTITION_STATS:
+            keys = pa.array(sorted({partition_stats_key(c, p) for c in columns for p in known}), pa.string())
+            newest = newest_log_slices(slices)
+            rows = None if newest is None else self._read_slices(newest, fields, prefixes=wanted).rows
+            rows = rows if rows is not None and settled(rows, keys) else None
+        if rows is None:
+            rows = self._read_slices(slices, fields, prefixes=wanted).rows
+        if keys is not None:
+            rows = rows.filter(pc.is_in(rows.column("key"), value_set=keys))
         stats = pc.struct_field(rows.column("ColumnStatsMetadata"), "columnName")
         if columns is not None:
             mask = pc.is_in(stats, value_set=pa.array(list(columns), pa.string()))
