@@ -3,13 +3,12 @@ text, and the write stats and commit metadata of its instants (Apache Hudi 1.x, 
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Final
 
-from hudi_framework.contracts.storage import FileInfo, StorageBackend
+from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.metadata.records import METADATA_TABLE_DIR
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.table.properties import table_checksum
@@ -143,10 +142,3 @@ def mdt_inflight(storage: StorageBackend, writer: TimelineWriter, requested: Ins
     inflight = Instant(requested.requested_time, requested.action, State.INFLIGHT)
     storage.put_if_absent(f"{writer.timeline_directory}/{instant_file_name(inflight, 2)}", b"")
     return inflight
-
-
-def created_file(writer: TimelineWriter, instant: Instant) -> FileInfo:
-    """The listing entry of an instant file this writer has just created (for a timeline built
-    from an earlier listing plus what was created since)."""
-    key = f"{writer.timeline_directory}/{instant_file_name(instant, 2)}"
-    return FileInfo(key, 0, dt.datetime.now(dt.UTC))

@@ -24,7 +24,6 @@ from hudi_framework.metadata.records import METADATA_TABLE_DIR, TABLE_METADATA_P
 from hudi_framework.metadata_writer import builders
 from hudi_framework.metadata_writer.file_groups import file_group_count, partition_dir, route, write_log_file
 from hudi_framework.metadata_writer.mdt_timeline import (
-    created_file,
     mdt_commit_metadata,
     mdt_inflight,
     mdt_requested,
@@ -181,9 +180,8 @@ class MetadataTableSync:
                 continue
             for index, (upserts, deletes) in sorted(route(records.upserts, records.deletes, counts[partition]).items()):
                 stats.append(write_log_file(self._storage, partition, index, instant_time, upserts, deletes))
-        # The timeline as it stands now: the listing plus the two files this commit just created.
-        now = writer.timeline([*mdt_files, *(created_file(writer, i) for i in (requested, inflight))])
-        writer.complete(inflight, mdt_commit_metadata(stats, "UPSERT_PREPPED"), known=now)
+        # The MDT timeline is not listed again: the listing above, plus the two files created since.
+        writer.complete(inflight, mdt_commit_metadata(stats, "UPSERT_PREPPED"), known=mdt_timeline)
 
     def _remove_instant(
         self,
@@ -197,6 +195,8 @@ class MetadataTableSync:
         deleted: dict[str, list[str]] = {}
         for partition, files in listings.items():
             for info in files:
+                if instant_time not in info.name:
+                    continue  # not of this instant: no parsing
                 name = LogFileName.try_parse(info.name)
                 if name is not None and name.instant_time == instant_time:
                     self._storage.delete(info.key)

@@ -265,7 +265,8 @@ class TimelineWriter:
 
     def _rival(self, requested_time: str, *, own_key: str) -> str | None:
         for info in self._storage.list(self._dir):
-            if info.key == own_key:
+            # Instant files start with their requested time: older ones need no parsing.
+            if info.key == own_key or info.name[: len(requested_time)] < requested_time:
                 continue
             parsed = parse_instant_file_name(info.name, self._layout)
             if parsed is not None and parsed.instant.requested_time >= requested_time:
@@ -273,8 +274,8 @@ class TimelineWriter:
         return None
 
     # ----------------------------------------------------------------------------- advancing
-    def _current(self, instant: Instant, known: Timeline | None = None) -> tuple[Timeline, Instant]:
-        timeline = known if known is not None else self.timeline()
+    def _current(self, instant: Instant) -> tuple[Timeline, Instant]:
+        timeline = self.timeline()
         try:
             return timeline, timeline.get(instant.requested_time, instant.action)
         except InstantNotFoundError:
@@ -320,9 +321,10 @@ class TimelineWriter:
             completion_time: Layout 2 only: the completion time ``C >= T``; generated (greater
                 than ``T`` and every completion time on the timeline) when None. Layout 1 takes
                 it from the file's modification time and rejects an explicit value.
-            known: The timeline as it stands, ``instant`` inflight on it, when the caller knows it
-                (it holds the lock and listed it since): it is not listed again. A concurrent
-                completion is still checked for after the completed file is created.
+            known: The timeline as the caller last listed it, when it created ``instant``'s
+                inflight file since and holds the lock: it is not listed again (and ``instant`` is
+                taken as inflight). A concurrent completion is still checked for after the
+                completed file is created.
 
         Returns:
             The completed instant, with its completion time.
@@ -335,7 +337,7 @@ class TimelineWriter:
                 (the caller rolls it back as any failed write).
             ValueError: An explicit completion time on layout 1, or a malformed one.
         """
-        timeline, current = self._current(instant, known)
+        timeline, current = (known, instant) if known is not None else self._current(instant)
         t = instant.requested_time
         if current.state is not State.INFLIGHT:
             raise IllegalTransitionError(t, current.state, State.COMPLETED)
@@ -422,8 +424,11 @@ class TimelineWriter:
 
     def _rival_completion(self, done: Instant, *, own_key: str) -> str | None:
         for info in self._storage.list(self._dir):
+            # Instant files start with their requested time: other instants' need no parsing.
+            if info.key == own_key or not info.name.startswith(done.requested_time):
+                continue
             parsed = parse_instant_file_name(info.name, self._layout)
-            if info.key == own_key or parsed is None:
+            if parsed is None:
                 continue
             other = parsed.instant
             if (
