@@ -116,7 +116,8 @@ class Timeline:
         # Memo of completed write instant -> (partition, file name)s its write stats name.
         present = set(self._instants)
         self._written_memo = {i: f for i, f in (known_written_files or {}).items() if i in present}
-        # Memo of completed write instant -> its commit file, as read_commit_metadata read it.
+        # The commit file read_commit_metadata read last (a completed instant's): the latest schema
+        # is read from it and written_files then needs it again.
         self._content_memo: dict[Instant, bytes] = {}
 
     @classmethod
@@ -306,8 +307,8 @@ class Timeline:
         data = self._content_memo.get(instant)
         if data is None:
             data = self._storage.read(key)
-            if instant.is_completed:  # a completed instant's file never changes
-                self._content_memo[instant] = data
+            if instant.is_completed:  # a completed instant's file never changes; one kept (bounded)
+                self._content_memo = {instant: data}
         # Errors name the file's full location: a damaged instant must be findable on any storage.
         return decode_commit_metadata(data, replace=replace, path=self._storage.uri(key))
 
