@@ -13,6 +13,23 @@ from hudi_framework import Components
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
 from tests.fixture_tables import FixtureTable, all_fixture_tables
+from tests.s3_subset import FULL_S3_ENV, full_s3, redundant_s3_cases
+
+
+def pytest_report_header() -> str:
+    if full_s3():
+        return f"S3: every S3 case ({FULL_S3_ENV}=full)"
+    return f"S3: one S3 case per place-parametrised test ({FULL_S3_ENV}=full runs every one)"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if full_s3():
+        return
+    dropped = redundant_s3_cases(items)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        drop = {id(item) for item in dropped}
+        items[:] = [item for item in items if id(item) not in drop]
 
 
 @pytest.fixture(scope="session")
