@@ -83,17 +83,27 @@ def spark() -> Iterator[Any]:
 
 
 
+@pytest.fixture(scope="session")
+def moto_url() -> Iterator[str]:
+    """One moto S3 server on 127.0.0.1 for the session: moto's state is the process's whatever the
+    server, so tests keep to buckets of their own; stopping a server takes half a second."""
+    from hudi_framework.testing import moto_server
+
+    with moto_server() as url:
+        yield url
+
+
 @pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    """A moto S3 server on 127.0.0.1 per test module, with dummy credentials and serialised requests
-    (moto's conditional PUT checks then writes without a lock)."""
-    from hudi_framework.testing import DUMMY_AWS_ENV, moto_server, serialized_moto_s3
+def endpoint(moto_url: str) -> Iterator[str]:
+    """The moto S3 server, for a test module with dummy credentials and serialised requests (moto's
+    conditional PUT checks then writes without a lock)."""
+    from hudi_framework.testing import DUMMY_AWS_ENV, serialized_moto_s3
 
     with pytest.MonkeyPatch.context() as mp:
         for name, value in DUMMY_AWS_ENV.items():
             mp.setenv(name, value)
-        with moto_server() as url, serialized_moto_s3():
-            yield url
+        with serialized_moto_s3():
+            yield moto_url
 
 
 __all__ = ["all_fixture_tables"]
