@@ -47,10 +47,6 @@ def _cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProc
 
 def _quickstart_on_s3(path: Path, endpoint: str) -> Path:
     text = (ROOT / "configs" / "quickstart.toml").read_text().replace('"local[*]"', '"local[2]"')
-    # The test session's sizing and faster JVM start (the job's own Spark session starts here).
-    tuning = '"spark.sql.shuffle.partitions" = "2"\n"spark.driver.extraJavaOptions" = "-XX:TieredStopAtLevel=1"'
-    assert '"spark.sql.shuffle.partitions" = "8"' in text
-    text = text.replace('"spark.sql.shuffle.partitions" = "8"', tuning)
     path.write_text(
         text
         + f"""
