@@ -13,6 +13,23 @@ from hudi_framework import Components
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
 from tests.fixture_tables import FixtureTable, all_fixture_tables
+from tests.s3_subset import FULL_S3_ENV, full_s3, redundant_s3_cases
+
+
+def pytest_report_header() -> str:
+    if full_s3():
+        return f"S3: every S3 case ({FULL_S3_ENV}=full)"
+    return f"S3: one S3 case per place-parametrised test ({FULL_S3_ENV}=full runs every one)"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if full_s3():
+        return
+    dropped = redundant_s3_cases(items)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        drop = {id(item) for item in dropped}
+        items[:] = [item for item in items if id(item) not in drop]
 
 
 @pytest.fixture(scope="session")
@@ -66,17 +83,27 @@ def spark() -> Iterator[Any]:
 
 
 
+@pytest.fixture(scope="session")
+def moto_url() -> Iterator[str]:
+    """One moto S3 server on 127.0.0.1 for the session: moto's state is the process's whatever the
+    server, so tests keep to buckets of their own; stopping a server takes half a second."""
+    from hudi_framework.testing import moto_server
+
+    with moto_server() as url:
+        yield url
+
+
 @pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    """A moto S3 server on 127.0.0.1 per test module, with dummy credentials and serialised requests
-    (moto's conditional PUT checks then writes without a lock)."""
-    from hudi_framework.testing import DUMMY_AWS_ENV, moto_server, serialized_moto_s3
+def endpoint(moto_url: str) -> Iterator[str]:
+    """The moto S3 server, for a test module with dummy credentials and serialised requests (moto's
+    conditional PUT checks then writes without a lock)."""
+    from hudi_framework.testing import DUMMY_AWS_ENV, serialized_moto_s3
 
     with pytest.MonkeyPatch.context() as mp:
         for name, value in DUMMY_AWS_ENV.items():
             mp.setenv(name, value)
-        with moto_server() as url, serialized_moto_s3():
-            yield url
+        with serialized_moto_s3():
+            yield moto_url
 
 
 __all__ = ["all_fixture_tables"]

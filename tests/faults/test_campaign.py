@@ -3,7 +3,7 @@
 Three campaigns, each a seeded list of trials spread round-robin over the scenarios (insert,
 upsert, delete, bulk_insert, compaction, clean, rollback of the latest commit, rollback of a failed
 write; copy-on-write and merge-on-read; table versions 6 and 9; the S3 campaigns of the default
-run take one layout per operation):
+run take one layout per operation, and four of the operations unless ``HUDI_TEST_S3=full``):
 
 * ``kill-local``: SIGKILL at a random storage call, tables on local disk;
 * ``kill-s3``: SIGKILL at a random botocore call (before it, or after S3 applied it), on moto S3;
@@ -12,7 +12,8 @@ run take one layout per operation):
 
 Each scenario prepared also runs once without a fault (the ``control-*`` trials). Environment:
 
-* ``HUDI_FAULT_TRIALS=N``: trials per campaign (default: a run of about two minutes);
+* ``HUDI_FAULT_TRIALS=N``: trials per campaign (default: 30 on local disk, one per scenario; 4 per S3
+  campaign, over four operations, or 8 and 10 over every operation with ``HUDI_TEST_S3=full``);
 * ``HUDI_FAULT_SEED=S``: the campaign seed (default fixed; ``random`` draws one, printed in failures);
 * ``HUDI_FAULT_REPLAY=<campaign>/<scenario>/<trial seed>``: run just that trial, as printed by a failure.
 """
@@ -33,9 +34,13 @@ from tests.faults.campaign.scenarios import SERVICE_OPS, WRITE_OPS, Scenario, al
 from tests.faults.campaign.stores import LocalStore, S3Store
 from tests.faults.campaign.trials import ScenarioPool, run_trial
 from tests.faults.s3_faults import admin_client
+from tests.s3_subset import full_s3
 
-#: Trials per campaign in the default run.
-DEFAULT_TRIALS: Final = {"kill-local": 60, "kill-s3": 8, "s3-faults": 10}
+#: Trials per campaign in the default run: one kill per local scenario; on S3 one trial of each
+#: campaign per operation drawn (two write operations and two services, see ``_plan``).
+DEFAULT_TRIALS: Final = {"kill-local": 30, "kill-s3": 4, "s3-faults": 4}
+#: Trials of the S3 campaigns with ``HUDI_TEST_S3=full`` (every operation, on one layout each).
+FULL_S3_TRIALS: Final = {"kill-s3": 8, "s3-faults": 10}
 #: The default campaign seed (fixed: the default run is the same every time).
 DEFAULT_SEED: Final = 1717
 #: The campaign whose store a control trial ran on.
@@ -67,13 +72,19 @@ def _plan(campaign: str, seed: int) -> list[tuple[Scenario, int | None]]:
         return [(scenario_named(scenario), None if name in _CONTROL_OF else int(trial_seed))]
     raw = os.environ.get("HUDI_FAULT_TRIALS", "").strip()
     order = all_scenarios()
-    if not raw and campaign != "kill-local":
-        # Preparing a scenario on S3 takes seconds: the default run takes one layout per operation.
+    s3 = campaign != "kill-local"
+    if not raw and s3:
+        # Preparing a scenario on S3 takes seconds: the default run takes one layout per operation,
+        # and of the operations two writes and two services (every one with HUDI_TEST_S3=full).
+        # Both S3 campaigns draw the same scenarios, so each is prepared once.
         pool = random.Random(f"{seed}/s3-scenarios")
-        order = [pool.choice([s for s in order if s.op == op]) for op in (*WRITE_OPS, *SERVICE_OPS)]
+        ops: tuple[str, ...] = (*WRITE_OPS, *SERVICE_OPS)
+        if not full_s3():
+            ops = (*pool.sample(WRITE_OPS, 2), *pool.sample(SERVICE_OPS, 2))
+        order = [pool.choice([s for s in order if s.op == op]) for op in ops]
     rng = random.Random(f"{seed}/{campaign}")
     rng.shuffle(order)
-    count = int(raw) if raw else DEFAULT_TRIALS[campaign]
+    count = int(raw) if raw else (FULL_S3_TRIALS if s3 and full_s3() else DEFAULT_TRIALS)[campaign]
     return [(order[i % len(order)], rng.randrange(1, 2**31)) for i in range(count)]
 
 
