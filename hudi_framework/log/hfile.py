@@ -78,8 +78,6 @@ _GZIP_MIN: Final = 18
 #: Up to this many rows of one data block, :func:`find_cells` searches the block's bytes for them
 #: instead of stepping through its cells.
 _SEARCHED_ROWS: Final = 8
-#: A bulk lookup's byte search gives a block up (and locates its cells) past this many missing rows.
-_SEARCH_MISSES: Final = 2
 
 
 class HFileCompression(IntEnum):
@@ -347,11 +345,15 @@ def find_cell_arrays(data: bytes, rows: pa.Array) -> CellArrays:
             raise HFileFormatError(f"the data index points at a {block.magic!r} block at {offset}")
         chunk = ordered.slice(lo, hi - lo)
         searched = (
-            _search_cells(block.payload, chunk.to_pylist(), max_misses=_SEARCH_MISSES)
+            _search_cells(block.payload, chunk.to_pylist(), max_wasted=len(block.payload))
             if hi - lo <= search_limit and _plain_keys(block.payload)
             else None
         )
         if searched is None:
+            # Missing rows wasted more than a pass over the block (new keys of an insert-heavy
+            # batch; locating every cell costs about two passes whatever is missing): this block
+            # and the rest of the file are located the other way.
+            search_limit = 0
             dense.append(block)
             dense_rows.append(chunk)
             continue
@@ -545,32 +547,59 @@ def _plain_keys(payload: bytes) -> bool:
 
 
 def _search_cells(
-    payload: bytes, rows: Sequence[bytes], max_misses: int | None = None
+    payload: bytes, rows: Sequence[bytes], max_wasted: int | None = None
 ) -> list[tuple[bytes, bytes]] | None:
-    """Cells of ``rows`` (ascending) in a block of plain keys, found by byte search; None when more
-    than ``max_misses`` of them are missing (each miss scans the rest of the block)."""
+    """Cells of ``rows`` (ascending) in a block of plain keys, found by byte search; None when the
+    searches for missing rows scan more than ``max_wasted`` bytes.
+
+    Cells are in row order, so each row is searched for from the end of the previous hit, first
+    within two average gaps between wanted cells; a row not there is searched for up to the next
+    row's cell (found first, and kept for that row), so a missing row costs a few gaps, not the
+    rest of the block (only a row with no later row found runs to the block's end).
+    """
     size = len(payload)
+    window = 2 * size // max(1, len(rows)) + 64
     cursor = 0
-    misses = 0
+    wasted = 0
+    ahead: tuple[int, int, int] | None = None  # (row index, value start, value end) found early
     out: list[tuple[bytes, bytes]] = []
-    for row in rows:
-        pattern = len(row).to_bytes(2, "big") + row + b"\0"
-        key_length = _ROW_LENGTH.size + len(row) + 1 + _KEY_TAIL
-        hit = payload.find(pattern, cursor + _CELL_LENGTHS.size)
-        while hit != -1:
-            cell = hit - _CELL_LENGTHS.size
-            length, value_length = _CELL_LENGTHS.unpack_from(payload, cell)
-            value_start = hit + key_length
-            if length == key_length and value_length >= 0 and value_start + value_length <= size:
-                out.append((row, payload[value_start : value_start + value_length]))
-                cursor = value_start + value_length
-                break
-            hit = payload.find(pattern, hit + 1)
+    for i, row in enumerate(rows):
+        if ahead is not None and ahead[0] == i:
+            found: tuple[int, int] | None = (ahead[1], ahead[2])
         else:
-            misses += 1
-            if max_misses is not None and misses > max_misses:
+            near = min(size, cursor + window)
+            found = _cell_in(payload, row, cursor, near)
+            if found is None and near < size:
+                later = _cell_in(payload, rows[i + 1], cursor, size) if i + 1 < len(rows) else None
+                ahead = None if later is None else (i + 1, *later)
+                limit = size if later is None else later[0]
+                found = _cell_in(payload, row, cursor, limit)
+                if found is None:
+                    wasted += near - cursor + limit - cursor
+            elif found is None:
+                wasted += near - cursor
+        if found is None:
+            if max_wasted is not None and wasted > max_wasted:
                 return None
+            continue
+        out.append((row, payload[found[0] : found[1]]))
+        cursor = found[1]
     return out
+
+
+def _cell_in(payload: bytes, row: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """(value start, value end) of the cell of ``row`` whose key lies in ``payload[start:end]``."""
+    pattern = len(row).to_bytes(2, "big") + row + b"\0"
+    key_length = _ROW_LENGTH.size + len(row) + 1 + _KEY_TAIL
+    size = len(payload)
+    hit = payload.find(pattern, start + _CELL_LENGTHS.size, end)
+    while hit != -1:
+        length, value_length = _CELL_LENGTHS.unpack_from(payload, hit - _CELL_LENGTHS.size)
+        value_start = hit + key_length
+        if length == key_length and value_length >= 0 and value_start + value_length <= size:
+            return value_start, value_start + value_length
+        hit = payload.find(pattern, hit + 1, end)
+    return None
 
 
 def _read_block(data: bytes, offset: int, end: int, compression: HFileCompression) -> _Block:
