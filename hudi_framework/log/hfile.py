@@ -277,8 +277,8 @@ def find_cells(data: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, byte
         block = read.get(offset) or _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
         if block.magic != DATA_MAGIC:
             raise HFileFormatError(f"the data index points at a {block.magic!r} block at {offset}")
-        # A search for a row the block lacks scans the rest of the block: worth it for a few rows
-        # only; more rows, and one step per cell costs less.
+        # A search for a row the block lacks scans up to the next row's cell (the last one to the
+        # block's end): worth it for a few rows only; more rows, and one step per cell costs less.
         if len(wanted) <= _SEARCHED_ROWS and _plain_keys(block.payload):
             yield from _search_cells(block.payload, wanted) or ()
             continue
@@ -300,8 +300,8 @@ def find_cell_arrays(data: bytes, rows: pa.Array) -> CellArrays:
     * when its rows are few next to its cells (a lookup of random keys in a large index: about 100
       of 11,000), each row's cell key is searched for in the block's bytes, one search from the
       last hit to the next (a pass over the block at ``bytes.find`` speed plus a Python step per
-      row); a block where more than a couple of rows are missing (each miss scans the rest of the
-      block) is located the other way instead;
+      row; a missing row is searched for up to the next row's cell); a block whose missing rows
+      have cost more than a pass, and the file's later blocks, are located the other way instead;
     * otherwise all its cells are located at once
       (:func:`~hudi_framework.log.hfile_cells.block_cells`) and the wanted rows picked out of its
       rows by one hash lookup: no Python step per row or per cell.
