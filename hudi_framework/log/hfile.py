@@ -277,10 +277,10 @@ def find_cells(data: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, byte
         block = read.get(offset) or _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
         if block.magic != DATA_MAGIC:
             raise HFileFormatError(f"the data index points at a {block.magic!r} block at {offset}")
-        # A search for a row the block lacks scans the rest of the block: worth it for a few rows
-        # only; more rows, and one step per cell costs less.
+        # A search for a row the block lacks scans up to the next row's cell (the last one to the
+        # block's end): worth it for a few rows only; more rows, and one step per cell costs less.
         if len(wanted) <= _SEARCHED_ROWS and _plain_keys(block.payload):
-            yield from _search_cells(block.payload, wanted)
+            yield from _search_cells(block.payload, wanted) or ()
             continue
         cells = block_cells(block.payload, with_mvcc)
         if cells is None:
@@ -293,15 +293,23 @@ def find_cell_arrays(data: bytes, rows: pa.Array) -> CellArrays:
     """The cells of ``rows`` (distinct, in any order, no nulls) the HFile ``data`` holds, in key
     order, as arrays.
 
-    With many rows (more than a few per data block on average, when nearly every block holds
-    some), every data block is read, all its cells are located at once
-    (:func:`~hudi_framework.log.hfile_cells.block_cells`) and their rows gathered into one array,
-    and the wanted rows are picked out of the whole file's rows by one hash lookup: no Python step
-    per row or per cell. With fewer rows, :func:`find_cells` places each row in its block and
-    reads only those blocks.
+    With few rows (a few per data block on average), :func:`find_cells` places each row in its
+    block and reads only those blocks. With more, each row is placed in its block by the root
+    index's first rows, blocks holding none of them are not read, and in each other block:
+
+    * when its rows are few next to its cells (a lookup of random keys in a large index: about 100
+      of 11,000), each row's cell key is searched for in the block's bytes, one search from the
+      last hit to the next (a pass over the block at ``bytes.find`` speed plus a Python step per
+      row; a missing row is searched for up to the next row's cell); a block whose missing rows
+      have cost more than a pass, and the file's later blocks, are located the other way instead;
+    * otherwise all its cells are located at once
+      (:func:`~hudi_framework.log.hfile_cells.block_cells`) and the wanted rows picked out of its
+      rows by one hash lookup: no Python step per row or per cell.
+
+    A file with a multi-level index has every block read and located.
 
     Raises:
-        HFileFormatError: The trailer or a block is damaged, or (reading every block) the number
+        HFileFormatError: The trailer or a block is damaged, or (every block located) the number
             of cells differs from the trailer's entry count.
         UnsupportedLogBlockError: The blocks use a codec other than NONE or GZ.
     """
@@ -314,30 +322,87 @@ def find_cell_arrays(data: bytes, rows: pa.Array) -> CellArrays:
         return CellArrays(pa.array([r for r, _ in found], pa.binary()), pa.array([v for _, v in found], pa.binary()))
     info = read_file_info(data, trailer)
     with_mvcc = int.from_bytes(info.get(b"KEY_VALUE_VERSION", b"\0\0\0\0")[:4], "big") == 1
-    blocks: list[tuple[bytes, BlockCells | list[tuple[bytes, int, int]]]] = []
+    index = _root_index_rows(data, trailer)
+    if index is None:
+        blocks = list(_data_blocks(data, trailer))
+        return _located_cells(blocks, wanted, with_mvcc, trailer.entry_count)
+    ordered = wanted.take(pc.sort_indices(wanted))
+    # Row i of ``ordered`` is in the last block whose first row is not above it.
+    cuts = [bisect.bisect_left(range(len(ordered)), first, key=lambda i: ordered[i].as_py()) for _, first in index]
+    cuts.append(len(ordered))  # rows before the first block's first row are in no block
+    # A search costs a pass over the block's bytes plus a Python step per row, locating every cell
+    # about 20 times a pass: search while the rows are under 1/16 of the block's cells (on average).
+    search_limit = trailer.entry_count // (16 * max(1, len(index)))
+    row_parts: list[pa.Array] = []
+    value_parts: list[pa.Array] = []
+    dense: list[_Block] = []
+    dense_rows: list[pa.Array] = []
+    for (offset, _), lo, hi in zip(index, cuts[:-1], cuts[1:], strict=True):
+        if hi <= lo:
+            continue  # no wanted row can be in this block: not read
+        block = _read_block(data, offset, trailer.load_on_open_offset, trailer.compression)
+        if block.magic != DATA_MAGIC:
+            raise HFileFormatError(f"the data index points at a {block.magic!r} block at {offset}")
+        chunk = ordered.slice(lo, hi - lo)
+        searched = (
+            _search_cells(block.payload, chunk.to_pylist(), max_wasted=len(block.payload))
+            if hi - lo <= search_limit and _plain_keys(block.payload)
+            else None
+        )
+        if searched is None:
+            # Missing rows wasted more than a pass over the block (new keys of an insert-heavy
+            # batch; locating every cell costs about two passes whatever is missing): this block
+            # and the rest of the file are located the other way.
+            search_limit = 0
+            dense.append(block)
+            dense_rows.append(chunk)
+            continue
+        if dense:  # keep key order: blocks located before this one go first
+            located = _located_cells(dense, pa.concat_arrays(dense_rows), with_mvcc, None)
+            row_parts.append(located.rows)
+            value_parts.append(located.values)
+            dense, dense_rows = [], []
+        row_parts.append(pa.array([r for r, _ in searched], pa.binary()))
+        value_parts.append(pa.array([v for _, v in searched], pa.binary()))
+    if dense:
+        every = len(dense) == len(index) and trailer.num_data_index_levels == 1
+        located = _located_cells(dense, pa.concat_arrays(dense_rows), with_mvcc, trailer.entry_count if every else None)
+        row_parts.append(located.rows)
+        value_parts.append(located.values)
+    if not row_parts:
+        return CellArrays(pa.array([], pa.binary()), pa.array([], pa.binary()))
+    return CellArrays(pa.concat_arrays(row_parts), pa.concat_arrays(value_parts))
+
+
+def _located_cells(blocks: Sequence[_Block], wanted: pa.Array, with_mvcc: bool, entry_count: int | None) -> CellArrays:
+    """The cells of ``wanted`` (binary rows) in ``blocks`` (data blocks in key order), every cell of
+    each block located at once and the wanted rows picked out of all blocks' rows by one hash
+    lookup; with ``entry_count`` (the blocks are the whole file), their cells must number it.
+    """
+    parts: list[tuple[bytes, BlockCells | list[tuple[bytes, int, int]]]] = []
     row_parts: list[pa.Array] = []
     scratch = np.empty(0, dtype=np.uint8)
-    for block in _data_blocks(data, trailer):
+    for block in blocks:
         if len(scratch) < len(block.payload):
             scratch = np.empty(len(block.payload), dtype=np.uint8)
         cells = block_cells(block.payload, with_mvcc, scratch)
         if cells is None:  # cells the scan cannot prove: stepped through one by one
             walked = list(_cells(block, with_mvcc))
             row_parts.append(pa.array([row for row, _, _ in walked], pa.binary()))
-            blocks.append((block.payload, walked))
+            parts.append((block.payload, walked))
         else:
             row_parts.append(cells.rows(block.payload))
-            blocks.append((block.payload, cells))
+            parts.append((block.payload, cells))
     every_row = pa.concat_arrays(row_parts) if row_parts else pa.array([], pa.binary())
-    if len(every_row) != trailer.entry_count:
-        raise HFileFormatError(f"{len(every_row)} cells in the data blocks, the trailer says {trailer.entry_count}")
+    if entry_count is not None and len(every_row) != entry_count:
+        raise HFileFormatError(f"{len(every_row)} cells in the data blocks, the trailer says {entry_count}")
     hits = np.flatnonzero(pc.is_in(every_row, value_set=wanted).to_numpy(zero_copy_only=False))
     # The hits of each block are a run of ``hits`` (ascending): its cells' values are gathered at once.
     ends = np.cumsum([len(part) for part in row_parts])
     starts = ends - [len(part) for part in row_parts]
     cuts = np.searchsorted(hits, ends)
     values: list[pa.Array] = []
-    for (payload, located), start, first, last in zip(blocks, starts, [0, *cuts[:-1]], cuts, strict=True):
+    for (payload, located), start, first, last in zip(parts, starts, [0, *cuts[:-1]], cuts, strict=True):
         local = hits[first:last] - start
         if isinstance(located, BlockCells):
             values.append(located.values(payload, local))
@@ -481,23 +546,60 @@ def _plain_keys(payload: bytes) -> bool:
     return key_length == _ROW_LENGTH.size + row_length + 1 + _KEY_TAIL and payload[family_at : family_at + 1] == b"\0"
 
 
-def _search_cells(payload: bytes, rows: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
-    """Cells of ``rows`` (ascending) in a block of plain keys, found by byte search."""
+def _search_cells(
+    payload: bytes, rows: Sequence[bytes], max_wasted: int | None = None
+) -> list[tuple[bytes, bytes]] | None:
+    """Cells of ``rows`` (ascending) in a block of plain keys, found by byte search; None when the
+    searches for missing rows scan more than ``max_wasted`` bytes.
+
+    Cells are in row order, so each row is searched for from the end of the previous hit, first
+    within two average gaps between wanted cells; a row not there is searched for up to the next
+    row's cell (found first, and kept for that row), so a missing row costs a few gaps, not the
+    rest of the block (only a row with no later row found runs to the block's end).
+    """
     size = len(payload)
+    window = 2 * size // max(1, len(rows)) + 64
     cursor = 0
-    for row in rows:
-        pattern = len(row).to_bytes(2, "big") + row + b"\0"
-        key_length = _ROW_LENGTH.size + len(row) + 1 + _KEY_TAIL
-        hit = payload.find(pattern, cursor + _CELL_LENGTHS.size)
-        while hit != -1:
-            cell = hit - _CELL_LENGTHS.size
-            length, value_length = _CELL_LENGTHS.unpack_from(payload, cell)
-            value_start = hit + key_length
-            if length == key_length and value_length >= 0 and value_start + value_length <= size:
-                yield row, payload[value_start : value_start + value_length]
-                cursor = value_start + value_length
-                break
-            hit = payload.find(pattern, hit + 1)
+    wasted = 0
+    ahead: tuple[int, int, int] | None = None  # (row index, value start, value end) found early
+    out: list[tuple[bytes, bytes]] = []
+    for i, row in enumerate(rows):
+        if ahead is not None and ahead[0] == i:
+            found: tuple[int, int] | None = (ahead[1], ahead[2])
+        else:
+            near = min(size, cursor + window)
+            found = _cell_in(payload, row, cursor, near)
+            if found is None and near < size:
+                later = _cell_in(payload, rows[i + 1], cursor, size) if i + 1 < len(rows) else None
+                ahead = None if later is None else (i + 1, *later)
+                limit = size if later is None else later[0]
+                found = _cell_in(payload, row, cursor, limit)
+                if found is None:
+                    wasted += near - cursor + limit - cursor
+            elif found is None:
+                wasted += near - cursor
+        if found is None:
+            if max_wasted is not None and wasted > max_wasted:
+                return None
+            continue
+        out.append((row, payload[found[0] : found[1]]))
+        cursor = found[1]
+    return out
+
+
+def _cell_in(payload: bytes, row: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """(value start, value end) of the cell of ``row`` whose key lies in ``payload[start:end]``."""
+    pattern = len(row).to_bytes(2, "big") + row + b"\0"
+    key_length = _ROW_LENGTH.size + len(row) + 1 + _KEY_TAIL
+    size = len(payload)
+    hit = payload.find(pattern, start + _CELL_LENGTHS.size, end)
+    while hit != -1:
+        length, value_length = _CELL_LENGTHS.unpack_from(payload, hit - _CELL_LENGTHS.size)
+        value_start = hit + key_length
+        if length == key_length and value_length >= 0 and value_start + value_length <= size:
+            return value_start, value_start + value_length
+        hit = payload.find(pattern, hit + 1, end)
+    return None
 
 
 def _read_block(data: bytes, offset: int, end: int, compression: HFileCompression) -> _Block:

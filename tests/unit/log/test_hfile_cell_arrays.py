@@ -1,12 +1,16 @@
-"""``find_cell_arrays``: the bulk lookup (every block read, all rows matched at once) and its few-rows
-path give exactly the cells a full read has for the wanted rows, in key order: absent rows, rows in
-the first and the last block, blocks of one cell, rows of equal and of varied lengths, plain and
-compressed blocks, blocks whose cells the vectorised scan cannot prove (stepped through instead)."""
+"""``find_cell_arrays``: the bulk lookup (rows placed in their blocks; each block searched, or all its
+cells located and its rows matched at once) and its few-rows path give exactly the cells a full
+read has for the wanted rows, in key order: absent rows, rows in the first and the last block,
+blocks of one cell, rows of equal and of varied lengths, plain and compressed blocks, blocks whose
+cells the vectorised scan cannot prove (stepped through instead), blocks holding no wanted row
+(not read)."""
 
 from __future__ import annotations
 
 import struct
+from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -14,6 +18,7 @@ from hypothesis import strategies as st
 
 from hudi_framework.errors import HFileFormatError
 from hudi_framework.log.hfile import HFileCompression, find_cell_arrays, find_cells, read_hfile, read_trailer
+from hudi_framework.log.hfile_cells import BlockCells, block_cells
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
 
 
@@ -120,3 +125,59 @@ def test_a_cell_count_other_than_the_trailers_is_named() -> None:
     data[at + 1] = 99
     with pytest.raises(HFileFormatError, match="100 cells in the data blocks, the trailer says 99"):
         find_cell_arrays(bytes(data), pa.array(keys, pa.binary()))
+
+
+# A large index and a lookup of scattered keys: each block holds a few of the wanted rows next to
+# thousands of cells (the record index's 1% upsert), found by byte search block by block.
+_LARGE = [f"key-{i:08d}".encode() for i in range(20_000)]
+
+
+def _counting_block_cells(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+
+    def counted(payload: bytes, with_mvcc: bool, scratch: np.ndarray[Any, Any] | None = None) -> BlockCells | None:
+        calls.append(len(payload))
+        return block_cells(payload, with_mvcc, scratch)
+
+    monkeypatch.setattr("hudi_framework.log.hfile.block_cells", counted)
+    return calls
+
+
+@pytest.mark.parametrize("compression", [HFileCompression.NONE, HFileCompression.GZ])
+def test_scattered_rows_are_searched_for_in_their_blocks(
+    compression: HFileCompression, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _file(_LARGE, 1 << 16, compression)
+    trailer = read_trailer(data)
+    assert trailer.data_index_count > 8
+    # An absent row between present ones in most blocks: its search stops at the next present row's
+    # cell, a small waste, so the blocks stay searched.
+    wanted = [*_LARGE[::97], *(k + b"-absent" for k in _LARGE[::1500])]
+    calls = _counting_block_cells(monkeypatch)
+    assert _pairs(data, wanted) == _expected(data, wanted)
+    assert calls == []  # no block had its cells located: every one was searched
+
+
+def test_a_block_missing_many_rows_is_located_instead(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _file(_LARGE, 1 << 16, HFileCompression.GZ)
+    blocks = read_trailer(data).data_index_count
+    # Forty absent rows in a row: no present row bounds their searches, which run to the block's
+    # end; past a block's worth of such scans its cells are located instead, and so are the later
+    # blocks' (a batch missing many rows: locating cells does not mind misses).
+    absent = [f"key-{4100:08d}-absent-{j:02d}".encode() for j in range(40)]
+    wanted = [*_LARGE[::97], *absent]
+    calls = _counting_block_cells(monkeypatch)
+    assert _pairs(data, wanted) == _expected(data, wanted)
+    assert 0 < len(calls) < blocks
+
+
+def test_a_block_holding_no_wanted_row_is_not_read() -> None:
+    data = bytearray(_file(_LARGE, 1 << 16, HFileCompression.GZ))
+    header = 33
+    # Damage the first block's gzip member: only a lookup reading that block can notice.
+    data[header + 40] ^= 0xFF
+    damaged = bytes(data)
+    later = _LARGE[5000::97]  # none in the first block
+    assert _pairs(damaged, later) == _expected(_file(_LARGE, 1 << 16, HFileCompression.GZ), later)
+    with pytest.raises(HFileFormatError, match="does not gunzip"):
+        _pairs(damaged, _LARGE[::97])
