@@ -121,7 +121,7 @@ def test_version_8_reads_skip_by_the_statistics_and_equal_reads_that_skip_nothin
         filters = [(column, op, value)]
         plan = plan_read(table, build_options(filters=filters)).skipping
         assert plan.stats_source == "metadata_table"
-        if column != "flag":  # each partition holds both booleans
+        if column not in ("flag", "price"):  # each partition holds both booleans; decimals do not prune
             assert plan.partitions_pruned_by_stats >= 1, column
             if table_type == "COPY_ON_WRITE":  # merge-on-read: b's slice with a log file is not skipped
                 assert plan.files_skipped >= 1, column
