@@ -362,7 +362,7 @@ class MetadataTable:
         return {p: dict(listing[p]) for p in wanted}
 
     # ----------------------------------------------------------------- column stats
-    def column_stats(self, columns: Iterable[str] | None = None) -> pa.Table:
+    def column_stats(self, columns: Iterable[str] | None = None, partitions: Iterable[str] | None = None) -> pa.Table:
         """File-level column statistics, one row per (file, column), deleted entries dropped.
 
         The table has the columns of :data:`COLUMN_STATS_COLUMNS`: ``partition_path`` (``""`` for a
@@ -377,25 +377,32 @@ class MetadataTable:
 
         Args:
             columns: Only these data columns (by name); None for all.
+            partitions: With ``columns``, only the files of these data partitions (paths); None for all.
 
         Raises:
             MetadataTableUnusableError: ``column_stats`` is not a usable MDT partition.
         """
-        return self._stats(MetadataPartition.COLUMN_STATS, columns)
+        return self._stats(MetadataPartition.COLUMN_STATS, columns, partitions)
 
-    def partition_stats(self, columns: Iterable[str] | None = None) -> pa.Table:
+    def partition_stats(
+        self, columns: Iterable[str] | None = None, partitions: Iterable[str] | None = None
+    ) -> pa.Table:
         """Partition-level column statistics, one row per (partition, column): the shape of
-        :meth:`column_stats`, ``file_name`` holding the partition path.
+        :meth:`column_stats`, ``file_name`` holding the partition path (``partitions``: only these).
 
         Raises:
             MetadataTableUnusableError: ``partition_stats`` is not a usable MDT partition.
         """
-        return self._stats(MetadataPartition.PARTITION_STATS, columns)
+        return self._stats(MetadataPartition.PARTITION_STATS, columns, partitions)
 
-    def _stats(self, partition: str, columns: Iterable[str] | None) -> pa.Table:
+    def _stats(self, partition: str, columns: Iterable[str] | None, partitions: Iterable[str] | None) -> pa.Table:
         self._require(partition)
-        # Both partitions' keys start with the column's id: only the wanted columns' records are read.
+        # Both partitions' keys start with the column's id, then the data partition's: only the
+        # wanted columns' (and partitions') records are read.
         wanted = None if columns is None else sorted({column_id(c) for c in columns})
+        if wanted is not None and partitions is not None:
+            ids = {partition_id(p) for p in partitions}
+            wanted = sorted(c + p for c in wanted for p in ids)
         records = self._read_slices(self.file_slices(partition), ["key", "ColumnStatsMetadata"], prefixes=wanted)
         rows = records.rows
         stats = pc.struct_field(rows.column("ColumnStatsMetadata"), "columnName")

@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 __all__ = ["MetadataTableStats", "metadata_table_stats"]
 
 _LOG = logging.getLogger(__name__)
+#: Statistics of at most this many data partitions are read by (column, partition) key prefix.
+_MAX_PARTITION_PREFIXES: Final = 256
 
 #: Apache Hudi's ``ValueType`` ordinals whose values are stored as bare numbers, and their Arrow type.
 _TEMPORAL: Final[dict[int, pa.DataType]] = {
@@ -106,7 +108,7 @@ class MetadataTableStats:
         if not files or not columns:
             return None
         try:
-            stats = self._mdt.column_stats(columns)
+            stats = self._mdt.column_stats(columns, _few({p for p, _ in files}))
         except HudiError as e:  # a damaged MDT file: skip nothing rather than trust part of it
             _LOG.warning("data skipping without the metadata table: %s", e)
             return None
@@ -119,7 +121,7 @@ class MetadataTableStats:
         if not partitions or not columns or not self._partition_level:
             return None
         try:
-            stats = self._mdt.partition_stats(columns)
+            stats = self._mdt.partition_stats(columns, _few(set(partitions)))
         except HudiError as e:
             _LOG.warning("partition statistics without the metadata table: %s", e)
             return None
@@ -189,6 +191,11 @@ class MetadataTableStats:
             # The instant is the same whatever zone the read type names.
             return low.cast(target), high.cast(target)
         return low, high
+
+
+def _few(partitions: set[str]) -> set[str] | None:
+    """``partitions`` when few enough to look up key by key prefix (each a hash), else None: all."""
+    return partitions if len(partitions) <= _MAX_PARTITION_PREFIXES else None
 
 
 def _dense_union(arrays: list[pa.Array]) -> pa.UnionArray:
