@@ -10,17 +10,14 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from hudi_framework.config import HudiSettings
 from hudi_framework.read.reader import build_options, plan_read, read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from tests.spark.test_data_skipping import _damage_data_pages
+from tests.spark.test_metadata_stats_pushdown import OURS
 
 pytestmark = pytest.mark.spark
-OURS = HudiSettings.from_hoodie_options(
-    {"hoodie.parquet.small.file.limit": "0", "hoodie.metadata.enable": "true"}, env=False
-)
 
 
 def test_pushed_filters_prune_partitions_by_partition_stats(spark: Any, tmp_path: Path) -> None:
