@@ -117,7 +117,8 @@ class SkippingCounts:
             ``partition_stats``) exclude every row the filters match.
         files_considered: File slices in the partitions kept.
         files_skipped: Of those, slices whose column statistics exclude every row the filters match.
-        stats_source: Where the statistics came from (None: no file skipping was attempted).
+        stats_source: Where the statistics came from (None: no partition was pruned by statistics
+            and no file skipping was attempted).
     """
 
     partitions_considered: int = 0

@@ -166,6 +166,7 @@ def skip_slices(
         partitions_pruned=len(partitions - kept_partitions - by_stats),
         partitions_pruned_by_stats=len(by_stats),
         files_considered=len(considered),
+        stats_source=source.name if source is not None and by_stats else None,
     )
     used = filter_columns(filters)
     schema = pa.schema([f for f in full_schema if f.name in used])
