@@ -194,7 +194,7 @@ class WriteSettings(Section):
     Hudi's Spark default is ``true`` too. Left at the default, tables of version 6 keep none (set
     ``true`` there raises; docs/metadata-table.md)."""
     metadata_column_stats_enable: bool = True
-    """With ``metadata_enable`` (table version 9): keep the ``column_stats`` partition (per file and
+    """With ``metadata_enable`` (table versions 8 and 9): keep the ``column_stats`` partition (per file and
     column statistics, for data skipping) and, on partitioned tables, ``partition_stats``; ``False``
     drops both. Apache Hudi's Spark default is ``true`` too."""
     metadata_column_stats_columns: CsvTuple = ()
@@ -282,7 +282,8 @@ class ReadSettings(Section):
     """Merge-on-read: pair log records with base rows by the record positions their blocks carry
     instead of by key, where every block of a slice has positions of its base file; the rows are the same."""
     data_skipping: bool = True
-    """Skip files whose column statistics rule out every row the filters match (Apache Hudi 1.x default: on)."""
+    """Prune partitions whose ``partition_stats`` and skip files whose column statistics rule out every row the
+    filters match (Apache Hudi 1.x default: on)."""
     data_skipping_source: DataSkippingSource = DataSkippingSource.METADATA_TABLE
     """Where file statistics come from: ``metadata_table`` (the metadata table's ``column_stats`` when the table has
     one in step with its timeline; otherwise nothing is skipped) or ``parquet_footers`` (each candidate file's

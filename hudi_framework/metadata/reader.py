@@ -84,6 +84,9 @@ _SEQ: Final = SEQ_COLUMN
 _LOOKUP_THREADS: Final = min(8, os.cpu_count() or 1)
 #: ``HoodieRecordIndexInfo.fileIndex`` of a file id without a ``-<n>`` suffix.
 _MISSING_FILE_INDEX: Final = -1
+# Up to this many wanted data partitions, stats are read by (column, partition) key prefix; more
+# would make the prefix list itself the cost, so then every partition of the columns is read.
+_MAX_PARTITION_PREFIXES: Final = 256
 #: ``HoodieRecordIndexInfo.fileIdEncoding``: 0 = UUID bits + file index, 1 = the file id as a string.
 _FILE_ID_ENCODING_RAW: Final = 1
 
@@ -389,6 +392,7 @@ class MetadataTable:
 
         Args:
             columns: Only these data columns (by name); None for all.
+            partitions: With ``columns``, only the files of these data partitions (paths); None for all.
 
         Raises:
             MetadataTableUnusableError: ``column_stats`` is not a usable MDT partition.
@@ -400,7 +404,8 @@ class MetadataTable:
     ) -> pa.Table:
         """Partition-level column statistics, one row per (partition, column): the shape of
         :meth:`column_stats`, ``file_name`` holding the partition path. With ``partitions``, only
-        theirs (the ``files`` partition is not read; see :mod:`~hudi_framework.metadata.newest_stats`).
+        theirs (the ``files`` partition is not read; see
+        :mod:`~hudi_framework.metadata.newest_stats`).
 
         Raises:
             MetadataTableUnusableError: ``partition_stats`` is not a usable MDT partition.
@@ -409,8 +414,12 @@ class MetadataTable:
 
     def _stats(self, partition: str, columns: Iterable[str] | None, known: Sequence[str] | None = None) -> pa.Table:
         self._require(partition)
-        # Both partitions' keys start with the column's id: only the wanted columns' records are read.
+        # Both partitions' keys start with the column's id, then the data partition's: only the
+        # wanted columns' (and partitions') records are read.
         wanted = None if columns is None else sorted({column_id(c) for c in columns})
+        if wanted is not None and known is not None and len(known) <= _MAX_PARTITION_PREFIXES:
+            ids = {partition_id(p) for p in known}
+            wanted = sorted(c + p for c in wanted for p in ids)
         slices, fields, rows, keys = self.file_slices(partition), ["key", "ColumnStatsMetadata"], None, None
         if known is not None and columns is not None and partition == MetadataPartition.PARTITION_STATS:
             keys = pa.array(sorted({partition_stats_key(c, p) for c in columns for p in known}), pa.string())

@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Final
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["stat_values"]
+__all__ = ["DAYS_MEMBERS", "stat_values"]
+
+#: Members of the stored min/max union (the reader schema's branch order, nulls left out) whose
+#: wrapper holds a date as days: ``DateWrapper`` and ``LocalDateWrapper`` (index version V1).
+DAYS_MEMBERS: Final = ("member7", "member11")
 
 
 def stat_values(wrapped: pa.Array | pa.ChunkedArray, value_type_info: str | None = None) -> pa.Array:
@@ -16,7 +21,8 @@ def stat_values(wrapped: pa.Array | pa.ChunkedArray, value_type_info: str | None
 
     Picks the union member the rows use (the first member with a non-null value); decimals stored
     as unscaled big-endian bytes are turned into ``decimal128(precision, scale)`` when
-    ``value_type_info`` (``"precision,scale"``) is given. Rows of other members become null.
+    ``value_type_info`` (``"precision,scale"``) is given, and days in a date wrapper into dates.
+    Rows of other members become null.
     """
     struct = wrapped.combine_chunks() if isinstance(wrapped, pa.ChunkedArray) else wrapped
     assert isinstance(struct, pa.StructArray)
@@ -31,6 +37,8 @@ def stat_values(wrapped: pa.Array | pa.ChunkedArray, value_type_info: str | None
         if pa.types.is_binary(values.type) and value_type_info:
             precision, scale = (int(x) for x in value_type_info.split(","))
             return _decimals(values, pc.is_null(member), precision, scale)
+        if struct.type.field(i).name in DAYS_MEMBERS and pa.types.is_int32(values.type):
+            values = values.cast(pa.date32())
         return pc.if_else(pc.is_null(member), pa.nulls(len(member), values.type), values)
     return pa.nulls(len(struct))
 

@@ -4,7 +4,11 @@ Records (type 3, key ``column id + partition id + file id``) hold ``HoodieMetada
 min and max in the **physical** wrapper of their type (``IntWrapper`` days for a date,
 ``LongWrapper`` micros for a timestamp, ``BytesWrapper`` unscaled two's-complement for a decimal)
 with ``valueType`` naming the logical type (Apache Hudi's ``ValueType`` ordinal, ``"precision,scale"``
-for decimals), as Apache Hudi 1.1 writes for table version 9:
+for decimals), as Apache Hudi 1.1 writes for table version 9. Table version 8 gets index version V1,
+as Apache Hudi 1.0 (and 1.1+ writing version 8) writes it: no ``valueType``, dates in ``DateWrapper``
+(days), decimals in ``DecimalWrapper`` (unscaled at its scale 15), timestamps as the bare
+``LongWrapper`` number of the column's unit. The version is the index definition's when it has one:
+
 
 * init: every committed base and log file of the table;
 * a commit: every file it wrote (a log file: over the records it holds, sizes 0, as the write path
@@ -34,9 +38,9 @@ from hudi_framework.metadata.records import MetadataPartition, RecordType
 from hudi_framework.metadata.validate import committed_files
 from hudi_framework.metadata_writer.file_column_stats import concat_stats, file_column_stats, indexable
 from hudi_framework.metadata_writer.index_definitions import (
+    index_definition,
     remove_index_definition,
     set_index_definition,
-    source_fields,
 )
 from hudi_framework.metadata_writer.partition_builder import (
     InitContext,
@@ -67,9 +71,12 @@ __all__ = [
     "COLUMN_LIST_KEY",
     "COLUMN_STATS_ENABLE_KEY",
     "COLUMN_STATS_FILE_GROUPS_KEY",
+    "INDEX_V1",
+    "INDEX_V2",
     "MAX_COLUMNS_KEY",
     "ColumnStatsBuilder",
     "columns_to_index",
+    "index_version",
     "stats_records",
 ]
 
@@ -92,6 +99,11 @@ _DEFINED_COLUMNS: Final = "column_stats.defined_columns"
 _BOOLEAN, _INT, _LONG, _FLOAT, _DOUBLE, _STRING, _DECIMAL, _DATE = 2, 3, 4, 5, 6, 7, 10, 12
 _TIMESTAMPS: Final = {("ms", True): 15, ("us", True): 16, ("ns", True): 17, ("ms", False): 18, ("us", False): 19}
 _TIMESTAMPS_NS_LOCAL: Final = 20
+#: Column-stats index versions: V2 (``valueType``, physical wrappers), V1 (logical wrappers).
+INDEX_V1: Final = "V1"
+INDEX_V2: Final = "V2"
+#: ``DecimalWrapper`` holds decimal(30, 15): Apache Hudi rescales every decimal to it.
+_V1_DECIMAL_SCALE: Final = 15
 
 
 def columns_to_index(
@@ -106,8 +118,21 @@ def columns_to_index(
     return meta + [f.name for f in data if indexable(f.type)][:max_columns]
 
 
-def _wrapping(typ: pa.DataType) -> tuple[str, int, str | None, Callable[[pa.Array], list[Any]]] | None:
-    """(wrapper record, value type ordinal, its info, physical values of an array) of a type."""
+def _wrapping(
+    typ: pa.DataType, version: str = INDEX_V2
+) -> tuple[str, int, str | None, Callable[[pa.Array], list[Any]]] | None:
+    """(wrapper record, value type ordinal, its info, physical values of an array) of a type, in
+    index ``version``'s layout (V1 writes no value type: the ordinal is then not used)."""
+    if version == INDEX_V1:
+        if pa.types.is_date32(typ):
+            return "DateWrapper", _DATE, None, lambda a: a.cast(pa.int32()).to_pylist()
+        if pa.types.is_decimal(typ):
+            return (
+                "DecimalWrapper",
+                _DECIMAL,
+                None,
+                lambda a: [_unscaled(v, _V1_DECIMAL_SCALE) for v in a.to_pylist()],
+            )
     if pa.types.is_boolean(typ):
         return "BooleanWrapper", _BOOLEAN, None, lambda a: a.to_pylist()
     if pa.types.is_integer(typ):
@@ -144,12 +169,12 @@ def _unscaled(value: Decimal | None, scale: int) -> bytes | None:
     return unscaled.to_bytes(unscaled.bit_length() // 8 + 1, "big", signed=True)
 
 
-def _wrapped(union: pa.UnionArray) -> tuple[list[Any], list[tuple[int, str | None] | None]]:
+def _wrapped(union: pa.UnionArray, version: str) -> tuple[list[Any], list[tuple[int, str | None] | None]]:
     """Per row: the wrapped value (``(full wrapper name, {"value": v})`` or None) and its value type."""
     per_child: list[tuple[list[Any], tuple[str, int, str | None] | None]] = []
     for i in range(union.type.num_fields):
         child = union.field(i)
-        wrapping = _wrapping(child.type)
+        wrapping = _wrapping(child.type, version)
         per_child.append(([], None) if wrapping is None else (wrapping[3](child), wrapping[:3]))
     codes = union.type_codes.to_pylist()
     offsets = union.offsets.to_pylist()
@@ -168,12 +193,14 @@ def _wrapped(union: pa.UnionArray) -> tuple[list[Any], list[tuple[int, str | Non
     return values, kinds
 
 
-def stats_records(stats: pa.Table, *, tight: bool = False, partition_level: bool = False) -> list[MetadataRecord]:
+def stats_records(
+    stats: pa.Table, *, tight: bool = False, partition_level: bool = False, version: str = INDEX_V2
+) -> list[MetadataRecord]:
     """``column_stats`` (or, ``partition_level``, ``partition_stats``) records of a stats table (the
-    shape of :func:`~hudi_framework.metadata_writer.file_column_stats.file_column_stats`); rows of a type
-    with no wrapper are left out."""
-    lows, kinds = _wrapped(stats.column(MIN_VALUE).combine_chunks())
-    highs, _ = _wrapped(stats.column(MAX_VALUE).combine_chunks())
+    shape of :func:`~hudi_framework.metadata_writer.file_column_stats.file_column_stats`) in index
+    ``version``'s layout; rows of a type with no wrapper are left out."""
+    lows, kinds = _wrapped(stats.column(MIN_VALUE).combine_chunks(), version)
+    highs, _ = _wrapped(stats.column(MAX_VALUE).combine_chunks(), version)
     columns = {name: stats.column(name).to_pylist() for name in (PARTITION, FILE_NAME, COLUMN_NAME)}
     counts = {
         name: stats.column(name).to_pylist() for name in (VALUE_COUNT, NULL_COUNT, TOTAL_SIZE, TOTAL_UNCOMPRESSED_SIZE)
@@ -207,7 +234,7 @@ def stats_records(stats: pa.Table, *, tight: bool = False, partition_level: bool
                     "totalUncompressedSize": counts[TOTAL_UNCOMPRESSED_SIZE][i],
                     "isDeleted": False,
                     "isTightBound": tight,
-                    "valueType": {"typeOrdinal": kind[0], "additionalInfo": kind[1]},
+                    "valueType": {"typeOrdinal": kind[0], "additionalInfo": kind[1]} if version == INDEX_V2 else None,
                 },
             }
         )
@@ -255,8 +282,7 @@ class ColumnStatsBuilder(PartitionBuilder):
     partition = MetadataPartition.COLUMN_STATS.value
 
     def applies_to(self, config: TableConfig) -> bool:
-        # Index version V2 is what Apache Hudi writes on version 9; version 8 is not written here.
-        return config.version >= 9
+        return config.version >= 8
 
     def file_group_count(self, ctx: InitContext) -> int:
         return ctx.options.integer(COLUMN_STATS_FILE_GROUPS_KEY, _DEFAULT_FILE_GROUPS)
@@ -282,12 +308,13 @@ class ColumnStatsBuilder(PartitionBuilder):
             return PartitionRecords()
         files = [tuple(k.rsplit("/", 1)) if "/" in k else ("", k) for k in committed_files(ctx.view)]
         stats = file_column_stats(ctx.storage, [(p, n) for p, n in files], columns)
-        return PartitionRecords(stats_records(stats) if stats is not None else [])
+        version = index_version(ctx.storage, ctx.config)
+        return PartitionRecords(stats_records(stats, version=version) if stats is not None else [])
 
     def after_init(self, ctx: InitContext) -> None:
         columns = self.init_columns(ctx)
         if columns is not None:
-            _define(ctx.storage, columns)
+            _define(ctx.storage, columns, index_version(ctx.storage, ctx.config))
 
     def after_drop(self, storage: StorageBackend) -> None:
         remove_index_definition(storage, self.partition)
@@ -295,25 +322,32 @@ class ColumnStatsBuilder(PartitionBuilder):
     def columns(self, ctx: InstantContext, metadata: CommitMetadata | None) -> list[str]:
         """The indexed columns: the index definition's, else (a table that had no schema when the
         partition was built) the defaults over this commit's schema, then recorded."""
+        return self.columns_and_version(ctx, metadata)[0]
+
+    def columns_and_version(self, ctx: InstantContext, metadata: CommitMetadata | None) -> tuple[list[str], str]:
+        """:meth:`columns` and the index version records are written in (one read of the definition)."""
         # column_stats and partition_stats both ask: the index definitions are read once per instant.
         memo = f"{_DEFINED_COLUMNS}.{self.partition}"
         if memo not in ctx.shared:
-            ctx.shared[memo] = source_fields(ctx.storage, self.partition, ctx.properties)
-        defined = ctx.shared[memo]
-        if isinstance(defined, list) and defined:
-            return [str(c) for c in defined]
+            ctx.shared[memo] = index_definition(ctx.storage, self.partition, ctx.properties)
+        memoised = ctx.shared[memo]
+        defined = memoised if isinstance(memoised, Mapping) else None
+        version = _version(defined, ctx.config)
+        fields = [str(f) for f in defined.get("sourceFields") or ()] if defined is not None else []
+        if fields:
+            return fields, version
         text = (metadata.extra_metadata or {}).get("schema") if metadata is not None else None
         if not text:
-            return []
+            return [], version
         columns = columns_to_index(
             avro_to_arrow(json.loads(text)),
             populate_meta_fields=ctx.config.populate_meta_fields,
             column_list=None,
             max_columns=_DEFAULT_MAX_COLUMNS,
         )
-        _define(ctx.storage, columns)
-        ctx.shared[memo] = columns
-        return columns
+        _define(ctx.storage, columns, version)
+        ctx.shared[memo] = {"sourceFields": columns, "version": version}
+        return columns, version
 
     def commit_records(self, ctx: InstantContext, metadata: CommitMetadata) -> PartitionRecords:
         files = sorted(
@@ -326,11 +360,12 @@ class ColumnStatsBuilder(PartitionBuilder):
         )
         if not files:
             return PartitionRecords()
-        stats = _written_stats(ctx, metadata, files, self.columns(ctx, metadata))
+        columns, version = self.columns_and_version(ctx, metadata)
+        stats = _written_stats(ctx, metadata, files, columns)
         if stats is None:
             return PartitionRecords()
         ctx.shared[SHARED_STATS] = stats
-        return PartitionRecords(stats_records(stats))
+        return PartitionRecords(stats_records(stats, version=version))
 
     def clean_records(self, ctx: InstantContext, clean: CleanMetadata) -> PartitionRecords:
         columns = self.columns(ctx, None)
@@ -378,12 +413,25 @@ def _written_stats(
     return concat_stats(parts) if parts else None
 
 
-def _define(storage: StorageBackend, columns: Sequence[str]) -> None:
+def index_version(storage: StorageBackend, config: TableConfig) -> str:
+    """The column-stats index version to write: the index definition's, else the table version's
+    (V2 from table version 9 on, V1 before, as Apache Hudi picks)."""
+    return _version(index_definition(storage, MetadataPartition.COLUMN_STATS.value), config)
+
+
+def _version(defined: Mapping[str, Any] | None, config: TableConfig) -> str:
+    version = defined.get("version") if defined is not None else None
+    if version in (INDEX_V1, INDEX_V2):
+        return str(version)
+    return INDEX_V2 if config.version >= 9 else INDEX_V1
+
+
+def _define(storage: StorageBackend, columns: Sequence[str], version: str) -> None:
     set_index_definition(
         storage,
         MetadataPartition.COLUMN_STATS.value,
         index_type="column_stats",
         index_function="column_stats",
         fields=columns,
-        version="V2",
+        version=version,
     )

@@ -25,6 +25,7 @@ from hudi_framework.metadata.records import MetadataPartition
 from hudi_framework.metadata_writer.column_stats_partition import (
     SHARED_STATS,
     ColumnStatsBuilder,
+    index_version,
     latest_schema,
     stats_records,
 )
@@ -136,7 +137,7 @@ class PartitionStatsBuilder(PartitionBuilder):
     partition = MetadataPartition.PARTITION_STATS.value
 
     def applies_to(self, config: TableConfig) -> bool:
-        return config.version >= 9 and bool(config.partition_fields)
+        return config.version >= 8 and bool(config.partition_fields)
 
     def file_group_count(self, ctx: InitContext) -> int:
         return ctx.options.integer(PARTITION_STATS_FILE_GROUPS_KEY, 1)
@@ -148,13 +149,16 @@ class PartitionStatsBuilder(PartitionBuilder):
             return PartitionRecords()
         stats = file_column_stats(ctx.storage, files, columns)
         folded = partition_stats(stats) if stats is not None else None
-        return PartitionRecords(stats_records(folded, tight=True, partition_level=True) if folded else [])
+        version = index_version(ctx.storage, ctx.config)
+        return PartitionRecords(
+            stats_records(folded, tight=True, partition_level=True, version=version) if folded else []
+        )
 
     def commit_records(self, ctx: InstantContext, metadata: CommitMetadata) -> PartitionRecords:
         touched = sorted(p or "" for p in (metadata.partition_to_write_stats or {}))
         if not touched or ctx.data_timeline is None:
             return PartitionRecords()
-        columns = ColumnStatsBuilder().columns(ctx, metadata)
+        columns, version = ColumnStatsBuilder().columns_and_version(ctx, metadata)
         if not columns:
             return PartitionRecords()
         timeline = ctx.data_timeline()
@@ -227,7 +231,9 @@ class PartitionStatsBuilder(PartitionBuilder):
                 )
                 parts.append(read.filter(fresh))
         folded = partition_stats(concat_stats(parts)) if parts else None
-        return PartitionRecords(stats_records(folded, tight=True, partition_level=True) if folded else [])
+        return PartitionRecords(
+            stats_records(folded, tight=True, partition_level=True, version=version) if folded else []
+        )
 
     def appended_partitions(self, metadata: CommitMetadata, touched: Sequence[str]) -> list[str]:
         """The touched partitions this commit only added log files to: their latest slices are

@@ -6,7 +6,8 @@ wrappers to plain values: min and max of all requested columns as one dense unio
 value type), the other fields renamed to Apache Hudi's ``HoodieMetadataColumnStats`` names.
 
 Only a metadata table that is in step with the data timeline is used (:func:`check_in_sync` for both
-``files`` and ``column_stats``); otherwise no file is skipped, with a logged warning. A column whose
+``files`` and ``column_stats``); otherwise no file is skipped, with a logged warning. Partition
+statistics (``partition_stats``) are offered only when that partition is listed as well. A column whose
 stored values cannot be typed for certain (a version-1 index without value types, holding a date or
 a timestamp as a bare number) gets no statistics, so its files are kept.
 """
@@ -84,7 +85,9 @@ def metadata_table_stats(
     except HudiError as e:
         _LOG.warning("data skipping without the metadata table of %s: %s", storage.root_uri, e)
         return None
-    return MetadataTableStats(mdt, schema)
+    # Apache Hudi's reader prunes by partition_stats whenever the table lists it (no option of its own).
+    partition_level = MetadataPartition.PARTITION_STATS in mdt.partitions_available()
+    return MetadataTableStats(mdt, schema, partition_level=partition_level)
 
 
 class MetadataTableStats:
@@ -92,9 +95,11 @@ class MetadataTableStats:
 
     name: Final = "metadata_table"
 
-    def __init__(self, mdt: MetadataTable, schema: pa.Schema) -> None:
+    def __init__(self, mdt: MetadataTable, schema: pa.Schema, *, partition_level: bool = True) -> None:
+        """``partition_level``: whether :meth:`partition_stats` may answer (the partition is listed)."""
         self._mdt = mdt
         self._schema = schema
+        self._partition_level = partition_level
 
     def column_stats(self, files: Sequence[tuple[str, str]], columns: Sequence[str]) -> pa.Table | None:
         """Statistics of ``columns`` in ``files`` (``(partition path, file name)``), or None if none."""
@@ -111,7 +116,7 @@ class MetadataTableStats:
     def partition_stats(self, partitions: Sequence[str], columns: Sequence[str]) -> pa.Table | None:
         """Tight partition-level statistics of ``columns`` in ``partitions`` (the shape of
         :meth:`column_stats`, ``file_name`` holding the partition path), or None if none."""
-        if not partitions or not columns:
+        if not partitions or not columns or not self._partition_level:
             return None
         try:
             # Partition paths resolve against the wanted ones: the files partition is not read.

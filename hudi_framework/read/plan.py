@@ -113,13 +113,17 @@ class SkippingCounts:
     Attributes:
         partitions_considered: Partitions holding file slices to read.
         partitions_pruned: Of those, partitions the filters exclude by their path values.
+        partitions_pruned_by_stats: Of the others, partitions whose statistics (the metadata table's
+            ``partition_stats``) exclude every row the filters match.
         files_considered: File slices in the partitions kept.
         files_skipped: Of those, slices whose column statistics exclude every row the filters match.
-        stats_source: Where the statistics came from (None: no file skipping was attempted).
+        stats_source: Where the statistics came from (None: no partition was pruned by statistics
+            and no file skipping was attempted).
     """
 
     partitions_considered: int = 0
     partitions_pruned: int = 0
+    partitions_pruned_by_stats: int = 0
     files_considered: int = 0
     files_skipped: int = 0
     stats_source: str | None = None

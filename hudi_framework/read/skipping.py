@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
 
 import numpy as np
 import pyarrow as pa
@@ -72,6 +72,21 @@ class ColumnStatsSource(Protocol):
             ``maxValue`` hold the column's values in any type the read type widens from, or a dense
             union of such types (Apache Hudi's union of value wrappers). Rows with ``isDeleted`` true are
             ignored. Files or columns without a row are kept by skipping.
+        """
+        ...
+
+
+@runtime_checkable
+class PartitionStatsSource(Protocol):
+    """A statistics source that also knows whole partitions (the metadata table's ``partition_stats``)."""
+
+    def partition_stats(self, partitions: Sequence[str], columns: Sequence[str]) -> pa.Table | None:
+        """Statistics of ``columns`` over every row of each of ``partitions``, or None if unknown.
+
+        Returns:
+            One row per (partition, column) known, in the shape of
+            :meth:`ColumnStatsSource.column_stats` with ``fileName`` holding the partition path.
+            Partitions or columns without a row are kept.
         """
         ...
 

@@ -25,13 +25,15 @@ from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
 from hudi_framework.read.options import ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
 from hudi_framework.read.schema import project, read_schema
-from hudi_framework.read.skipping_plan import skip_slices, stats_source_for
+from hudi_framework.read.skipping_plan import PartitionPruning, skip_slices, stats_source_for
 from hudi_framework.read.tasks import FileRef, build_tasks, prune
 from hudi_framework.runtime.retained import check_retained, check_slice_files
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.vocabulary import QueryType, TimelineTimezone
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     import pyarrow as pa
 
     from hudi_framework.layout.file_group import FileSlice
@@ -75,10 +77,17 @@ def check_time_travel(timeline: Timeline, as_of: str) -> None:
 
 
 def read_slices(
-    table: HudiTable, *, as_of: str | None, full_schema: pa.Schema, filters: Disjunction, use_metadata: bool = False
+    table: HudiTable,
+    *,
+    as_of: str | None,
+    full_schema: pa.Schema,
+    filters: Disjunction,
+    use_metadata: bool = False,
+    by_stats: Callable[[Sequence[FileSlice], set[str]], set[str]] | None = None,
 ) -> tuple[list[FileSlice], set[str]]:
     """The latest slice of every live file group as of ``as_of``, and the partitions ``filters``
-    keep (whose slices' files are checked).
+    keep by their paths (whose slices' files are checked, but for those ``by_stats`` returns: the
+    partitions statistics prune, given the slices and the partitions kept).
 
     Raises:
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
@@ -88,9 +97,10 @@ def read_slices(
     view = table.file_system_view(check_files=True, use_metadata=use_metadata)
     slices = view.latest_file_slices(as_of=as_of)
     check_base_file_formats(slices, READABLE_FORMATS)
-    read = prune(table.config, [s.partition_path for s in slices], full_schema=full_schema, filters=filters)[0]
-    check_slice_files(table, view, [s for s in slices if s.partition_path in read], as_of, partitions=read)
-    return slices, set(read)
+    read = set(prune(table.config, [s.partition_path for s in slices], full_schema=full_schema, filters=filters)[0])
+    checked = read - by_stats(slices, read) if by_stats is not None else read
+    check_slice_files(table, view, [s for s in slices if s.partition_path in checked], as_of, partitions=checked)
+    return slices, read
 
 
 def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: ColumnStatsSource | None = None) -> ReadPlan:
@@ -124,17 +134,21 @@ def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: Colum
     filters = normalize_filters(options.filters)
     check_columns(filters, full_schema)
     schema = project(full_schema, options.columns)
-    slices, kept = read_slices(
-        table, as_of=as_of, full_schema=full_schema, filters=filters, use_metadata=options.metadata_enable
-    )
     merged = config.is_mor and options.query_type is QueryType.SNAPSHOT
     if not options.data_skipping:
         stats_source = None
     elif stats_source is None:
         stats_source = stats_source_for(table, options, full_schema)
+    # Partition statistics describe the latest slices: time travel reads older ones.
+    pruning = PartitionPruning(filters, full_schema, stats_source, merged) if as_of is None else None
+    slices, kept = read_slices(
+        table, as_of=as_of, full_schema=full_schema, filters=filters, use_metadata=options.metadata_enable,
+        by_stats=pruning,
+    )  # fmt: skip
     slices, skipping = skip_slices(
-        slices, kept, filters=filters, full_schema=full_schema, source=stats_source, merged=merged
-    )
+        slices, kept, filters=filters, full_schema=full_schema, source=stats_source, merged=merged,
+        pruned_by_stats=pruning.pruned if pruning is not None else None,
+    )  # fmt: skip
     if merged:
         tasks = plan_slice_tasks(
             table, slices, schema=schema, full_schema=full_schema, filters=filters,

@@ -135,9 +135,10 @@ def _splits(plan: ReadPlan, sizing: SplitSizing | None) -> list[_ReadPartition]:
 def _log_skipping(counts: SkippingCounts, tasks: int) -> None:
     """What the pushed filters left out, in the driver's log (INFO; Python worker stderr)."""
     _LOG.info(
-        "hudi read plan: %d of %d partitions pruned, %d of %d file slices skipped by column statistics (%s), "
-        "%d read tasks",
-        counts.partitions_pruned, counts.partitions_considered, counts.files_skipped, counts.files_considered,
+        "hudi read plan: %d of %d partitions pruned (%d by partition statistics), %d of %d file slices skipped "
+        "by column statistics (%s), %d read tasks",
+        counts.partitions_pruned + counts.partitions_pruned_by_stats, counts.partitions_considered,
+        counts.partitions_pruned_by_stats, counts.files_skipped, counts.files_considered,
         counts.stats_source or "none", tasks,
     )  # fmt: skip
 

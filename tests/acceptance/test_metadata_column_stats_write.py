@@ -208,7 +208,9 @@ def test_filtered_reads_skip_files_by_our_column_stats(tmp_path: Path, table_typ
     for filters, skipped in cases:
         plan = plan_read(table, build_options(filters=filters))
         assert plan.skipping.stats_source == "metadata_table"
-        assert plan.skipping.files_skipped == skipped, (filters, plan.skipping)
+        # One file per partition: a partition its statistics prune is not counted as a file.
+        left = plan.skipping.files_considered - plan.skipping.files_skipped
+        assert left == 4 - skipped, (filters, plan.skipping)
         ours = read_table(table, filters=filters)
         column, op, value = filters[0]
         compare = {"=": pc.equal, ">=": pc.greater_equal, "<": pc.less}[op]
