@@ -3,15 +3,18 @@ global record-level index).
 
 Records (type 5, ``HoodieRecordIndexInfo``), as Java writes them:
 
-* init: every key of the latest base file of every file group, located there, with the base
-  file's instant (fact sheet 1.5); the file-group count is Java's ``estimateFileGroupCount`` over
+* init: every key of the latest base file of every file group, and every key of the data blocks
+  of its latest slice's log files (inserts an index that finds keys in log files put there; Java
+  reads the merged slices), located there, with the slice's instant (fact sheet 1.5); the
+  file-group count is Java's ``estimateFileGroupCount`` over
   the keys counted in the base files' footers (minimum 10, maximum 10000 by default);
 * a commit, delta commit or replace commit: the keys each written file's group gained and lost,
   as the local write path hands them over (:mod:`~hudi_framework.metadata.key_changes`); for a
   file it does not name (Spark writes), the written base file's keys are read back: a new file
   group's keys are inserts, a rewritten base file's inserts are the keys its previous base file
   lacked and its deletes the keys it lost (not read when its write stat counts no insert and no
-  delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes); a replace commit
+  delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes) and the
+  keys of its data blocks inserts (read only when its stat counts inserts); a replace commit
   also deletes the keys of the replaced file groups that it did not rewrite. A key both deleted and
   inserted (a move) is an insert. Compactions write nothing (the keys stay where they are);
 * cleans write nothing.
@@ -33,7 +36,7 @@ import pyarrow.parquet as pq
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.layout.naming import BaseFileName
-from hudi_framework.log.blocks import DeleteBlock
+from hudi_framework.log.blocks import DataBlock, DeleteBlock
 from hudi_framework.log.keyed_records import KeyedRecords
 from hudi_framework.log.reader import read_log_bytes
 from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, KeyChanges
@@ -120,13 +123,20 @@ def _base_keys(storage: StorageBackend, key: str) -> pa.Array:
     return column.drop_null().cast(pa.string())
 
 
-def _log_deletes(storage: StorageBackend, key: str) -> list[str]:
-    """The keys of the DELETE blocks of a log file."""
-    keys: list[str] = []
+def _log_keys(storage: StorageBackend, key: str) -> tuple[pa.Array, pa.Array]:
+    """The keys of the data blocks and of the DELETE blocks of a log file."""
+    written: list[pa.Array] = []
+    deleted: list[pa.Array] = []
     for block in read_log_bytes(storage.read(key), path=key):
         if isinstance(block, DeleteBlock):
-            keys += [k for k in block.columns.record_keys.cast(pa.string()).to_pylist() if k is not None]
-    return keys
+            deleted.append(block.columns.record_keys.cast(pa.string()))
+        elif isinstance(block, DataBlock) and (keys := block.record_keys) is not None:
+            written.append(keys.combine_chunks().cast(pa.string()))
+    empty = pa.array([], pa.string())
+    return (
+        pa.concat_arrays(written).drop_null() if written else empty,
+        pa.concat_arrays(deleted).drop_null() if deleted else empty,
+    )
 
 
 class RecordIndexBuilder(PartitionBuilder):
@@ -152,11 +162,14 @@ class RecordIndexBuilder(PartitionBuilder):
         groups: list[tuple[pa.Array, Mapping[str, object]]] = []
         for partition in ctx.partitions:
             for file_slice in ctx.view.latest_file_slices(partition):
-                if file_slice.base_file_key is None or file_slice.base_file is None:
+                keys = [_log_keys(ctx.storage, log)[0] for log in file_slice.log_file_keys]
+                if file_slice.base_file_key is not None:
+                    keys.insert(0, _base_keys(ctx.storage, file_slice.base_file_key))
+                if not keys:
                     continue
-                millis = instant_time_to_epoch_ms(file_slice.base_file.instant_time, timezone)
+                millis = instant_time_to_epoch_ms(file_slice.base_instant_time, timezone)
                 location = _location(partition, file_slice.file_id, millis)
-                groups.append((_base_keys(ctx.storage, file_slice.base_file_key), _payload(location)))
+                groups.append((pc.unique(pa.concat_arrays(keys)), _payload(location)))
         # A key in two file groups (a broken table) keeps the last one, as the list of dicts did.
         return PartitionRecords(KeyedRecords.from_groups(groups).last_per_key())
 
@@ -189,8 +202,13 @@ class RecordIndexBuilder(PartitionBuilder):
                     deleted.append(change.deleted.drop_null().cast(pa.string()))
                     continue
                 if ".log." in stat.path.rsplit("/", 1)[-1]:
-                    if stat.num_deletes != 0:  # the stat says whether the log has deletes: skip reading it
-                        deleted.append(pa.array(_log_deletes(ctx.storage, stat.path), pa.string()))
+                    # The stat says whether the log has inserts or deletes: else skip reading it.
+                    if stat.num_deletes != 0 or (stat.num_inserts or 0) > 0:
+                        written, gone = _log_keys(ctx.storage, stat.path)
+                        deleted.append(gone)
+                        if stat.num_inserts:  # updates among them are already located here
+                            location = _location(partition, stat.file_id, millis)
+                            inserts.append((written, _payload(location)))
                     continue
                 previous = self._previous_base(ctx.storage, stat, listings)
                 if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
