@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import MetadataTableUnusableError
-from hudi_framework.layout.naming import BaseFileName
+from hudi_framework.layout.naming import BaseFileName, LogFileName
 from hudi_framework.log.blocks import DataBlock, DeleteBlock
 from hudi_framework.log.keyed_records import KeyedRecords
 from hudi_framework.log.reader import read_log_bytes
@@ -206,9 +206,12 @@ class RecordIndexBuilder(PartitionBuilder):
                     if stat.num_deletes != 0 or (stat.num_inserts or 0) > 0:
                         written, gone = _log_keys(ctx.storage, stat.path)
                         deleted.append(gone)
-                        if stat.num_inserts:  # updates among them are already located here
+                        if stat.num_inserts:  # the keys its file group lacked before
+                            held = self._slice_keys_before(ctx.storage, stat.path, listings)
                             location = _location(partition, stat.file_id, millis)
-                            inserts.append((written, _payload(location)))
+                            inserts.append(
+                                (written.filter(pc.invert(pc.is_in(written, value_set=held))), _payload(location))
+                            )
                     continue
                 previous = self._previous_base(ctx.storage, stat, listings)
                 if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
@@ -235,6 +238,37 @@ class RecordIndexBuilder(PartitionBuilder):
         if partition not in listings:
             listings[partition] = [i.key for i in storage.list(partition)]
         return listings[partition]
+
+    def _slice_keys_before(self, storage: StorageBackend, log_key: str, listings: dict[str, list[str]]) -> pa.Array:
+        """The keys the file group of the log file ``log_key`` held before it: those of its slice's
+        base file and of the slice's earlier log files' data blocks (deleted ones included: a key
+        deleted and written again is no new key to the record index, which kept it)."""
+        partition, _, name = log_key.rpartition("/")
+        this = LogFileName.parse(name)
+        bases: list[tuple[str, str]] = []
+        logs: list[tuple[str, int, str]] = []
+        for key in self._listing(storage, partition, listings):
+            file_name = key.rsplit("/", 1)[-1]
+            b = BaseFileName.try_parse(file_name)
+            if b is not None and b.file_id == this.file_id and b.instant_time <= this.instant_time:
+                bases.append((b.instant_time, key))
+            log = LogFileName.try_parse(file_name) if b is None else None
+            if (
+                log is not None
+                and log.file_id == this.file_id
+                and (log.instant_time, log.version)
+                < (
+                    this.instant_time,
+                    this.version,
+                )
+            ):
+                logs.append((log.instant_time, log.version, key))
+        base = max(bases) if bases else None
+        floor = base[0] if base is not None else ""
+        keys = [_log_keys(storage, key)[0] for instant, _, key in logs if instant >= floor]
+        if base is not None:
+            keys.append(_base_keys(storage, base[1]))
+        return pa.concat_arrays(keys) if keys else pa.array([], pa.string())
 
     def _previous_base(self, storage: StorageBackend, stat: WriteStat, listings: dict[str, list[str]]) -> str | None:
         """The base file a rewritten base file replaces (same file group, instant ``prevCommit``)."""
