@@ -119,3 +119,19 @@ def test_routing_marks_the_inserts_of_a_plan_with_log_inserts() -> None:
     routed = apply_routing(rows, route_rows(rows, plan))
     assert routed.column(INSERTED).to_pylist() == [True, False, True]
     assert set(routed.column("_hoodie_target").to_pylist()) == {0}
+
+
+def test_the_log_to_parquet_ratio_option_sizes_slices_with_log_files() -> None:
+    from hudi_framework.config import HudiSettings
+
+    settings = HudiSettings.from_hoodie_options({"hoodie.logfile.to.parquet.compression.ratio": "1.0"}, env=False)
+    assert settings.write.log_to_parquet_compression_ratio == 1.0
+    slices = [_slice("a-0", 100, logs=2)]  # two 10-byte log files
+    summary = _summary([("P", "p", "", 5000), ("I", "p", "", 5000)])
+    for ratio, room in ((0.35, (10_000 - 107) // 10), (1.0, (10_000 - 120) // 10)):
+        sizing = SizingOptions(1000, 10_000, 10, log_to_parquet_ratio=ratio)
+        plan = plan_targets(
+            WriteOperation.UPSERT, summary, slices, sizing=sizing, record_size=10, merge_on_read=True, log_inserts=True
+        )
+        assert plan.buckets[0].file_id == "a-0"
+        assert plan.buckets[0].capacity == room
