@@ -7,6 +7,7 @@ files (the record-level index, ``RECORD_INDEX``), on local disk and on S3 (moto)
 * the record index built on the table afterwards finds them, and so does the index's file-based
   fallback while the table keeps no record index;
 * compaction folds them into the base file;
+* hudi-rs (the independent reader) reads the same rows;
 * a bloom-index table keeps rewriting the small base file (Apache Hudi's rule for indexes that
   cannot index log files).
 """
@@ -26,7 +27,7 @@ from hudi_framework.read import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
-from tests.faults.s3_faults import Place
+from tests.faults.s3_faults import Place, hudi_rs, ours
 
 RLI = {
     "hoodie.metadata.enable": "true",
@@ -104,6 +105,7 @@ def test_inserts_go_to_the_log_file_of_a_small_file_group_and_stay_findable(plac
     assert _snapshot(table) == expected
     where = _index(table, sorted(expected))
     assert where == {k: ("sf", base.file_id) for k in expected}
+    assert hudi_rs(place.uri, place.endpoint) == ours(place.uri, place.options)  # the independent reader agrees
 
     # Later writes find the keys only the log file holds: an update and a delete, no duplicate.
     client = WriteClient(place.open(), _settings(RLI))
@@ -116,6 +118,7 @@ def test_inserts_go_to_the_log_file_of_a_small_file_group_and_stay_findable(plac
     assert _snapshot(table) == expected
     assert set(_index(table, sorted(expected))) == set(expected)
     assert len(_files(table, "sf")[0]) == 1
+    assert hudi_rs(place.uri, place.endpoint) == ours(place.uri, place.options)
 
 
 def test_bloom_index_keeps_rewriting_the_small_base_file(place: Place) -> None:
