@@ -179,3 +179,32 @@ def test_compaction_folds_log_inserts_into_the_base_file(place: Place) -> None:
     with table.storage.open_input(f"sf/{newest.name}") as f:
         stored = pq.read_table(f, columns=["_hoodie_record_key"]).column(0)
     assert pc.count_distinct(stored).as_py() == 20
+
+
+def test_a_key_only_a_log_file_holds_moves_partition(place: Place) -> None:
+    options = {**RLI, "hoodie.record.index.update.partition.path": "true"}
+    table = _create(place)
+    WriteClient(table, _settings(options)).insert(_rows(range(10), "sf", 1))
+    WriteClient(place.open(), _settings(options)).upsert(_rows(range(10, 15), "sf", 2))
+    assert len(_files(place.open(), "sf")[1]) == 1
+    # k012 and k013 arrive in ny (newer): they move there, deleted from sf's log-only keys.
+    WriteClient(place.open(), _settings(options)).upsert(_rows(range(12, 14), "ny", 3))
+    snapshot = _snapshot(place.open())
+    assert len(snapshot) == 15
+    assert snapshot["k012"] == ("ny", 36.0)
+    assert snapshot["k013"] == ("ny", 39.0)
+    assert snapshot["k011"] == ("sf", 22.0)
+
+
+def test_a_key_only_a_log_file_holds_stays_when_its_stored_record_wins(place: Place) -> None:
+    options = {**RLI, "hoodie.record.index.update.partition.path": "true"}
+    table = _create(place)
+    WriteClient(table, _settings(options)).insert(_rows(range(10), "sf", 1))
+    WriteClient(place.open(), _settings(options)).upsert(_rows(range(10, 15), "sf", 5))
+    WriteClient(place.open(), _settings(options)).upsert(_rows(range(12, 13), "sf", 7))  # a second log file
+    # k012 arrives in ny with an older ordering value than its newest stored record (ts 7, in the
+    # second log file; the first holds ts 5): the stored record wins, the key stays in sf.
+    WriteClient(place.open(), _settings(options)).upsert(_rows(range(12, 13), "ny", 6))
+    snapshot = _snapshot(place.open())
+    assert len(snapshot) == 15
+    assert snapshot["k012"] == ("sf", 84.0)
