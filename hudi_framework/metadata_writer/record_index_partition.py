@@ -70,6 +70,8 @@ _MAX_FILE_GROUP_BYTES: Final = 1 << 30
 _RECORD_BYTES: Final = 48
 _KEY: Final = "_hoodie_record_key"
 _NO_FILE_INDEX: Final = -1
+#: Partition -> its file keys, listed once per commit.
+_Listings = dict[str, list[str]]
 
 
 def estimate_file_group_count(records: int, minimum: int, maximum: int) -> int:
@@ -207,7 +209,9 @@ class RecordIndexBuilder(PartitionBuilder):
                         written, gone = _log_keys(ctx.storage, stat.path)
                         deleted.append(gone)
                         if stat.num_inserts:  # the keys its file group lacked before
-                            held = self._slice_keys_before(ctx.storage, stat.path, listings)
+                            log = LogFileName.parse(stat.path.rsplit("/", 1)[-1])
+                            position = (log.instant_time, log.version)
+                            held = self._keys_before(ctx.storage, partition, stat.file_id, position, listings)
                             location = _location(partition, stat.file_id, millis)
                             inserts.append(
                                 (written.filter(pc.invert(pc.is_in(written, value_set=held))), _payload(location))
@@ -222,10 +226,8 @@ class RecordIndexBuilder(PartitionBuilder):
                 inserts.append((new.filter(pc.invert(pc.is_in(new, value_set=old))), _payload(location)))
                 deleted.append(old.filter(pc.invert(pc.is_in(old, value_set=new))))
         replaced = metadata.replaced_file_ids() if isinstance(metadata, ReplaceCommitMetadata) else []
-        for partition, file_id in replaced:
-            latest = self._latest_base(ctx.storage, partition, file_id, ctx.instant_time, listings)
-            if latest is not None:
-                deleted.append(_base_keys(ctx.storage, latest))
+        for partition, file_id in replaced:  # its keys as of before this instant, logs included
+            deleted.append(self._keys_before(ctx.storage, partition, file_id, (ctx.instant_time, 0), listings))
         # A later file's insert of a key replaces an earlier one's; a key deleted in one file and
         # inserted in another moved: the insert is its location.
         upserts = KeyedRecords.from_groups(inserts).last_per_key()
@@ -234,40 +236,33 @@ class RecordIndexBuilder(PartitionBuilder):
         return PartitionRecords(upserts, sorted(gone.to_pylist()))
 
     @staticmethod
-    def _listing(storage: StorageBackend, partition: str, listings: dict[str, list[str]]) -> list[str]:
+    def _listing(storage: StorageBackend, partition: str, listings: _Listings) -> list[str]:
         if partition not in listings:
             listings[partition] = [i.key for i in storage.list(partition)]
         return listings[partition]
 
-    def _slice_keys_before(self, storage: StorageBackend, log_key: str, listings: dict[str, list[str]]) -> pa.Array:
-        """The keys the file group of the log file ``log_key`` held before it: those of its slice's
-        base file and of the slice's earlier log files' data blocks (deleted ones included: a key
-        deleted and written again is no new key to the record index, which kept it)."""
-        partition, _, name = log_key.rpartition("/")
-        this = LogFileName.parse(name)
+    def _keys_before(
+        self, storage: StorageBackend, partition: str, file_id: str, before: tuple[str, int], listings: _Listings
+    ) -> pa.Array:
+        """The keys a file group held before position ``before`` (instant time, log version): those
+        of its newest base file before it and of its later log files before it (data blocks; deleted
+        keys included: a key deleted and written again is no new key to the record index, which
+        kept it)."""
         bases: list[tuple[str, str]] = []
-        logs: list[tuple[str, int, str]] = []
+        logs: list[tuple[str, str]] = []
         for key in self._listing(storage, partition, listings):
             file_name = key.rsplit("/", 1)[-1]
-            b = BaseFileName.try_parse(file_name)
-            if b is not None and b.file_id == this.file_id and b.instant_time <= this.instant_time:
-                bases.append((b.instant_time, key))
-            log = LogFileName.try_parse(file_name) if b is None else None
-            if (
-                log is not None
-                and log.file_id == this.file_id
-                and (log.instant_time, log.version)
-                < (
-                    this.instant_time,
-                    this.version,
-                )
-            ):
-                logs.append((log.instant_time, log.version, key))
-        base = max(bases) if bases else None
-        floor = base[0] if base is not None else ""
-        keys = [_log_keys(storage, key)[0] for instant, _, key in logs if instant >= floor]
-        if base is not None:
-            keys.append(_base_keys(storage, base[1]))
+            base = BaseFileName.try_parse(file_name)
+            if base is not None and base.file_id == file_id and (base.instant_time, 0) < before:
+                bases.append((base.instant_time, key))
+            log = LogFileName.try_parse(file_name) if base is None else None
+            if log is not None and log.file_id == file_id and (log.instant_time, log.version) < before:
+                logs.append((log.instant_time, key))
+        newest = max(bases) if bases else None
+        floor = newest[0] if newest is not None else ""
+        keys = [_log_keys(storage, key)[0] for instant, key in logs if instant >= floor]
+        if newest is not None:
+            keys.append(_base_keys(storage, newest[1]))
         return pa.concat_arrays(keys) if keys else pa.array([], pa.string())
 
     def _previous_base(self, storage: StorageBackend, stat: WriteStat, listings: dict[str, list[str]]) -> str | None:
@@ -279,16 +274,3 @@ class RecordIndexBuilder(PartitionBuilder):
             if parsed is not None and parsed.file_id == stat.file_id and parsed.instant_time == stat.prev_commit:
                 return key
         return None
-
-    def _latest_base(
-        self, storage: StorageBackend, partition: str, file_id: str, before: str, listings: dict[str, list[str]]
-    ) -> str | None:
-        """The newest base file of a replaced file group written before the replacing instant."""
-        found: tuple[str, str] | None = None
-        for key in self._listing(storage, partition, listings):
-            parsed = BaseFileName.try_parse(key.rsplit("/", 1)[-1])
-            if parsed is None or parsed.file_id != file_id or parsed.instant_time >= before:
-                continue
-            if found is None or parsed.instant_time > found[0]:
-                found = (parsed.instant_time, key)
-        return None if found is None else found[1]

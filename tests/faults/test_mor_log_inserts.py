@@ -208,3 +208,14 @@ def test_a_key_only_a_log_file_holds_stays_when_its_stored_record_wins(place: Pl
     snapshot = _snapshot(place.open())
     assert len(snapshot) == 15
     assert snapshot["k012"] == ("sf", 84.0)
+
+
+def test_insert_overwrite_drops_the_log_inserted_keys_from_the_record_index(place: Place) -> None:
+    table = _create(place)
+    WriteClient(table, _settings(RLI)).insert(_rows(range(10), "sf", 1))
+    WriteClient(place.open(), _settings(RLI)).upsert(_rows(range(10, 15), "sf", 2))
+    WriteClient(place.open(), _settings(RLI)).insert_overwrite(_rows(range(100, 103), "sf", 3))
+    table = place.open()
+    snapshot = _snapshot(table)
+    assert sorted(snapshot) == ["k100", "k101", "k102"]
+    assert set(_index(table, [f"k{i:03d}" for i in (*range(15), *range(100, 103))])) == set(snapshot)
