@@ -14,8 +14,9 @@ Records (type 5, ``HoodieRecordIndexInfo``), as Java writes them:
   group's keys are inserts, a rewritten base file's inserts are the keys its previous base file
   lacked and its deletes the keys it lost (not read when its write stat counts no insert and no
   delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes) and the
-  keys of its data blocks inserts (read only when its stat counts inserts); a replace commit
-  also deletes the keys of the replaced file groups that it did not rewrite. A key both deleted and
+  keys of its data blocks that its slice lacked before it inserts (read only when its stat counts
+  inserts); a replace commit also deletes the keys of the replaced file groups that it did not
+  rewrite (base and log files). A key both deleted and
   inserted (a move) is an insert. Compactions write nothing (the keys stay where they are);
 * cleans write nothing.
 
