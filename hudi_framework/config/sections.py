@@ -137,7 +137,9 @@ class WriteSettings(Section):
     parallelism: PositiveInt | None = None
     """Number of write tasks; ``None`` lets the engine decide."""
     small_file_limit_bytes: NonNegativeInt = 104_857_600
-    """Base files smaller than this get new inserts routed to them; 0 turns small-file handling off."""
+    """Base files smaller than this get new inserts routed to them; 0 turns small-file handling off.
+    Not consulted for inserts into log files (merge-on-read, an index that indexes log files), which
+    follow ``max_file_size_bytes`` as in Apache Hudi."""
     max_file_size_bytes: PositiveInt = 125_829_120
     """Target size of base files."""
     record_size_estimate: PositiveInt = 1024
