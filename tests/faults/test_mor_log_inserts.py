@@ -17,6 +17,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.layout.naming import BaseFileName, LogFileName
@@ -219,3 +220,44 @@ def test_insert_overwrite_drops_the_log_inserted_keys_from_the_record_index(plac
     snapshot = _snapshot(table)
     assert sorted(snapshot) == ["k100", "k101", "k102"]
     assert set(_index(table, [f"k{i:03d}" for i in (*range(15), *range(100, 103))])) == set(snapshot)
+
+
+def test_rolling_back_a_write_with_log_inserts_restores_the_table_and_its_record_index(place: Place) -> None:
+    from hudi_framework.write.savepoint import rollback_latest_commit
+
+    table = _create(place)
+    WriteClient(table, _settings(RLI)).insert(_rows(range(10), "sf", 1))
+    before = _snapshot(place.open())
+    WriteClient(place.open(), _settings(RLI)).upsert(_rows(range(8, 14), "sf", 2))
+    assert len(_files(place.open(), "sf")[1]) == 1
+    rollback_latest_commit(place.open())
+    table = place.open()
+    assert _files(table, "sf")[1] == []
+    assert _snapshot(table) == before
+    assert set(_index(table, [f"k{i:03d}" for i in range(14)])) == set(before)
+    # The keys are new again: the next upsert inserts them once.
+    WriteClient(place.open(), _settings(RLI)).upsert(_rows(range(10, 14), "sf", 3))
+    assert len(_snapshot(place.open())) == 14
+
+
+def test_a_failed_write_with_log_inserts_leaves_the_table_as_it_was(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hudi_framework.write.transaction import WriteTransaction
+
+    table = _create(place)
+    WriteClient(table, _settings(RLI)).insert(_rows(range(10), "sf", 1))
+    files = sorted(i.key for i in place.open().storage.list("sf"))
+    before = _snapshot(place.open())
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("injected: the commit fails after the log file was written")
+
+    monkeypatch.setattr(WriteTransaction, "commit", fail)
+    with pytest.raises(RuntimeError, match="injected"):
+        WriteClient(place.open(), _settings(RLI)).upsert(_rows(range(8, 14), "sf", 2))
+    monkeypatch.undo()
+    table = place.open()
+    assert sorted(i.key for i in table.storage.list("sf")) == files
+    assert _snapshot(table) == before
+    assert set(_index(table, [f"k{i:03d}" for i in range(14)])) == set(before)
