@@ -183,6 +183,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
         "hoodie.metadata.global.record.level.index.max.filegroup.count",
     ),
     _k("write.small_file_group_candidates_limit", "hoodie.merge.small.file.group.candidates.limit"),
+    _k("write.log_to_parquet_compression_ratio", "hoodie.logfile.to.parquet.compression.ratio"),
     _k("write.parquet_compression_codec", "hoodie.parquet.compression.codec"),
     _k("write.concurrency_mode", "hoodie.write.concurrency.mode"),
     _k(

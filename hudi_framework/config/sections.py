@@ -137,7 +137,9 @@ class WriteSettings(Section):
     parallelism: PositiveInt | None = None
     """Number of write tasks; ``None`` lets the engine decide."""
     small_file_limit_bytes: NonNegativeInt = 104_857_600
-    """Base files smaller than this get new inserts routed to them; 0 turns small-file handling off."""
+    """Base files smaller than this get new inserts routed to them; 0 turns small-file handling off.
+    Not consulted for inserts into log files (merge-on-read, an index that indexes log files), which
+    follow ``max_file_size_bytes`` as in Apache Hudi."""
     max_file_size_bytes: PositiveInt = 125_829_120
     """Target size of base files."""
     record_size_estimate: PositiveInt = 1024
@@ -155,6 +157,9 @@ class WriteSettings(Section):
     Off by default (Apache Hudi: on): finding the positions reads each updated base file's key column."""
     small_file_group_candidates_limit: PositiveInt = 1
     """Merge-on-read: how many of a partition's smallest log-free file groups may take inserts."""
+    log_to_parquet_compression_ratio: Annotated[float, Field(gt=0)] = 0.35
+    """Merge-on-read with an index that finds keys in log files: a slice's size as Parquet counts its
+    log files' bytes times this (deciding whether it takes inserts into its log files)."""
     parquet_compression_codec: ParquetCodec = ParquetCodec.ZSTD
     """Parquet compression codec (Apache Hudi's default is ``gzip``: several times slower to write)."""
     concurrency_mode: ConcurrencyMode = ConcurrencyMode.SINGLE_WRITER

@@ -197,6 +197,19 @@ class RecordIndex(ABC):
         return False
 
     @property
+    def indexes_log_files(self) -> bool:
+        """Whether the index finds keys that only a log file holds (Apache Hudi's ``canIndexLogFiles``).
+
+        When True, merge-on-read inserts may go to log files of small file groups (a delta write
+        into the latest slice, not a new base file version), as Apache Hudi's delta-commit
+        partitioner does for such indexes. The index must then find those keys wherever it looks:
+        a keyed index in its map (the writer records each log file's inserted keys there), and its
+        file-based fallback in the log files of the latest slices too (the engine reads their keys
+        for such an index). False (bloom, simple): inserts always start a base file version.
+        """
+        return False
+
+    @property
     def bloom_filter_config(self) -> BloomFilterConfig:
         """How the writer sizes the bloom filter in each new base file's footer.
 

@@ -50,6 +50,7 @@ from hudi_framework.contracts.indexing.key_arrays import as_key_array
 from hudi_framework.contracts.indexing.planning import distinct_partitions, incoming_columns
 from hudi_framework.contracts.keyed_index import KeyedIndex, KeyLocator
 from hudi_framework.index.keyed import keyed_lookup, live_file_groups
+from hudi_framework.index.log_keys import log_locations
 from hudi_framework.layout.file_group import FileSlice
 
 if TYPE_CHECKING:
@@ -118,6 +119,7 @@ def tag_locations(
     Raises:
         RecordIndexError: Bad incoming columns, or a base file without record keys.
     """
+    files = list(files)
     if isinstance(index, KeyedIndex) and locator is not None:
         located = keyed_lookup(index, locator, incoming.column(RECORD_KEY), live_file_groups(files))
         return apply_locations(
@@ -153,6 +155,12 @@ def tag_locations(
             located = found_locations(list(pool.map(lookup, tasks)))
         else:
             located = found_locations([lookup(task) for task in tasks])
+        # An index that finds keys in log files: keys only a log file holds (inserts put there).
+        slices = [f for f in files if isinstance(f, FileSlice)]
+        keys = incoming.column(RECORD_KEY).combine_chunks()
+        logged = log_locations(index, keys, distinct_partitions(incoming), slices, storage, workers=max(1, workers))
+        if logged:
+            located = distinct_locations(found_locations([located, *logged]))
     return apply_locations(
         incoming, located, is_global=index.is_global, update_partition_path=index.update_partition_path
     )
@@ -293,6 +301,13 @@ def _each_found_once(position: pa.Array, num_located: int) -> bool:
     referenced = np.zeros(num_located, dtype=np.bool_)
     referenced[to_numpy(position.drop_null()).astype(np.int64, copy=False)] = True
     return bool(referenced.all())
+
+
+def distinct_locations(found: pa.Table) -> pa.Table:
+    """``found`` with each (key, partition, file group) once (its latest instant)."""
+    by = [RECORD_KEY, LOCATION_PARTITION, LOCATION_FILE_ID]
+    grouped = found.group_by(by).aggregate([(LOCATION_INSTANT, "max")])
+    return grouped.rename_columns({f"{LOCATION_INSTANT}_max": LOCATION_INSTANT}).select(LOOKUP_SCHEMA.names)
 
 
 def found_locations(results: Sequence[pa.Table]) -> pa.Table:

@@ -8,8 +8,9 @@ gained and the keys it lost, exactly what reading the new and previous base file
 
 * a new or rewritten base file: ``inserted`` = keys in the new file its previous base file lacks,
   ``deleted`` = keys of the previous base file missing from the new one;
-* a log file: ``deleted`` = the keys of its DELETE block (``inserted`` empty: the record index
-  learns log inserts from nothing else either).
+* a log file: ``deleted`` = the keys of its DELETE block, ``inserted`` = the keys inserted into
+  it (new to its file group: inserts into log files of small file groups, with an index that
+  indexes log files; empty otherwise).
 
 A file the fact does not name is read back by the builder.
 """

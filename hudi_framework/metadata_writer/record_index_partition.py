@@ -3,16 +3,20 @@ global record-level index).
 
 Records (type 5, ``HoodieRecordIndexInfo``), as Java writes them:
 
-* init: every key of the latest base file of every file group, located there, with the base
-  file's instant (fact sheet 1.5); the file-group count is Java's ``estimateFileGroupCount`` over
+* init: every key of the latest base file of every file group, and every key of the data blocks
+  of its latest slice's log files (inserts an index that finds keys in log files put there; Java
+  reads the merged slices), located there, with the slice's instant (fact sheet 1.5); the
+  file-group count is Java's ``estimateFileGroupCount`` over
   the keys counted in the base files' footers (minimum 10, maximum 10000 by default);
 * a commit, delta commit or replace commit: the keys each written file's group gained and lost,
   as the local write path hands them over (:mod:`~hudi_framework.metadata.key_changes`); for a
   file it does not name (Spark writes), the written base file's keys are read back: a new file
   group's keys are inserts, a rewritten base file's inserts are the keys its previous base file
   lacked and its deletes the keys it lost (not read when its write stat counts no insert and no
-  delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes); a replace commit
-  also deletes the keys of the replaced file groups that it did not rewrite. A key both deleted and
+  delete); a log file's DELETE blocks are deletes (read only when its stat counts deletes) and the
+  keys of its data blocks that its slice lacked before it inserts (read only when its stat counts
+  inserts); a replace commit also deletes the keys of the replaced file groups that it did not
+  rewrite (base and log files). A key both deleted and
   inserted (a move) is an insert. Compactions write nothing (the keys stay where they are);
 * cleans write nothing.
 
@@ -32,8 +36,8 @@ import pyarrow.parquet as pq
 
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import MetadataTableUnusableError
-from hudi_framework.layout.naming import BaseFileName
-from hudi_framework.log.blocks import DeleteBlock
+from hudi_framework.layout.naming import BaseFileName, LogFileName
+from hudi_framework.log.blocks import DataBlock, DeleteBlock
 from hudi_framework.log.keyed_records import KeyedRecords
 from hudi_framework.log.reader import read_log_bytes
 from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, KeyChanges
@@ -67,6 +71,8 @@ _MAX_FILE_GROUP_BYTES: Final = 1 << 30
 _RECORD_BYTES: Final = 48
 _KEY: Final = "_hoodie_record_key"
 _NO_FILE_INDEX: Final = -1
+#: Partition -> its file keys, listed once per commit.
+_Listings = dict[str, list[str]]
 
 
 def estimate_file_group_count(records: int, minimum: int, maximum: int) -> int:
@@ -120,13 +126,20 @@ def _base_keys(storage: StorageBackend, key: str) -> pa.Array:
     return column.drop_null().cast(pa.string())
 
 
-def _log_deletes(storage: StorageBackend, key: str) -> list[str]:
-    """The keys of the DELETE blocks of a log file."""
-    keys: list[str] = []
+def _log_keys(storage: StorageBackend, key: str) -> tuple[pa.Array, pa.Array]:
+    """The keys of the data blocks and of the DELETE blocks of a log file."""
+    written: list[pa.Array] = []
+    deleted: list[pa.Array] = []
     for block in read_log_bytes(storage.read(key), path=key):
         if isinstance(block, DeleteBlock):
-            keys += [k for k in block.columns.record_keys.cast(pa.string()).to_pylist() if k is not None]
-    return keys
+            deleted.append(block.columns.record_keys.cast(pa.string()))
+        elif isinstance(block, DataBlock) and (keys := block.record_keys) is not None:
+            written.append(keys.combine_chunks().cast(pa.string()))
+    empty = pa.array([], pa.string())
+    return (
+        pa.concat_arrays(written).drop_null() if written else empty,
+        pa.concat_arrays(deleted).drop_null() if deleted else empty,
+    )
 
 
 class RecordIndexBuilder(PartitionBuilder):
@@ -152,11 +165,14 @@ class RecordIndexBuilder(PartitionBuilder):
         groups: list[tuple[pa.Array, Mapping[str, object]]] = []
         for partition in ctx.partitions:
             for file_slice in ctx.view.latest_file_slices(partition):
-                if file_slice.base_file_key is None or file_slice.base_file is None:
+                keys = [_log_keys(ctx.storage, log)[0] for log in file_slice.log_file_keys]
+                if file_slice.base_file_key is not None:
+                    keys.insert(0, _base_keys(ctx.storage, file_slice.base_file_key))
+                if not keys:
                     continue
-                millis = instant_time_to_epoch_ms(file_slice.base_file.instant_time, timezone)
+                millis = instant_time_to_epoch_ms(file_slice.base_instant_time, timezone)
                 location = _location(partition, file_slice.file_id, millis)
-                groups.append((_base_keys(ctx.storage, file_slice.base_file_key), _payload(location)))
+                groups.append((pc.unique(pa.concat_arrays(keys)), _payload(location)))
         # A key in two file groups (a broken table) keeps the last one, as the list of dicts did.
         return PartitionRecords(KeyedRecords.from_groups(groups).last_per_key())
 
@@ -189,8 +205,18 @@ class RecordIndexBuilder(PartitionBuilder):
                     deleted.append(change.deleted.drop_null().cast(pa.string()))
                     continue
                 if ".log." in stat.path.rsplit("/", 1)[-1]:
-                    if stat.num_deletes != 0:  # the stat says whether the log has deletes: skip reading it
-                        deleted.append(pa.array(_log_deletes(ctx.storage, stat.path), pa.string()))
+                    # The stat says whether the log has inserts or deletes: else skip reading it.
+                    if stat.num_deletes != 0 or (stat.num_inserts or 0) > 0:
+                        written, gone = _log_keys(ctx.storage, stat.path)
+                        deleted.append(gone)
+                        if stat.num_inserts:  # the keys its file group lacked before
+                            log = LogFileName.parse(stat.path.rsplit("/", 1)[-1])
+                            position = (log.instant_time, log.version)
+                            held = self._keys_before(ctx.storage, partition, stat.file_id, position, listings)
+                            location = _location(partition, stat.file_id, millis)
+                            inserts.append(
+                                (written.filter(pc.invert(pc.is_in(written, value_set=held))), _payload(location))
+                            )
                     continue
                 previous = self._previous_base(ctx.storage, stat, listings)
                 if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
@@ -201,10 +227,8 @@ class RecordIndexBuilder(PartitionBuilder):
                 inserts.append((new.filter(pc.invert(pc.is_in(new, value_set=old))), _payload(location)))
                 deleted.append(old.filter(pc.invert(pc.is_in(old, value_set=new))))
         replaced = metadata.replaced_file_ids() if isinstance(metadata, ReplaceCommitMetadata) else []
-        for partition, file_id in replaced:
-            latest = self._latest_base(ctx.storage, partition, file_id, ctx.instant_time, listings)
-            if latest is not None:
-                deleted.append(_base_keys(ctx.storage, latest))
+        for partition, file_id in replaced:  # its keys as of before this instant, logs included
+            deleted.append(self._keys_before(ctx.storage, partition, file_id, (ctx.instant_time, 0), listings))
         # A later file's insert of a key replaces an earlier one's; a key deleted in one file and
         # inserted in another moved: the insert is its location.
         upserts = KeyedRecords.from_groups(inserts).last_per_key()
@@ -213,10 +237,34 @@ class RecordIndexBuilder(PartitionBuilder):
         return PartitionRecords(upserts, sorted(gone.to_pylist()))
 
     @staticmethod
-    def _listing(storage: StorageBackend, partition: str, listings: dict[str, list[str]]) -> list[str]:
+    def _listing(storage: StorageBackend, partition: str, listings: _Listings) -> list[str]:
         if partition not in listings:
             listings[partition] = [i.key for i in storage.list(partition)]
         return listings[partition]
+
+    def _keys_before(
+        self, storage: StorageBackend, partition: str, file_id: str, before: tuple[str, int], listings: _Listings
+    ) -> pa.Array:
+        """The keys a file group held before position ``before`` (instant time, log version): those
+        of its newest base file before it and of its later log files before it (data blocks; deleted
+        keys included: a key deleted and written again is no new key to the record index, which
+        kept it)."""
+        bases: list[tuple[str, str]] = []
+        logs: list[tuple[str, str]] = []
+        for key in self._listing(storage, partition, listings):
+            file_name = key.rsplit("/", 1)[-1]
+            base = BaseFileName.try_parse(file_name)
+            if base is not None and base.file_id == file_id and (base.instant_time, 0) < before:
+                bases.append((base.instant_time, key))
+            log = LogFileName.try_parse(file_name) if base is None else None
+            if log is not None and log.file_id == file_id and (log.instant_time, log.version) < before:
+                logs.append((log.instant_time, key))
+        newest = max(bases) if bases else None
+        floor = newest[0] if newest is not None else ""
+        keys = [_log_keys(storage, key)[0] for instant, key in logs if instant >= floor]
+        if newest is not None:
+            keys.append(_base_keys(storage, newest[1]))
+        return pa.concat_arrays(keys) if keys else pa.array([], pa.string())
 
     def _previous_base(self, storage: StorageBackend, stat: WriteStat, listings: dict[str, list[str]]) -> str | None:
         """The base file a rewritten base file replaces (same file group, instant ``prevCommit``)."""
@@ -227,16 +275,3 @@ class RecordIndexBuilder(PartitionBuilder):
             if parsed is not None and parsed.file_id == stat.file_id and parsed.instant_time == stat.prev_commit:
                 return key
         return None
-
-    def _latest_base(
-        self, storage: StorageBackend, partition: str, file_id: str, before: str, listings: dict[str, list[str]]
-    ) -> str | None:
-        """The newest base file of a replaced file group written before the replacing instant."""
-        found: tuple[str, str] | None = None
-        for key in self._listing(storage, partition, listings):
-            parsed = BaseFileName.try_parse(key.rsplit("/", 1)[-1])
-            if parsed is None or parsed.file_id != file_id or parsed.instant_time >= before:
-                continue
-            if found is None or parsed.instant_time > found[0]:
-                found = (parsed.instant_time, key)
-        return None if found is None else found[1]

@@ -62,6 +62,13 @@ from hudi_framework.contracts.keyed_index import KeyedIndex
 from hudi_framework.contracts.merger import MergeContext
 from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.index.keyed import keyed_lookup, live_file_groups
+from hudi_framework.index.log_keys import (
+    LOG_FILES_SCHEMA,
+    log_files_from_arrow,
+    log_files_to_arrow,
+    log_key_files,
+    log_key_locations,
+)
 from hudi_framework.index.tagging import indexed_files
 from hudi_framework.index.tasks import (
     FILE_SCHEMA,
@@ -147,6 +154,14 @@ def _lookup_task(
     for task in tasks:
         found = virtual_key_lookup(keygen, task, storage) if virtual_keys else index.lookup(task, storage)
         yield from to_spark_batches(found, out)
+
+
+@carrying_errors
+def _log_keys_task(spec: WorkerSpec, out: pa.Schema, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    storage = worker_components(spec).storage
+    for batch in batches:
+        for files in log_files_from_arrow(pa.Table.from_batches([batch])):
+            yield from to_spark_batches(log_key_locations(files, storage), out)
 
 
 @carrying_errors
@@ -329,8 +344,10 @@ def tag_rows(
             )
             ranged = {f.path: f for f in read}
             relevant = [ranged.get(f.path, f) for f in relevant]
+    join = partial(_join_found, spark, spec, index, rows, slices, held=held, partial_columns=partial_columns)
+    logged = _log_found(spark, spec, index, rows, slices, tasks)
     if not relevant:
-        return _null_locations(rows)
+        return _null_locations(rows) if logged is None else join(logged, None)
     tasks = max(1, min(tasks, len(relevant)))
     files = spark.sparkContext.broadcast(relevant)
     held.broadcasts.append(files)
@@ -342,7 +359,27 @@ def tag_rows(
     found = lookups.repartition(tasks, "path").mapInArrow(
         partial(_lookup_task, spec, virtual_keys, metadata, found_schema.arrow), found_schema.struct
     )
-    return _join_found(spark, spec, index, rows, slices, found, bound, held=held, partial_columns=partial_columns)
+    if logged is not None:  # every key of the log files read: no bound on the found rows
+        found, bound = found.unionByName(logged), None
+    return join(found, bound)
+
+
+def _log_found(
+    spark: SparkSession, spec: WorkerSpec, index: RecordIndex, rows: DataFrame, slices: Sequence[FileSlice], tasks: int
+) -> DataFrame | None:
+    """For an index that finds keys in log files (``hudi_framework.index.log_keys``): the keys of
+    the latest slices' log files, read in executors; None when there are none to read."""
+    if not index.indexes_log_files:
+        return None
+    files = log_key_files(index, slices, [] if index.is_global else sorted(_rows_per_partition(rows)))
+    if not files:
+        return None
+    schema = SparkSchema.of_arrow(LOG_FILES_SCHEMA)
+    frame = spark.createDataFrame(log_files_to_arrow(files).cast(schema.arrow), schema=schema.struct)
+    found_schema = SparkSchema.of_arrow(LOOKUP_SCHEMA)
+    return frame.repartition(max(1, min(tasks, len(files)))).mapInArrow(
+        partial(_log_keys_task, spec, found_schema.arrow), found_schema.struct
+    )
 
 
 def _keyed_found(

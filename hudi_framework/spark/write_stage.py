@@ -39,6 +39,7 @@ from hudi_framework.spark.task_errors import carrying_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
 from hudi_framework.timeline.metadata import WriteStat
 from hudi_framework.write.planner import (
+    INSERTED,
     IS_DELETED,
     SUMMARY_SCHEMA,
     TARGET,
@@ -267,6 +268,8 @@ def write_file_groups(
     broadcast: Broadcast[Any] = sc.broadcast(plan)
     try:
         fields = [f for f in SparkSchema.of_frame(rows).arrow if f.name not in LOCATION_COLUMNS]
+        if plan.log_inserts:  # routing tells the log appends which rows are inserts
+            fields.append(pa.field(INSERTED, pa.bool_()))
         routed_schema = SparkSchema.of_arrow(
             pa.schema([*fields, pa.field(TARGET, pa.int64()), pa.field(_SLOT, pa.int32())])
         )

@@ -41,6 +41,9 @@ COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME = META_FIELDS
 #: carries their int32 indices through the merge and writes the dictionary pages from them, instead
 #: of materialising, copying and re-hashing one string per row (same UTF8 column in the file).
 DICTIONARY_META_COLUMNS: Final = (COMMIT_TIME, PARTITION_PATH, FILE_NAME)
+#: Routing column of a write that appends inserts to log files: True for a row that is an insert
+#: (a key the index did not find here), which a log append counts and hands to the record index.
+INSERTED: Final = "__hudi_inserted"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""The per-file-group merge-on-read task: append a file group's updates and deletes to a new log file.
+"""The per-file-group merge-on-read task: append a file group's updates, deletes and (with an index
+that finds keys in log files) inserts to a new log file.
 
 Engine-neutral like :func:`~hudi_framework.write.file_group_task.write_file_group` (the local engine
 runs it in-process, Spark in ``mapInArrow``). Nothing is merged: the rows go into one log file of
@@ -10,7 +11,10 @@ the file group's latest slice, as Apache Hudi's append handle writes them (hudi-
   schema as SCHEMA and the IS_PARTIAL header ``true``, as Apache Hudi 1.1's append handle does;
 * v8+: a new file ``.<fileId>_<deltaCommit>.log.1_<token>``; v6: the next version of
   ``.<fileId>_<sliceBaseInstant>.log.N_<token>`` (a pending compaction's instant when one is pending);
-* an ``APPEND`` marker before the file, so a failed write can be rolled back.
+* an ``APPEND`` marker before the file, so a failed write can be rolled back;
+* inserts (rows routed with ``INSERTED`` true) go into the data block like updates; the write stat
+  counts them (``numInserts``) and the record index is told their keys, as Java's append handle
+  counts records without a current location.
 
 Deletes carry ``IntWrapper(0)`` (a commit-time delete, what Java writes for the delete operation)
 unless the context says they carry ordering values (soft deletes of an upsert) and the row has one.
@@ -41,7 +45,14 @@ from hudi_framework.metadata.key_changes import FileKeyChanges
 from hudi_framework.metadata_writer.file_column_stats import indexable, records_stats
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
-from hudi_framework.write.file_group_task import FILE_NAME, RECORD_KEY, FileGroupWrite, WriteTaskContext, stamp_incoming
+from hudi_framework.write.file_group_task import (
+    FILE_NAME,
+    INSERTED,
+    RECORD_KEY,
+    FileGroupWrite,
+    WriteTaskContext,
+    stamp_incoming,
+)
 from hudi_framework.write.markers import IOType, create_marker
 from hudi_framework.write.record_positions import base_file_positions, positioned
 
@@ -235,14 +246,15 @@ def append_file_group(
         ctx: Shared settings of this write.
         target: The file group (``append`` set, ``slice_instant`` the slice's base instant).
         incoming: Its rows in arrival order: data columns plus ``_hoodie_record_key``,
-            ``_hoodie_partition_path`` and ``_hoodie_is_deleted``.
+            ``_hoodie_partition_path`` and ``_hoodie_is_deleted``; optionally ``INSERTED``
+            (inserts of new keys, routed here by a plan that appends inserts to log files).
         task_partition_id: Task number (goes into sequence numbers).
         write_token: ``<task>-<stage>-<attempt>`` (goes into the file name).
         merger: The table's merger: rows it marks as deletes (:meth:`RecordMerger.mark_deletes`, e.g.
             AWS DMS ``Op = D`` or Debezium ``_change_operation_type = d``) go to the DELETE block with
             their ordering value, as Apache Hudi's append handle writes deletes of those payloads.
-        key_changes: When given, the keys of the DELETE block are put there under the log file's
-            key (the record index's upkeep).
+        key_changes: When given, the keys inserted and the keys of the DELETE block are put there
+            under the log file's key (the record index's upkeep).
         log_stats: When given, the column statistics of the data block's records are put there
             under the log file's key (the column_stats upkeep, :mod:`~hudi_framework.metadata.log_file_stats`).
 
@@ -255,6 +267,11 @@ def append_file_group(
     if merger is not None:
         incoming = merger.mark_deletes(incoming, merge_ctx)
     deleted = delete_mask(incoming, merge_ctx)
+    inserted = np.zeros(incoming.num_rows, dtype=np.bool_)
+    if INSERTED in incoming.column_names:
+        flags = incoming.column(INSERTED).fill_null(False).to_numpy(zero_copy_only=False)
+        inserted = np.asarray(flags, dtype=np.bool_) & ~deleted
+        incoming = incoming.drop_columns([INSERTED])
     upserts = incoming.filter(pa.array(~deleted))
     deletes = incoming.filter(pa.array(deleted))
     schema_json = log_block_schema(ctx)
@@ -316,10 +333,12 @@ def append_file_group(
     # logFiles just the new file; v6: the slice's base instant, base file and all its log files.
     log_files = [name.name] if own_instant else [*target.slice_log_files, name.name]
     n_upserts = int(np.count_nonzero(~deleted))
+    n_inserts = int(np.count_nonzero(inserted))
     path = join_key(target.partition, name.name)
-    if key_changes is not None and deletes.num_rows:
+    if key_changes is not None and (deletes.num_rows or n_inserts):
         gone = contiguous(deletes.column(RECORD_KEY)).cast(pa.string())
-        key_changes[path] = FileKeyChanges(pa.array([], pa.string()), gone.drop_null())
+        new = contiguous(incoming.column(RECORD_KEY).filter(pa.array(inserted))).cast(pa.string())
+        key_changes[path] = FileKeyChanges(new.drop_null(), gone.drop_null())
     if log_stats is not None:
         # The block's records as they were conformed for encoding: what reading the file back gives.
         indexed = [] if data is None else [f.name for f in data.records.schema if indexable(f.type)]
@@ -330,8 +349,8 @@ def append_file_group(
         prev_commit=ctx.instant if own_instant else target.slice_instant,
         num_writes=n_upserts,
         num_deletes=int(deletes.num_rows),
-        num_update_writes=n_upserts,
-        num_inserts=0,
+        num_update_writes=n_upserts - n_inserts,
+        num_inserts=n_inserts,
         total_write_bytes=written.size,
         total_write_errors=0,
         partition_path=target.partition,

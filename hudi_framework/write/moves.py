@@ -27,6 +27,8 @@ from hudi_framework.contracts.merging.ordering import as_mask
 from hudi_framework.contracts.merging.pair import unify_tables
 from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
 from hudi_framework.index.tagging import tag_locations
+from hudi_framework.log.blocks import DataBlock
+from hudi_framework.log.reader import read_log_file
 from hudi_framework.metadata.record_index_locator import locator_for
 
 if TYPE_CHECKING:
@@ -54,16 +56,44 @@ def _moving_rows(tagged: pa.Table, ctx: MergeContext) -> np.ndarray:
 def _stored_rows(
     storage: StorageBackend, file_slice: FileSlice, keys: pa.Array, keygen: KeyGenerator | None
 ) -> pa.Table:
-    """The stored rows of ``keys`` (in that order) in the file slice's base file."""
-    assert file_slice.base_file_key is not None
-    with open_parquet(storage, file_slice.base_file_key) as parquet:
-        rows = parquet.read()  # pq.read_table's first call would import pandas (~0.3 s)
-    if keygen is not None:  # no meta fields: keys and partition come from the key generator and location
-        rows = rows.append_column(RECORD_KEY, keygen.record_keys(rows))
-        rows = rows.append_column(PARTITION_PATH, pa.array([file_slice.partition_path] * rows.num_rows, pa.string()))
-    stored_keys = rows.column(RECORD_KEY)
-    position = pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys)
-    return rows.take(position)
+    """The stored rows of ``keys`` (in that order) in the file slice's base file; a key the base
+    file lacks (inserted into a log file, by an index that indexes log files) from the newest data
+    block of the slice's log files holding it."""
+    tables: list[pa.Table] = []
+    if file_slice.base_file_key is not None:
+        with open_parquet(storage, file_slice.base_file_key) as parquet:
+            rows = parquet.read()  # pq.read_table's first call would import pandas (~0.3 s)
+        if keygen is not None:  # no meta fields: keys and partition come from the key generator and location
+            rows = rows.append_column(RECORD_KEY, keygen.record_keys(rows))
+            partitions = pa.array([file_slice.partition_path] * rows.num_rows, pa.string())
+            rows = rows.append_column(PARTITION_PATH, partitions)
+        stored_keys = rows.column(RECORD_KEY)
+        position = pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys)
+        if not position.null_count or not file_slice.log_files:
+            return rows.take(position)
+        tables.append(rows)  # base-file rows first: a key the base file holds keeps its base row
+    logged = _logged_rows(storage, file_slice)
+    if logged is not None:
+        tables.append(logged)
+    if not tables:
+        raise ValueError(f"file group {file_slice.partition_path}/{file_slice.file_id} holds no stored record")
+    both = unify_tables(tables)
+    stored_keys = both.column(RECORD_KEY)
+    return both.take(pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys))
+
+
+def _logged_rows(storage: StorageBackend, file_slice: FileSlice) -> pa.Table | None:
+    """The data-block records of the slice's log files, newest first (None: none with keys)."""
+    blocks = [
+        block.records
+        for key in file_slice.log_file_keys
+        for block in read_log_file(storage, key)
+        if isinstance(block, DataBlock) and block.record_keys is not None
+    ]
+    if not blocks:
+        return None
+    rows = unify_tables(blocks)  # oldest first, as the slice orders its log files
+    return rows.take(pa.array(np.arange(rows.num_rows - 1, -1, -1)))
 
 
 def _fill_absent(tagged: pa.Table, positions: np.ndarray, merged: pa.Table, ctx: MergeContext) -> pa.Table:
@@ -174,9 +204,7 @@ def tag_for_write(
     """
     virtual_keys = None if config.populate_meta_fields else keygen
     locator = locator_for(index, storage)
-    tagged = tag_locations(
-        index, rows, slices, storage, keygen=virtual_keys, locator=locator, metadata=metadata
-    )
+    tagged = tag_locations(index, rows, slices, storage, keygen=virtual_keys, locator=locator, metadata=metadata)
     if not index.is_global:
         return tagged  # keys are located in their own partition only: nothing moves (as on Spark)
     ctx = MergeContext(ordering_fields=config.ordering_fields, partial_columns=partial_columns)

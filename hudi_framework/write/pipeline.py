@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.metadata.key_changes import RECORD_INDEX_FACT, FileKeyChanges
@@ -267,6 +268,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 overwrite_partitions=drop_partitions,
                 merge_on_read=mor,
                 writer_slices=writer_slices,
+                log_inserts=mor and _log_inserts_kept(txn, session),
             )
             # A partition no listing would find loses its rows: refuse before anything is written.
             check_new_partitions((t.partition for t in plan.targets), partitions)
@@ -274,6 +276,8 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             try:
                 ctx = session.task_context(cfg, txn.instant_time, schema, op, incoming)
                 changes = _key_changes_wanted(txn)
+                if plan.log_inserts and changes is None:  # nothing would record the keys put in logs
+                    raise MetadataTableUnusableError("record_index was dropped while the write started")
                 log_stats = _log_stats_wanted(txn)
                 stats = (
                     self._write(staged, plan, ctx, changes, log_stats) if staged is not None and plan.targets else []
@@ -308,6 +312,16 @@ def _key_changes_wanted(txn: WriteTransaction) -> dict[str, FileKeyChanges] | No
     if isinstance(sync, MetadataTableSync) and MetadataPartition.RECORD_INDEX.value in sync.partitions:
         return {}
     return None
+
+
+def _log_inserts_kept(txn: WriteTransaction, session: WriteSession) -> bool:
+    """Whether inserts may go to log files: the index finds keys there and this write keeps the
+    table's ``record_index`` (listed now and enabled by its options, so starting the write keeps
+    it), which records the keys each log file gains."""
+    if not session.index.indexes_log_files:
+        return False
+    record_index = MetadataPartition.RECORD_INDEX.value
+    return _key_changes_wanted(txn) is not None and txn.metadata.enabled(record_index)
 
 
 def _log_stats_wanted(txn: WriteTransaction) -> dict[str, pa.Table | None] | None:

@@ -17,6 +17,12 @@ Three engine-neutral steps, so that the local and the Spark engine route by the 
 Row classes, after tagging: no location -> insert into ``_hoodie_partition_path``; location in the
 same partition -> update (or delete) that file group; location in another partition (a global
 index) -> a delete there, and an insert here. Deletes of unknown keys are dropped.
+
+Merge-on-read with an index that finds keys in log files (``RecordIndex.indexes_log_files``): the
+small files are the latest slices outside pending compactions whose estimated size is under the max
+file size, and the inserts they take are appended to their log files (Java's
+``SparkUpsertDeltaCommitPartitioner`` for indexes that ``canIndexLogFiles``); routed rows then
+carry :data:`INSERTED`, so the log task counts its inserts and tells the record index their keys.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from hudi_framework.contracts.index import LOCATION_COLUMNS, LOCATION_FILE_ID, L
 from hudi_framework.contracts.merging.flags import set_bool_column
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.vocabulary import WriteOperation
-from hudi_framework.write.file_group_task import FileGroupWrite
+from hudi_framework.write.file_group_task import INSERTED, FileGroupWrite
 from hudi_framework.write.operation import is_replace
 from hudi_framework.write.prepare import IS_DELETED, PARTITION_PATH, RECORD_KEY
 from hudi_framework.write.sizing import (
@@ -47,6 +53,7 @@ from hudi_framework.write.sizing import (
 )
 
 __all__ = [
+    "INSERTED",
     "IS_DELETED",
     "PARTITION_PATH",
     "RECORD_KEY",
@@ -233,6 +240,7 @@ class TargetPlan:
         buckets: Insert buckets (small files first, then new file groups), by partition.
         bucket_targets: The target of each bucket.
         replaced: Partition -> file ids replaced by this write (replacecommits).
+        log_inserts: Some inserts are appended to log files: routed rows carry :data:`INSERTED`.
     """
 
     targets: tuple[FileGroupWrite, ...]
@@ -241,6 +249,7 @@ class TargetPlan:
     buckets: tuple[InsertBucket, ...] = ()
     bucket_targets: tuple[int, ...] = ()
     replaced: Mapping[str, tuple[str, ...]] | None = None
+    log_inserts: bool = False
 
 
 class _Targets:
@@ -320,6 +329,29 @@ def _mor_small_files(
     return out
 
 
+def _log_insert_files(
+    slices: Sequence[FileSlice], writer_slices: Sequence[FileSlice], sizing: SizingOptions
+) -> dict[str, list[SmallFile]]:
+    """Merge-on-read small files for an index that finds keys in log files (Java's delta-commit
+    partitioner when the index ``canIndexLogFiles``): every latest slice outside a pending
+    compaction, with or without log files, whose size as Parquet (base file plus log files times
+    ``hoodie.logfile.to.parquet.compression.ratio``) is under ``hoodie.parquet.max.file.size``."""
+    pending = {
+        (w.partition_path, w.file_id)
+        for w, s in _paired(slices, writer_slices)
+        if w.base_instant_time != s.base_instant_time
+    }
+    out: dict[str, list[SmallFile]] = {}
+    for s in slices:
+        if (s.partition_path, s.file_id) in pending:
+            continue
+        logs = sum(f.size for f in s.log_files if f.size is not None and f.size > 0)
+        size = (s.base_file.size or 0 if s.base_file is not None else 0) + int(logs * sizing.log_to_parquet_ratio)
+        if size < sizing.max_file_size:
+            out.setdefault(s.partition_path, []).append(SmallFile(s.file_id, size, below=sizing.max_file_size))
+    return out
+
+
 def _paired(slices: Sequence[FileSlice], writer_slices: Sequence[FileSlice]) -> list[tuple[FileSlice, FileSlice]]:
     by_id = {(s.partition_path, s.file_id): s for s in slices}
     return [(w, by_id[k]) for w in writer_slices if (k := (w.partition_path, w.file_id)) in by_id]
@@ -335,6 +367,7 @@ def plan_targets(
     overwrite_partitions: Sequence[str] | None = None,
     merge_on_read: bool = False,
     writer_slices: Sequence[FileSlice] | None = None,
+    log_inserts: bool = False,
 ) -> TargetPlan:
     """Plan the file groups of one write from the summary of its rows (driver side, no I/O).
 
@@ -349,6 +382,9 @@ def plan_targets(
             (except small files of partitions with inserts, which are rewritten).
         writer_slices: Merge-on-read: the latest slices *without* folding pending compactions
             (the slice a log append goes to); defaults to ``latest_slices``.
+        log_inserts: Merge-on-read: the index finds keys in log files and the write records the
+            keys it inserts into them, so inserts go to log files of small slices (see the module
+            docstring) instead of rewriting small base files.
     """
     entries = merge_summaries([summary]).to_pylist()
     seen = {str(e["partition"]) for e in entries if e["kind"] == "P"}
@@ -357,13 +393,16 @@ def plan_targets(
     writer = writer_slices if writer_slices is not None else latest_slices
     small: dict[str, list[SmallFile]] = {}
     if operation is not WriteOperation.BULK_INSERT and not is_replace(operation):
-        if merge_on_read:
+        if merge_on_read and log_inserts:
+            small = _log_insert_files(latest_slices, writer, sizing)
+        elif merge_on_read:
             small = _mor_small_files(
                 latest_slices, writer, sizing.small_file_limit, sizing.small_file_group_candidates_limit
             )
         else:
             small = _small_files(latest_slices, sizing.small_file_limit)
-    rewrite = frozenset((p, f.file_id) for p in insert_counts for f in small.get(p, ()))
+    appended = merge_on_read and log_inserts
+    rewrite = frozenset(() if appended else ((p, f.file_id) for p in insert_counts for f in small.get(p, ())))
     targets = _Targets(latest_slices, writer_slices=writer, merge_on_read=merge_on_read, rewrite=rewrite)
     located_targets = tuple(targets.index_of(p, f) for p, f in located)
     replaced: dict[str, set[str]] = {}
@@ -387,6 +426,7 @@ def plan_targets(
         buckets=tuple(buckets),
         bucket_targets=bucket_targets,
         replaced={p: tuple(sorted(ids)) for p, ids in replaced.items()},
+        log_inserts=appended and any(not b.is_new for b in buckets),
     )
 
 
@@ -399,11 +439,13 @@ class Routing:
         moved: Rows whose key moves partitions (global index): each also sends a delete to
             ``moved_targets``.
         moved_targets: The target of the delete of each moved row.
+        inserted: When the plan appends inserts to log files: per row, whether it is an insert.
     """
 
     targets: IntVector
     moved: IntVector
     moved_targets: IntVector
+    inserted: BoolVector | None = None
 
 
 def route_rows(rows: Rows, plan: TargetPlan, *, key_hashes: IntVector | None = None) -> Routing:
@@ -447,14 +489,17 @@ def route_rows(rows: Rows, plan: TargetPlan, *, key_hashes: IntVector | None = N
         else:
             which = assign_inserts_by_hash(parts, np.asarray(key_hashes, dtype=np.int64)[inserts], plan.buckets)
         routing[inserts] = np.asarray(plan.bucket_targets, dtype=np.int64)[which]
-    return Routing(routing, moved, moved_targets)
+    return Routing(routing, moved, moved_targets, c.inserts if plan.log_inserts else None)
 
 
 def apply_routing(rows: pa.Table, routing: Routing) -> pa.Table:
     """``rows`` ready for file-group tasks: location columns dropped, delete copies of moved keys
-    appended, dropped rows removed, and the :data:`TARGET` column appended.
+    appended, dropped rows removed, :data:`INSERTED` (when the routing tells inserts) and the
+    :data:`TARGET` column appended.
     """
     rows = rows.drop_columns([c for c in LOCATION_COLUMNS if c in rows.column_names])
+    if routing.inserted is not None:
+        rows = set_bool_column(rows, INSERTED, routing.inserted)
     targets = routing.targets
     if len(routing.moved):
         if IS_DELETED not in rows.column_names:

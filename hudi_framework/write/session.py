@@ -152,6 +152,7 @@ class WriteSession:
             w.max_file_size_bytes,
             w.record_size_estimate,
             small_file_group_candidates_limit=w.small_file_group_candidates_limit,
+            log_to_parquet_ratio=w.log_to_parquet_compression_ratio,
         )
 
     def record_size(self, table: HudiTable) -> int:

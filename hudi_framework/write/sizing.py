@@ -30,20 +30,32 @@ class SizingOptions:
 
     ``small_file_group_candidates_limit`` (``hoodie.merge.small.file.group.candidates.limit``) caps
     the small files per partition of merge-on-read tables only, as in Apache Hudi.
+    ``log_to_parquet_ratio`` (``hoodie.logfile.to.parquet.compression.ratio``) estimates what a
+    slice's log files would weigh as Parquet, when inserts may go to log files.
     """
 
     small_file_limit: int = 104_857_600
     max_file_size: int = 125_829_120
     record_size_estimate: int = 1024
     small_file_group_candidates_limit: int = 1
+    log_to_parquet_ratio: float = 0.35
 
 
 @dataclass(frozen=True, slots=True)
 class SmallFile:
-    """A base file that can take more records."""
+    """A file group that can take more records.
+
+    Attributes:
+        file_id: The file group.
+        size: Its size in bytes (a slice's estimate when inserts go to its log files).
+        below: The size it must stay under to take inserts at all: None for
+            ``hoodie.parquet.small.file.limit`` (a base file), else the limit of its own rule
+            (``hoodie.parquet.max.file.size`` for a slice taking inserts into its log files).
+    """
 
     file_id: str
     size: int
+    below: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +83,7 @@ def plan_insert_buckets(
         for sf in sorted(small_files.get(partition, ()), key=lambda f: f.size):
             if remaining <= 0:
                 break
-            if sf.size >= options.small_file_limit:
+            if sf.size >= (options.small_file_limit if sf.below is None else sf.below):
                 continue
             room = (options.max_file_size - sf.size) // record_size
             if room <= 0:

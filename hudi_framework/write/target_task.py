@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hudi_framework.write.file_group_task import write_file_group
+from hudi_framework.write.file_group_task import INSERTED, write_file_group
 from hudi_framework.write.log_task import append_file_group
 
 if TYPE_CHECKING:
@@ -47,6 +47,8 @@ def write_target(
             storage, ctx, target, incoming, task_partition_id=task_partition_id, write_token=write_token,
             merger=merger, key_changes=key_changes, log_stats=log_stats,
         )  # fmt: skip
+    if INSERTED in incoming.column_names:  # a rewrite finds its inserts against its base file
+        incoming = incoming.drop_columns([INSERTED])
     return write_file_group(
         storage,
         merger,

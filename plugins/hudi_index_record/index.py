@@ -58,6 +58,13 @@ class RecordLevelIndex(OptionsBackedIndex[RecordLevelIndexOptions], KeyedIndex):
 
     @property
     @override
+    def indexes_log_files(self) -> bool:
+        """True: the writer records the keys it inserts into log files in ``record_index``, and the
+        fallback reads the keys of the latest slices' log files too."""
+        return True
+
+    @property
+    @override
     def metadata_partition(self) -> str:
         """``record_index``."""
         return RECORD_INDEX_PARTITION
