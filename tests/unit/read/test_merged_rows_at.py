@@ -43,5 +43,6 @@ def test_a_run_of_rows_is_a_zero_copy_slice() -> None:
     # The values are the log table's own buffer, not a copy of the four rows.
     source = logs.column("k").chunk(0).buffers()[2]
     result = taken.column("k").chunk(0).buffers()[2]
-    assert result is not None and source is not None
+    assert result is not None
+    assert source is not None
     assert result.address == source.address
