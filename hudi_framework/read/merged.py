@@ -191,10 +191,15 @@ def _merge_batch(
 
 def _rows_at(rows: pa.Table, at: npt.NDArray[np.int64]) -> pa.Table:
     """The rows at the distinct positions ``at``, in table order: the table itself when ``at`` holds
-    every row, else one filter (a gather reads the strings in random order; the log rows of a slice
-    replace stored rows in no order the snapshot promises)."""
+    every row, a zero-copy slice when they are one run of rows (a data block whose records all won,
+    followed by a delete block), else one filter (a gather reads the strings in random order; the
+    log rows of a slice replace stored rows in no order the snapshot promises)."""
     if len(at) == rows.num_rows:
         return rows
+    if len(at):
+        first = int(at.min())
+        if int(at.max()) - first + 1 == len(at):
+            return rows.slice(first, len(at))
     mask = np.zeros(rows.num_rows, dtype=np.bool_)
     mask[at] = True
     return rows.filter(from_numpy(mask))
