@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from hudi_framework.vocabulary import QueryType
 
@@ -43,6 +42,9 @@ class CommitTimeRange:
 
     def mask(self, values: pa.Array | pa.ChunkedArray) -> pa.Array:
         """Boolean mask of the values in range (null values are not)."""
+        # Imported where rows are filtered: Spark's partition planner unpickles plans without it.
+        import pyarrow.compute as pc
+
         result = pc.is_valid(values)
         if self.start is not None:
             lower = pc.greater_equal if self.start_inclusive else pc.greater
@@ -69,6 +71,8 @@ class CommitTimeFilter:
 
     def mask(self, values: pa.Array | pa.ChunkedArray) -> pa.Array:
         """Boolean mask of the rows to keep."""
+        import pyarrow.compute as pc
+
         result = pc.is_in(values, value_set=pa.array(sorted(self.instants), pa.string()))
         for window in self.ranges:
             result = pc.or_(result, window.mask(values))

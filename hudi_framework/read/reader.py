@@ -19,8 +19,6 @@ import pyarrow as pa
 from hudi_framework.errors import InvalidConfigValueError, MissingDataFileError, StorageNotFoundError
 from hudi_framework.layout.naming import parse_data_file_name
 from hudi_framework.read.base_file import DEFAULT_BATCH_SIZE, read_task
-from hudi_framework.read.incremental import plan_incremental
-from hudi_framework.read.merged import read_merged_task
 from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.options import (
     AS_OF_INSTANT_KEY,
@@ -87,6 +85,10 @@ def plan_read(table: HudiTable, options: ReadOptions, *, stats_source: ColumnSta
     (snapshot, time travel and read-optimized queries).
     """
     if options.query_type is QueryType.INCREMENTAL:
+        # Imported here, as the merged read below: a snapshot's planner (Spark's schema process)
+        # imports neither.
+        from hudi_framework.read.incremental import plan_incremental
+
         return plan_incremental(table, options)
     return plan_snapshot(table, options, stats_source=stats_source)
 
@@ -110,6 +112,8 @@ def run_task(
     """
     try:
         if isinstance(task, MergedReadTask):
+            from hudi_framework.read.merged import read_merged_task
+
             yield from read_merged_task(
                 task, storage, batch_size=batch_size, on_corrupt=on_corrupt, use_threads=use_threads
             )

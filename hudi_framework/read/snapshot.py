@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from hudi_framework.errors import TimeTravelError
 from hudi_framework.layout.fs_view import check_base_file_formats
 from hudi_framework.read.filters import check_columns, normalize_filters
-from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
 from hudi_framework.read.options import ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
 from hudi_framework.read.schema import project, read_schema
@@ -150,6 +149,9 @@ def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: Colum
         pruned_by_stats=pruning.pruned if pruning is not None else None,
     )  # fmt: skip
     if merged:
+        # Imported here: a copy-on-write snapshot's planner (Spark's schema process) builds no merger.
+        from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
+
         tasks = plan_slice_tasks(
             table, slices, schema=schema, full_schema=full_schema, filters=filters,
             validity=instant_validity(table, as_of=as_of), max_memory_bytes=options.merge_max_memory_bytes,

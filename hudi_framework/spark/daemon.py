@@ -41,6 +41,7 @@ PRELOADED: Final = (
     "hudi_framework.spark.datasource",
     # The data source imports the read path where it runs (its planner processes import little).
     "hudi_framework.read.reader",
+    "hudi_framework.read.merged",  # merge-on-read tasks (the reader imports it where it merges)
     "hudi_framework.read.splits",
     "hudi_framework.runtime.table",
 )

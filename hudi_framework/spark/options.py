@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from hudi_framework.config.paths import ENV_PREFIX
 from hudi_framework.errors import ConfigError
-from hudi_framework.read.options import INCR_FALLBACK_KEY, METADATA_ENABLE_KEY
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
@@ -32,8 +30,12 @@ if TYPE_CHECKING:
 FILTER_PUSHDOWN_KEY = "filter.pushdown"
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
 _SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY})
-#: Apache Hudi options only reads act on: a read takes them from the read options.
-READ_ONLY_KEYS = frozenset({METADATA_ENABLE_KEY, INCR_FALLBACK_KEY})
+#: Apache Hudi options only reads act on: a read takes them from the read options
+#: (``hudi_framework.read.options``' ``METADATA_ENABLE_KEY`` and ``INCR_FALLBACK_KEY``, spelled out:
+#: importing that module imports pydantic, which the process that unpickles these options, Spark's
+#: partition planner, otherwise never needs; tests/acceptance/test_spark_planner_imports.py pins
+#: that they agree).
+READ_ONLY_KEYS = frozenset({"hoodie.metadata.enable", "hoodie.datasource.read.incr.fallback.fulltablescan.enable"})
 
 
 @dataclass(frozen=True)
@@ -103,4 +105,6 @@ class SourceOptions:
 
 def _settings_in_environment() -> bool:
     """Whether a variable of this process may set a setting (``HUDI_*``, matched as the settings match)."""
+    from hudi_framework.config.paths import ENV_PREFIX  # imports pydantic: the parsing process only
+
     return any(name.upper().startswith(ENV_PREFIX) for name in os.environ)

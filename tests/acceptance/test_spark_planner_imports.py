@@ -137,6 +137,14 @@ def test_planner_processes_import_only_what_they_use(tmp_path: Path, planner_env
     # A read with its path alone has the default settings: their typed models are not built.
     assert "hudi_framework.config.settings" not in imported
     assert not {m for m in imported if m.startswith(("hudi_framework.write", "hudi_framework.spark.datasource_write"))}
+    # A copy-on-write snapshot plans no incremental or merged read and writes no log file.
+    for module in (
+        "hudi_framework.read.incremental",
+        "hudi_framework.read.merged",
+        "hudi_framework.read.merged_plan",
+        "hudi_framework.log.writer",
+    ):
+        assert module not in imported, f"the schema planner imports {module}"
 
     plan = _planner("plan", tmp_path, table, {}, planner_env)
     imported = set(plan["imported"])  # type: ignore[arg-type]
@@ -149,6 +157,10 @@ def test_planner_processes_import_only_what_they_use(tmp_path: Path, planner_env
         "pydantic_settings",
         "hudi_framework.read.snapshot",
         "hudi_framework.layout.fs_view",
+        # Unpickling the parsed options and the splits needs no typed models nor Arrow compute.
+        "pydantic",
+        "hudi_framework.read.options",
+        "pyarrow.compute",
     ):
         assert module not in imported, f"the partition planner imports {module}"
     assert plan["rows"] == 300
@@ -211,3 +223,11 @@ def test_bad_options_still_fail_in_the_schema_process(tmp_path: Path, planner_en
     assert proc.returncode != 0
     assert "UnknownConfigKeyError" in proc.stderr
     assert "hoodie.no.such.key" in proc.stderr
+
+
+def test_read_only_keys_are_the_read_options_keys() -> None:
+    """The data source spells these keys out (their module imports pydantic): they must agree."""
+    from hudi_framework.read.options import INCR_FALLBACK_KEY, METADATA_ENABLE_KEY
+    from hudi_framework.spark.options import READ_ONLY_KEYS
+
+    assert frozenset({METADATA_ENABLE_KEY, INCR_FALLBACK_KEY}) == READ_ONLY_KEYS

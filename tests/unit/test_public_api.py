@@ -22,6 +22,7 @@ import pytest
 
 import hudi_framework
 import hudi_framework.config
+import hudi_framework.log
 import hudi_framework.plugin
 import hudi_framework.read
 import hudi_framework.spark
@@ -216,6 +217,7 @@ def _typed_imports(module: ModuleType) -> dict[str, str]:
         hudi_framework.config,
         hudi_framework.read,
         hudi_framework.timeline,
+        hudi_framework.log,
     ],
     ids=lambda m: m.__name__,
 )
