@@ -86,7 +86,7 @@ from hudi_framework.spark.task_errors import carrying_errors, typed_task_errors
 from hudi_framework.spark.worker import WorkerSpec, worker_components
 from hudi_framework.vocabulary import InsertDupPolicy
 from hudi_framework.write.insert_duplicates import SHOWN_KEYS, duplicate_key_error
-from hudi_framework.write.moves import settle_partition_moves, tag_for_write
+from hudi_framework.write.moves import StoredReads, settle_partition_moves, tag_for_write
 from hudi_framework.write.prepare import PARTITION_PATH, RECORD_KEY
 
 if TYPE_CHECKING:
@@ -194,6 +194,7 @@ def _keyed_lookup_task(
 def _settle_task(
     spec: WorkerSpec,
     slices: Broadcast[list[FileSlice]],
+    reads: StoredReads | None,
     virtual_keys: bool,
     partial_columns: tuple[str, ...],
     out: pa.Schema,
@@ -206,7 +207,7 @@ def _settle_task(
         if batch.num_rows:
             rows = pa.Table.from_batches([batch])
             settled = settle_partition_moves(
-                rows, slices.value, components.storage, components.write.merger, ctx, keygen=keygen
+                rows, slices.value, components.storage, components.write.merger, ctx, reads=reads, keygen=keygen
             )
             yield from to_spark_batches(settled, out)
 
@@ -216,13 +217,14 @@ def _tag_in_task(
     slices: Broadcast[list[FileSlice]],
     partial_columns: tuple[str, ...],
     metadata: KeyFactsSource | None,
+    stored: StoredReads | None,
     rows: pa.Table,
 ) -> pa.Table:
     components = worker_components(spec)
     return tag_for_write(
         rows, slices.value, components.storage,
         config=spec.config, index=components.write.index, merger=components.write.merger,
-        keygen=components.write.keygen, partial_columns=partial_columns, metadata=metadata,
+        keygen=components.write.keygen, partial_columns=partial_columns, metadata=metadata, stored=stored,
     )  # fmt: skip
 
 
@@ -248,16 +250,18 @@ def narrow_tagging(
     held: SparkResources,
     partial_columns: tuple[str, ...] = (),
     metadata: KeyFactsSource | None = None,
+    stored: StoredReads | None = None,
 ) -> NarrowTagging | None:
     """The narrow tagging step for ``tasks`` pre-combine tasks, or None when the table has no base
     file or too many for it (:data:`NARROW_FILE_OPENS`); broadcasts the file slices (released with
-    ``held``). ``metadata``: where the metadata table stands in for footers."""
+    ``held``). ``metadata``: where the metadata table stands in for footers; ``stored``: how the
+    stored records of moving keys are read (shipped in the task closure)."""
     files = len(indexed_files(slices))
     if not files or files * tasks > NARROW_FILE_OPENS:
         return None
-    stored = spark.sparkContext.broadcast(list(slices))
-    held.broadcasts.append(stored)
-    return NarrowTagging(partial(_tag_in_task, spec, stored, partial_columns, metadata))
+    broadcast = spark.sparkContext.broadcast(list(slices))
+    held.broadcasts.append(broadcast)
+    return NarrowTagging(partial(_tag_in_task, spec, broadcast, partial_columns, metadata, stored))
 
 
 def _rows_per_partition(rows: DataFrame) -> dict[str, int]:
@@ -295,6 +299,7 @@ def tag_rows(
     held: SparkResources,
     partial_columns: tuple[str, ...] = (),
     metadata: KeyFactsSource | None = None,
+    stored: StoredReads | None = None,
 ) -> DataFrame:
     """``rows`` with the three location columns (null for new keys), as ``tag_locations`` defines them.
 
@@ -310,11 +315,14 @@ def tag_rows(
             moves partition is inserted as the merge with its stored record.
         metadata: Where the metadata table stands in for footers: key ranges (driver, before
             any footer) and bloom filters (each lookup task reads its files' filters).
+        stored: How the stored records of moving keys are read (a global index that moves keys).
     """
     if isinstance(index, KeyedIndex):
         keyed = _keyed_found(spec, index, rows, slices, tasks=tasks, held=held)
         if keyed is not None:
-            join = partial(_join_found, spark, spec, index, rows, slices, held=held, partial_columns=partial_columns)
+            join = partial(
+                _join_found, spark, spec, index, rows, slices, held=held, partial_columns=partial_columns, stored=stored
+            )
             return join(keyed, None)
     relevant = indexed_files(slices)
     virtual_keys = not spec.config.populate_meta_fields
@@ -344,7 +352,9 @@ def tag_rows(
             )
             ranged = {f.path: f for f in read}
             relevant = [ranged.get(f.path, f) for f in relevant]
-    join = partial(_join_found, spark, spec, index, rows, slices, held=held, partial_columns=partial_columns)
+    join = partial(
+        _join_found, spark, spec, index, rows, slices, held=held, partial_columns=partial_columns, stored=stored
+    )
     logged = _log_found(spark, spec, index, rows, slices, tasks)
     if not relevant:
         return _null_locations(rows) if logged is None else join(logged, None)
@@ -422,6 +432,7 @@ def _join_found(
     *,
     held: SparkResources,
     partial_columns: tuple[str, ...],
+    stored: StoredReads | None,
 ) -> DataFrame:
     """Step 3 of the module docstring: the found locations joined onto the rows."""
     virtual_keys = not spec.config.populate_meta_fields
@@ -456,10 +467,10 @@ def _join_found(
         tagged = tagged.withColumn(PARTITION_PATH, F.coalesce(F.col(LOCATION_PARTITION), F.col(PARTITION_PATH)))
     elif index.is_global:
         # A key found in another partition moves only if the merge with the stored record says so.
-        stored = spark.sparkContext.broadcast(list(slices))
-        held.broadcasts.append(stored)
+        shipped = spark.sparkContext.broadcast(list(slices))
+        held.broadcasts.append(shipped)
         schema = SparkSchema.of_frame(tagged)
-        task = partial(_settle_task, spec, stored, virtual_keys, partial_columns, schema.arrow)
+        task = partial(_settle_task, spec, shipped, stored, virtual_keys, partial_columns, schema.arrow)
         tagged = tagged.mapInArrow(task, schema.struct)
     return tagged
 

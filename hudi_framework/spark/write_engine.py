@@ -46,6 +46,7 @@ from hudi_framework.spark.worker import WorkerSpec
 from hudi_framework.spark.write_stage import summarize, write_file_groups
 from hudi_framework.vocabulary import InsertDupPolicy, WriteOperation
 from hudi_framework.write.insert_duplicates import insert_dup_policy
+from hudi_framework.write.moves import stored_reads_for
 from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 
@@ -130,10 +131,15 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
             if looks_up_existing(operation)
             else None
         )
+        stored = (
+            stored_reads_for(table, session.index, max_memory_bytes=session.settings.merger.max_memory_bytes)
+            if looks_up_existing(operation)
+            else None
+        )
         if combine and looks_up_existing(operation):
             narrow = narrow_tagging(
                 self._spark, spec, slices, tasks=self._combine_tasks(), held=held, partial_columns=partial_columns,
-                metadata=metadata,
+                metadata=metadata, stored=stored,
             )  # fmt: skip
         try:
             rows = keyed_rows(
@@ -161,6 +167,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
                     held=held,
                     partial_columns=partial_columns,
                     metadata=metadata,
+                    stored=stored,
                 )
             policy = insert_dup_policy(session.settings.write, operation)
             if policy is not InsertDupPolicy.NONE:

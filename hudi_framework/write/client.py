@@ -23,7 +23,7 @@ import pyarrow as pa
 from hudi_framework.metadata.index_source import metadata_index_source
 from hudi_framework.vocabulary import InsertDupPolicy
 from hudi_framework.write.insert_duplicates import insert_dup_policy, without_stored_keys
-from hudi_framework.write.moves import tag_for_write
+from hudi_framework.write.moves import stored_reads_for, tag_for_write
 from hudi_framework.write.operation import looks_up_existing
 from hudi_framework.write.pipeline import WritePipeline, WriteResult
 from hudi_framework.write.planner import TARGET, TargetPlan, apply_routing, route_rows, routing_summary, target_rows
@@ -70,10 +70,11 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         if looks_up_existing(operation):
             table = self.table
             metadata = metadata_index_source(session.index, table.storage, table.properties, table.timeline)
+            stored = stored_reads_for(table, session.index, max_memory_bytes=session.settings.merger.max_memory_bytes)
             rows = tag_for_write(
                 rows, slices, table.storage,
                 config=config, index=session.index, merger=session.merger, keygen=session.keygen,
-                partial_columns=partial_columns, metadata=metadata,
+                partial_columns=partial_columns, metadata=metadata, stored=stored,
             )  # fmt: skip
         return rows
 

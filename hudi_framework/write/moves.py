@@ -8,11 +8,19 @@ partition is merged with the stored record first (Java's ``HoodieIndexUtils.merg
 * otherwise (the stored record wins, e.g. an incoming record with an older ordering value): the key
   stays, so the row is routed to the stored location as an ordinary update, where the file group
   task merges it again with the same result. Moving it anyway would leave the key in two partitions.
+
+The stored record is the key's latest one, as a snapshot read merges it (Java's
+``HoodieMergedReadHandle``): the base file's row merged with the slice's committed log blocks
+(:func:`~hudi_framework.read.merged.merge_file_slice`, counting the instants of
+:class:`StoredReads`). A key the merged slice no longer holds (deleted in a log file) has nothing to
+merge with: the incoming record is an insert in its own partition. Only the file slices of moving
+keys are read, and base-file-only slices as plain Parquet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,16 +28,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.contracts.data_files import open_parquet
-from hudi_framework.contracts.index import LOCATION_FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
+from hudi_framework.contracts.index import (
+    LOCATION_COLUMNS,
+    LOCATION_FILE_ID,
+    LOCATION_PARTITION,
+    PARTITION_PATH,
+    RECORD_KEY,
+)
 from hudi_framework.contracts.merger import MergeContext
 from hudi_framework.contracts.merging.flags import delete_mask
 from hudi_framework.contracts.merging.ordering import as_mask
 from hudi_framework.contracts.merging.pair import unify_tables
 from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs
+from hudi_framework.errors import UnsupportedQueryError
 from hudi_framework.index.tagging import tag_locations
-from hudi_framework.log.blocks import DataBlock
-from hudi_framework.log.reader import read_log_file
 from hudi_framework.metadata.record_index_locator import locator_for
+from hudi_framework.read.merged import merge_file_slice
+from hudi_framework.read.merged_plan import instant_validity, record_key_field
+from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
+from hudi_framework.read.schema import read_schema
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.index import KeyFactsSource, RecordIndex
@@ -37,9 +54,51 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.layout.file_group import FileSlice
+    from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.table_config import TableConfig
 
-__all__ = ["settle_partition_moves", "tag_for_write"]
+__all__ = ["StoredReads", "settle_partition_moves", "stored_reads_for", "tag_for_write"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredReads:
+    """How the stored records of moving keys are read from file slices with log files: merged, as a
+    snapshot read merges them. Plain picklable data planned on the driver (Spark ships it to the
+    executors that settle moves).
+
+    Attributes:
+        validity: Which log blocks count (committed instants only).
+        merge_schema: The table's whole read schema (meta columns included when the table has them).
+        record_key_field: The column holding record keys; None for a table without meta fields and a
+            composite key, whose log files cannot be merged (refused only if such a slice is read).
+        max_memory_bytes: Log records held before spilling (``hoodie.memory.merge.max.size``).
+    """
+
+    validity: InstantValidity
+    merge_schema: pa.Schema
+    record_key_field: str | None
+    max_memory_bytes: int = DEFAULT_MERGE_MEMORY_BYTES
+
+    @classmethod
+    def of(cls, table: HudiTable, *, max_memory_bytes: int | None = None) -> StoredReads:
+        """The reads of ``table`` as its timeline stands (the write's snapshot of it)."""
+        try:
+            key_field: str | None = record_key_field(table)
+        except UnsupportedQueryError:
+            key_field = None
+        return cls(
+            instant_validity(table), read_schema(table), key_field, max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES
+        )
+
+
+def stored_reads_for(
+    table: HudiTable, index: RecordIndex, *, max_memory_bytes: int | None = None
+) -> StoredReads | None:
+    """The :class:`StoredReads` a write with ``index`` needs: only a global index that moves keys
+    between partitions merges with stored records (None otherwise, nothing read)."""
+    if not (index.is_global and index.update_partition_path):
+        return None
+    return StoredReads.of(table, max_memory_bytes=max_memory_bytes)
 
 
 def _moving_rows(tagged: pa.Table, ctx: MergeContext) -> np.ndarray:
@@ -53,47 +112,80 @@ def _moving_rows(tagged: pa.Table, ctx: MergeContext) -> np.ndarray:
     return np.flatnonzero(moving)
 
 
-def _stored_rows(
-    storage: StorageBackend, file_slice: FileSlice, keys: pa.Array, keygen: KeyGenerator | None
+def _base_rows(storage: StorageBackend, base_file_key: str) -> pa.Table:
+    with open_parquet(storage, base_file_key) as parquet:
+        return parquet.read()  # pq.read_table's first call would import pandas (~0.3 s)
+
+
+def _merged_rows(
+    storage: StorageBackend, file_slice: FileSlice, merger: RecordMerger, ctx: MergeContext, reads: StoredReads
 ) -> pa.Table:
-    """The stored rows of ``keys`` (in that order) in the file slice's base file; a key the base
-    file lacks (inserted into a log file, by an index that indexes log files) from the newest data
-    block of the slice's log files holding it."""
-    tables: list[pa.Table] = []
-    if file_slice.base_file_key is not None:
-        with open_parquet(storage, file_slice.base_file_key) as parquet:
-            rows = parquet.read()  # pq.read_table's first call would import pandas (~0.3 s)
-        if keygen is not None:  # no meta fields: keys and partition come from the key generator and location
-            rows = rows.append_column(RECORD_KEY, keygen.record_keys(rows))
-            partitions = pa.array([file_slice.partition_path] * rows.num_rows, pa.string())
-            rows = rows.append_column(PARTITION_PATH, partitions)
-        stored_keys = rows.column(RECORD_KEY)
-        position = pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys)
-        if not position.null_count or not file_slice.log_files:
-            return rows.take(position)
-        tables.append(rows)  # base-file rows first: a key the base file holds keeps its base row
-    logged = _logged_rows(storage, file_slice)
-    if logged is not None:
-        tables.append(logged)
-    if not tables:
+    """The slice's live records, base file and committed log blocks merged (deleted keys absent)."""
+    if reads.record_key_field is None:
+        raise UnsupportedQueryError(
+            "snapshot",
+            f"file group {file_slice.partition_path}/{file_slice.file_id} has log files, and the table has no "
+            "meta fields and a composite record key: its stored records cannot be merged to settle a partition move",
+        )
+    task = MergedReadTask(
+        base_file_key=file_slice.base_file_key,
+        log_file_keys=tuple(file_slice.log_file_keys),
+        validity=reads.validity,
+        merger=merger,
+        merge_schema=reads.merge_schema,
+        schema=reads.merge_schema,
+        partition_path=file_slice.partition_path,
+        file_id=file_slice.file_id,
+        instant_time=file_slice.base_instant_time,
+        ordering_fields=ctx.ordering_fields,
+        record_key_field=reads.record_key_field,
+        max_memory_bytes=reads.max_memory_bytes,
+    )
+    batches = list(merge_file_slice(storage, task))
+    return pa.Table.from_batches(batches, schema=reads.merge_schema) if batches else reads.merge_schema.empty_table()
+
+
+def _stored_rows(
+    storage: StorageBackend,
+    file_slice: FileSlice,
+    keys: pa.Array,
+    merger: RecordMerger,
+    ctx: MergeContext,
+    reads: StoredReads | None,
+    keygen: KeyGenerator | None,
+) -> pa.Table:
+    """The latest stored rows of ``keys`` (in that order) in the file slice: its base file's rows, or
+    with log files the slice merged; a null row for a key the slice no longer holds."""
+    if file_slice.log_files:
+        if reads is None:
+            raise ValueError("settling partition moves over log files needs the table's StoredReads")
+        rows = _merged_rows(storage, file_slice, merger, ctx, reads)
+    elif file_slice.base_file_key is not None:
+        rows = _base_rows(storage, file_slice.base_file_key)
+    else:
         raise ValueError(f"file group {file_slice.partition_path}/{file_slice.file_id} holds no stored record")
-    both = unify_tables(tables)
-    stored_keys = both.column(RECORD_KEY)
-    return both.take(pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys))
+    if keygen is not None:  # no meta fields: keys and partition come from the key generator and location
+        rows = rows.drop_columns([c for c in (RECORD_KEY, PARTITION_PATH) if c in rows.column_names])
+        rows = rows.append_column(RECORD_KEY, keygen.record_keys(rows))
+        partitions = pa.array([file_slice.partition_path] * rows.num_rows, pa.string())
+        rows = rows.append_column(PARTITION_PATH, partitions)
+    stored_keys = rows.column(RECORD_KEY)
+    return rows.take(pc.index_in(keys.cast(stored_keys.type), value_set=stored_keys))
 
 
-def _logged_rows(storage: StorageBackend, file_slice: FileSlice) -> pa.Table | None:
-    """The data-block records of the slice's log files, newest first (None: none with keys)."""
-    blocks = [
-        block.records
-        for key in file_slice.log_file_keys
-        for block in read_log_file(storage, key)
-        if isinstance(block, DataBlock) and block.record_keys is not None
-    ]
-    if not blocks:
-        return None
-    rows = unify_tables(blocks)  # oldest first, as the slice orders its log files
-    return rows.take(pa.array(np.arange(rows.num_rows - 1, -1, -1)))
+def _as_inserts(tagged: pa.Table, rows: np.ndarray) -> pa.Table:
+    """``tagged`` with the location columns of ``rows`` nulled: new keys to insert where they are."""
+    mask = np.zeros(tagged.num_rows, dtype=np.bool_)
+    mask[rows] = True
+    keep = pa.array(~mask)
+    for name in LOCATION_COLUMNS:
+        if name in tagged.column_names:
+            index = tagged.column_names.index(name)
+            column = tagged.column(name)
+            tagged = tagged.set_column(
+                index, tagged.schema.field(index), pc.if_else(keep, column, pa.scalar(None, column.type))
+            )
+    return tagged
 
 
 def _fill_absent(tagged: pa.Table, positions: np.ndarray, merged: pa.Table, ctx: MergeContext) -> pa.Table:
@@ -119,9 +211,10 @@ def settle_partition_moves(
     merger: RecordMerger,
     ctx: MergeContext,
     *,
+    reads: StoredReads | None = None,
     keygen: KeyGenerator | None = None,
 ) -> pa.Table:
-    """Keep keys in their partition where the merge with the stored record says so.
+    """Keep keys in their partition where the merge with the latest stored record says so.
 
     Args:
         tagged: Incoming rows after tagging (location columns set).
@@ -129,10 +222,13 @@ def settle_partition_moves(
         storage: Backend rooted at the table base path.
         merger: The table's merger.
         ctx: Its merge context.
+        reads: How slices with log files are read merged (required when a moving key's slice has
+            log files).
         keygen: For tables without meta fields: computes the stored rows' keys.
 
     Returns:
-        ``tagged``, with ``_hoodie_partition_path`` set to the stored partition on rows whose key stays.
+        ``tagged``, with ``_hoodie_partition_path`` set to the stored partition on rows whose key
+        stays, and no location on rows whose key the slice no longer holds (inserts).
     """
     moving = _moving_rows(tagged, ctx)
     if not len(moving):
@@ -145,12 +241,22 @@ def settle_partition_moves(
     ):
         groups.setdefault((partition, file_id), []).append(i)
     order = np.concatenate([np.asarray(rows, dtype=np.int64) for rows in groups.values()])
+    keys = incoming.column(RECORD_KEY)
     stored = unify_tables(
         [
-            _stored_rows(storage, by_location[location], incoming.column(RECORD_KEY).take(pa.array(rows)), keygen)
+            _stored_rows(storage, by_location[location], keys.take(pa.array(rows)), merger, ctx, reads, keygen)
             for location, rows in groups.items()
         ]
     )
+    absent = as_mask(pc.is_null(stored.column(RECORD_KEY)))
+    if absent.any():
+        # Deleted since the index saw it (a delete in a log file): nothing to merge with, the
+        # incoming record is a new key in its own partition (Java tags it as new).
+        tagged = _as_inserts(tagged, moving[order[absent]])
+        order, stored = order[~absent], stored.filter(pa.array(~absent))
+        if not len(order):
+            return tagged
+    moving_order = moving[order]
     newer = incoming.take(pa.array(order))
     if ctx.partial_columns:
         merged = merge_pairs(merger, stored, mark_partial(newer, ctx.partial_columns, ctx), ctx)
@@ -162,8 +268,8 @@ def settle_partition_moves(
     if ctx.partial_columns and moves.any():
         # A moving partial row is inserted in its new partition as the merged record: its absent
         # columns come from the stored one, as Java's mergeForPartitionUpdates does.
-        tagged = _fill_absent(tagged, moving[order[moves]], merged.take(pa.array(np.flatnonzero(moves))), ctx)
-    stays = moving[order[~moves]]
+        tagged = _fill_absent(tagged, moving_order[moves], merged.take(pa.array(np.flatnonzero(moves))), ctx)
+    stays = moving_order[~moves]
     if not len(stays):
         return tagged
     mask = np.zeros(tagged.num_rows, dtype=np.bool_)
@@ -185,6 +291,7 @@ def tag_for_write(
     keygen: KeyGenerator,
     partial_columns: tuple[str, ...] = (),
     metadata: KeyFactsSource | None = None,
+    stored: StoredReads | None = None,
 ) -> pa.Table:
     """The local engine's index step for a write: tag locations, then settle partition moves.
 
@@ -201,6 +308,7 @@ def tag_for_write(
         keygen: The table's key generator.
         partial_columns: The columns a partial update carries (empty for full rows).
         metadata: Where the metadata table stands in for footers (``hoodie.bloom.index.use.metadata``).
+        stored: How stored records of moving keys are read (:func:`stored_reads_for`).
     """
     virtual_keys = None if config.populate_meta_fields else keygen
     locator = locator_for(index, storage)
@@ -208,4 +316,4 @@ def tag_for_write(
     if not index.is_global:
         return tagged  # keys are located in their own partition only: nothing moves (as on Spark)
     ctx = MergeContext(ordering_fields=config.ordering_fields, partial_columns=partial_columns)
-    return settle_partition_moves(tagged, slices, storage, merger, ctx, keygen=virtual_keys)
+    return settle_partition_moves(tagged, slices, storage, merger, ctx, reads=stored, keygen=virtual_keys)
