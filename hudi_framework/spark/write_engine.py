@@ -132,7 +132,7 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
             else None
         )
         stored = (
-            stored_reads_for(table, session.index, max_memory_bytes=session.settings.merger.max_memory_bytes)
+            stored_reads_for(table, session.index, slices, max_memory_bytes=session.settings.merger.max_memory_bytes)
             if looks_up_existing(operation)
             else None
         )

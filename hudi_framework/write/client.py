@@ -70,7 +70,9 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         if looks_up_existing(operation):
             table = self.table
             metadata = metadata_index_source(session.index, table.storage, table.properties, table.timeline)
-            stored = stored_reads_for(table, session.index, max_memory_bytes=session.settings.merger.max_memory_bytes)
+            stored = stored_reads_for(
+                table, session.index, slices, max_memory_bytes=session.settings.merger.max_memory_bytes
+            )
             rows = tag_for_write(
                 rows, slices, table.storage,
                 config=config, index=session.index, merger=session.merger, keygen=session.keygen,

@@ -92,11 +92,12 @@ class StoredReads:
 
 
 def stored_reads_for(
-    table: HudiTable, index: RecordIndex, *, max_memory_bytes: int | None = None
+    table: HudiTable, index: RecordIndex, slices: Sequence[FileSlice], *, max_memory_bytes: int | None = None
 ) -> StoredReads | None:
-    """The :class:`StoredReads` a write with ``index`` needs: only a global index that moves keys
-    between partitions merges with stored records (None otherwise, nothing read)."""
-    if not (index.is_global and index.update_partition_path):
+    """The :class:`StoredReads` a write with ``index`` over ``slices`` needs: only a global index that
+    moves keys between partitions merges with stored records, and only slices with log files are
+    read merged (None otherwise: nothing to plan)."""
+    if not (index.is_global and index.update_partition_path) or not any(s.log_files for s in slices):
         return None
     return StoredReads.of(table, max_memory_bytes=max_memory_bytes)
 
