@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from hudi_framework.contracts.merger import RecordMerger
+    from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.read.filters import Disjunction
     from hudi_framework.read.plan import CommitTimeFilter
 
@@ -98,6 +99,35 @@ class MergedReadTask:
     row_filter: Disjunction = ()
     filter_schema: pa.Schema | None = None
     use_record_positions: bool = False
+
+    @classmethod
+    def whole_slice(
+        cls,
+        file_slice: FileSlice,
+        *,
+        validity: InstantValidity,
+        merger: RecordMerger,
+        merge_schema: pa.Schema,
+        ordering_fields: tuple[str, ...],
+        record_key_field: str,
+        max_memory_bytes: int = DEFAULT_MERGE_MEMORY_BYTES,
+    ) -> MergedReadTask:
+        """A task that yields every merged record of ``file_slice`` in ``merge_schema`` (no filter, no
+        projection): what compaction writes, and what a write merges with."""
+        return cls(
+            base_file_key=file_slice.base_file_key,
+            log_file_keys=tuple(file_slice.log_file_keys),
+            validity=validity,
+            merger=merger,
+            merge_schema=merge_schema,
+            schema=merge_schema,
+            partition_path=file_slice.partition_path,
+            file_id=file_slice.file_id,
+            instant_time=file_slice.base_instant_time,
+            ordering_fields=ordering_fields,
+            record_key_field=record_key_field,
+            max_memory_bytes=max_memory_bytes,
+        )
 
     @property
     def merge_context(self) -> MergeContext:

@@ -177,16 +177,11 @@ def _base_keys(job: _Job, file_slice: FileSlice) -> tuple[pa.Array, Mapping[byte
 
 
 def _slice_task(job: _Job, file_slice: FileSlice) -> MergedReadTask:
-    return MergedReadTask(
-        base_file_key=file_slice.base_file_key,
-        log_file_keys=tuple(file_slice.log_file_keys),
+    return MergedReadTask.whole_slice(
+        file_slice,
         validity=job.validity,
         merger=table_merger(job.table),
         merge_schema=job.merge_schema,
-        schema=job.merge_schema,
-        partition_path=file_slice.partition_path,
-        file_id=file_slice.file_id,
-        instant_time=file_slice.base_instant_time,
         ordering_fields=job.table.config.ordering_fields,
         record_key_field=job.key_field,
         max_memory_bytes=job.max_memory_bytes,

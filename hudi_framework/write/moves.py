@@ -128,16 +128,11 @@ def _merged_rows(
             f"file group {file_slice.partition_path}/{file_slice.file_id} has log files, and the table has no "
             "meta fields and a composite record key: its stored records cannot be merged to settle a partition move",
         )
-    task = MergedReadTask(
-        base_file_key=file_slice.base_file_key,
-        log_file_keys=tuple(file_slice.log_file_keys),
+    task = MergedReadTask.whole_slice(
+        file_slice,
         validity=reads.validity,
         merger=merger,
         merge_schema=reads.merge_schema,
-        schema=reads.merge_schema,
-        partition_path=file_slice.partition_path,
-        file_id=file_slice.file_id,
-        instant_time=file_slice.base_instant_time,
         ordering_fields=ctx.ordering_fields,
         record_key_field=reads.record_key_field,
         max_memory_bytes=reads.max_memory_bytes,
