@@ -309,7 +309,14 @@ def _delete_files(storage: StorageBackend, plan: RollbackPlan) -> None:
     """Delete the plan's files, then what their writer left half-written next to them."""
     for key in plan.deletes:
         storage.delete(key)
-    files = plan.files | set(marked_data_files(storage, plan.target_time))
+    marked = set(marked_data_files(storage, plan.target_time))
+    for key in sorted(marked - plan.files):
+        # A file the target created but had not published when planned: deleting it takes a
+        # straggler's late file and, on storage with directories, the partition directory the
+        # dead writer created but never filled. (Files named otherwise may predate the target.)
+        if _named_with(_split(key)[1], plan.target_time, own_logs=True):
+            storage.delete(key, missing_ok=True)
+    files = plan.files | marked
 
     def dead(key: str) -> bool:
         # A v6 log named with the target's time belongs to a slice the target created: its own too.

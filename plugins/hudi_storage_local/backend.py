@@ -276,10 +276,14 @@ class LocalStorageBackend(StorageBackend):
         path = self._file(key)
         try:
             path.unlink()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as e:
             # A directory at the key is not an object (EISDIR); a file as a parent means no object.
             if not missing_ok:
                 raise StorageNotFoundError(key) from None
+            if isinstance(e, FileNotFoundError) and not key.startswith(_METAFOLDER_PREFIX):
+                # A writer killed between creating the directory and its file left it empty: the
+                # rollback deleting the file it never wrote takes the directory.
+                self._prune_empty_parents(key)
             return
         _drop_hadoop_checksum(path)
         if not key.startswith(_METAFOLDER_PREFIX):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,9 +18,11 @@ import pytest
 
 from hudi_framework import open_table_service
 from hudi_framework.config import HudiSettings
+from hudi_framework.layout.naming import BaseFileName
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.write.client import WriteClient
+from hudi_framework.write.markers import IOType, create_marker
 from tests.faults.campaign.inventory import stray_objects
 from tests.faults.kill_writer import run_operation
 from tests.faults.processes import kill_writer
@@ -103,6 +106,25 @@ def test_a_writer_killed_anywhere_leaves_nothing_after_recovery(
     rollbacks = table.timeline.by_action(Action.ROLLBACK)
     assert all(i.is_completed for i in rollbacks)
     assert len(rollbacks) <= 1
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_partition_directory_a_killed_writer_never_filled_goes(
+    tmp_path: Path, make_table: Callable[[Path, str, int], HudiTable], table_type: str
+) -> None:
+    """Killed between creating a new partition's directory and the first file in it (its marker
+    written): the rollback finds no file to delete there, and still takes the directory."""
+    path = tmp_path / "t"
+    table = make_table(path, table_type, 9)
+    kill_writer(str(path), "park", tmp_path, KILLED, park=WRITE_POINTS["inflight instant"])
+    (dead,) = table.reload().timeline.pending()
+    never_written = BaseFileName(f"{uuid.uuid4()}-0", "0-1-2", dead.requested_time).name
+    create_marker(table.storage, dead.requested_time, "sea/wa", never_written, IOType.CREATE)
+    (path / "sea" / "wa").mkdir(parents=True)
+    WriteClient(HudiTable.open(str(path))).upsert(pa.Table.from_pylist(RECOVERY))
+    _settled(table)
+    assert not (path / "sea").exists()
+    assert _ours(path) == _hudi_rs(path) == RECOVERED
 
 
 def test_a_writer_killed_after_its_commit_leaves_nothing_after_recovery(
