@@ -15,6 +15,8 @@ from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_pl
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 from tests.s3_subset import FULL_S3_ENV, full_s3, redundant_s3_cases
 
+pytest_plugins = ["tests.parallel"]
+
 
 def pytest_report_header() -> str:
     if full_s3():
@@ -80,7 +82,6 @@ def spark() -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
-
 
 
 @pytest.fixture(scope="session")

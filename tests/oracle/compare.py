@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+import pytest
 
 #: Meta columns both engines must agree on for every row: all five.
 META_COMPARED = (
@@ -32,6 +33,10 @@ class Tally:
             f"Apache Hudi oracle: {len(self.tables)} tables, {self.comparisons} comparisons, "
             f"{self.agreements} agreements, {self.rows} rows compared"
         )
+
+
+#: The session's tally (``config.stash``), printed by :mod:`tests.parallel`.
+TALLY = pytest.StashKey[Tally]()
 
 
 def _rows(table: pa.Table, columns: Sequence[str], key: str) -> list[dict[str, object]]:

@@ -12,11 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.oracle.client import ApacheHudi
-from tests.oracle.compare import Tally
+from tests.oracle.compare import TALLY, Tally
 from tests.oracle.provision import OracleUnavailableError, provision
 from tests.oracle.selection import FULL_ENV, full_matrix
-
-_TALLY_KEY = pytest.StashKey[Tally]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -31,17 +29,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session")
 def oracle_tally(request: pytest.FixtureRequest) -> Tally:
     tally = Tally()
-    request.config.stash[_TALLY_KEY] = tally
+    request.config.stash[TALLY] = tally
     return tally
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    tally = config.stash.get(_TALLY_KEY, None)
-    if tally is None:
-        return
-    terminalreporter.write_line(tally.summary())
-    for line in tally.disagreements:
-        terminalreporter.write_line(f"DISAGREE {line.splitlines()[0]}")
 
 
 @pytest.fixture(scope="session")

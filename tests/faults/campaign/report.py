@@ -1,7 +1,7 @@
 """Trial results, their failure classes, and what the terminal summary prints.
 
 Results of the whole session are kept in ``config.stash[RESULTS]`` (no module state); the
-``tests/faults`` conftest prints :func:`summary_lines` at the end of the run.
+:mod:`tests.parallel` prints :func:`summary_lines` at the end of the run.
 """
 
 from __future__ import annotations
