@@ -41,6 +41,12 @@ from hudi_framework.errors.data import (
     OrderingTypeError,
     UnsafePartitionPathError,
 )
+from hudi_framework.errors.layout import (
+    LayoutOptimizationError,
+    SortColumnNotFoundError,
+    UnknownLayoutStrategyError,
+    UnsupportedSortColumnTypeError,
+)
 from hudi_framework.errors.log_format import (
     CorruptLogBlockError,
     HFileFormatError,
@@ -166,6 +172,7 @@ __all__ = [
     "JobError",
     "JobVerificationError",
     "KeyFieldError",
+    "LayoutOptimizationError",
     "LockAcquireTimeoutError",
     "LockAcquisitionError",
     "LockLostError",
@@ -198,6 +205,7 @@ __all__ = [
     "SchemaConversionError",
     "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
+    "SortColumnNotFoundError",
     "StorageError",
     "StorageNotFoundError",
     "TableConfigCorruptError",
@@ -211,12 +219,14 @@ __all__ = [
     "UnknownColumnError",
     "UnknownComponentError",
     "UnknownConfigKeyError",
+    "UnknownLayoutStrategyError",
     "UnsafeLockConfigError",
     "UnsafePartitionPathError",
     "UnsupportedFormatError",
     "UnsupportedLogBlockError",
     "UnsupportedOptionError",
     "UnsupportedQueryError",
+    "UnsupportedSortColumnTypeError",
     "WriteConflictError",
 ]
 

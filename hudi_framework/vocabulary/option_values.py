@@ -18,9 +18,11 @@ __all__ = [
     "DataSkippingSource",
     "FailedWritesPolicy",
     "InsertDupPolicy",
+    "LayoutOptimizationStrategy",
     "LogBlockFormat",
     "ParquetCodec",
     "QueryType",
+    "SpatialCurveBuildMethod",
     "TimestampType",
 ]
 
@@ -120,3 +122,25 @@ class DataSkippingSource(HudiEnum):
     #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
     #: (a GET on object stores), worth it when filters rule out most files.
     PARQUET_FOOTERS = "parquet_footers"
+
+
+class LayoutOptimizationStrategy(HudiEnum):
+    """How clustering orders the rows it rewrites by its sort columns (``hoodie.layout.optimize.strategy``)."""
+
+    #: Lexicographically, column by column (nulls first).
+    LINEAR = "linear"
+    #: Along the Z-order (Morton) curve: the bits of every column's key interleaved.
+    ZORDER = "z-order"
+    #: Along the Hilbert curve over every column's key.
+    HILBERT = "hilbert"
+
+
+class SpatialCurveBuildMethod(HudiEnum):
+    """How z-order and Hilbert map a value to its coordinate (``hoodie.layout.optimize.curve.build.method``)."""
+
+    #: From the value itself (its bytes, order-preserved): cheap, but a column with a wide range of
+    #: values dominates the curve.
+    DIRECT = "direct"
+    #: From the value's rank among range boundaries drawn from a sample
+    #: (``hoodie.layout.optimize.build.curve.sample.size``): every column gets an equal share.
+    SAMPLE = "sample"

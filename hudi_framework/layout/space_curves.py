@@ -1,0 +1,145 @@
+"""Sort orders for layout optimization: linear, Z-order and Hilbert over a table's sort columns.
+
+``curve_order`` returns the row indices that sort a table by ``hoodie.layout.optimize.strategy``
+over ``hoodie.clustering.plan.strategy.sort.columns``. Sorting rows along a space-filling curve keeps
+rows close in every sort column close in the file order, so when the sorted rows are cut into files
+each file spans a small range of every column and column statistics prune files for a filter on any
+of them (a linear order prunes well on the first column only).
+
+- ``linear``: lexicographic, column by column, nulls first and NaN after every number, as Spark
+  sorts ascending (Apache Hudi's linear sort).
+- ``z-order``: rows by the interleaved bits of their columns' coordinates (Morton order).
+- ``hilbert``: rows by their position on the Hilbert curve over the same coordinates, which never
+  jumps: consecutive positions are neighbouring cells.
+
+With a single sort column both curves are the linear order of that column, as in Apache Hudi.
+Coordinates come from the values (``direct``) or from their ranks among sampled boundaries
+(``sample``, ``hoodie.layout.optimize.curve.build.method``); see :mod:`hudi_framework.layout.curve_keys`.
+Every sort is stable and deterministic: equal positions keep the input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_framework.errors import SortColumnNotFoundError, UnknownLayoutStrategyError, UnsupportedSortColumnTypeError
+from hudi_framework.layout.curve_bits import hilbert_words, interleave_words, order_of_words
+from hudi_framework.layout.curve_keys import (
+    coordinate_bits,
+    direct_coordinates,
+    plain_values,
+    sample_coordinates,
+    sortable_values,
+)
+from hudi_framework.vocabulary import LayoutOptimizationStrategy, SpatialCurveBuildMethod
+
+__all__ = [
+    "BUILD_METHOD_KEY",
+    "DEFAULT_SAMPLE_SIZE",
+    "SAMPLE_SIZE_KEY",
+    "STRATEGY_KEY",
+    "curve_order",
+    "layout_strategy",
+    "spatial_curve_build_method",
+]
+
+#: Apache Hudi's option naming the sort order.
+STRATEGY_KEY = "hoodie.layout.optimize.strategy"
+#: Apache Hudi's option naming how curve coordinates are built.
+BUILD_METHOD_KEY = "hoodie.layout.optimize.curve.build.method"
+#: Apache Hudi's option sizing the sample of the ``sample`` build method.
+SAMPLE_SIZE_KEY = "hoodie.layout.optimize.build.curve.sample.size"
+#: Apache Hudi's default of ``hoodie.layout.optimize.build.curve.sample.size``.
+DEFAULT_SAMPLE_SIZE = 200_000
+
+
+def layout_strategy(value: str | LayoutOptimizationStrategy) -> LayoutOptimizationStrategy:
+    """``value`` as a strategy (``linear``, ``z-order``, ``hilbert``, as Apache Hudi spells or upper-cases
+    them), or :class:`UnknownLayoutStrategyError` naming ``hoodie.layout.optimize.strategy``."""
+    try:
+        return LayoutOptimizationStrategy(value)
+    except ValueError:
+        raise UnknownLayoutStrategyError(STRATEGY_KEY, value, [s.value for s in LayoutOptimizationStrategy]) from None
+
+
+def spatial_curve_build_method(value: str | SpatialCurveBuildMethod) -> SpatialCurveBuildMethod:
+    """``value`` as a build method (``direct``, ``sample``), or :class:`UnknownLayoutStrategyError`
+    naming ``hoodie.layout.optimize.curve.build.method``."""
+    try:
+        return SpatialCurveBuildMethod(value)
+    except ValueError:
+        raise UnknownLayoutStrategyError(BUILD_METHOD_KEY, value, [m.value for m in SpatialCurveBuildMethod]) from None
+
+
+def curve_order(
+    table: pa.Table,
+    columns: Sequence[str],
+    strategy: str | LayoutOptimizationStrategy,
+    *,
+    build_method: str | SpatialCurveBuildMethod = SpatialCurveBuildMethod.DIRECT,
+    sample_size: int = DEFAULT_SAMPLE_SIZE,
+) -> pa.Array:
+    """The row indices (``uint64``) that sort ``table`` by ``strategy`` over ``columns``.
+
+    ``table.take(curve_order(...))`` is the sorted table. No columns keep the input order.
+
+    Raises:
+        UnknownLayoutStrategyError: ``strategy`` or ``build_method`` is not one of Apache Hudi's
+            values, or ``sample_size`` is not positive (naming the option).
+        SortColumnNotFoundError: a column is not in ``table``.
+        UnsupportedSortColumnTypeError: a column's type has no order the strategy supports
+            (struct, list, map... for every strategy; also time and duration types on a curve).
+    """
+    chosen = layout_strategy(strategy)
+    method = spatial_curve_build_method(build_method)
+    if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
+        raise UnknownLayoutStrategyError(SAMPLE_SIZE_KEY, sample_size, ["a positive number of rows"])
+    for name in columns:
+        if name not in table.schema.names:
+            raise SortColumnNotFoundError(name, table.schema.names)
+    if not columns:
+        return pa.array(np.arange(table.num_rows, dtype=np.uint64))
+    if chosen is LayoutOptimizationStrategy.LINEAR or len(columns) == 1:
+        return _linear_order(table, columns, chosen)
+    arrays = [sortable_values(table.column(name), name, chosen.value) for name in columns]
+    if method is SpatialCurveBuildMethod.SAMPLE:
+        coordinates = sample_coordinates(arrays, sample_size)
+    else:
+        coordinates = [direct_coordinates(array) for array in arrays]
+    bits = coordinate_bits(coordinates)
+    if chosen is LayoutOptimizationStrategy.ZORDER:
+        words = interleave_words(coordinates, bits)
+    else:
+        words = hilbert_words(coordinates, bits)
+    return pa.array(order_of_words(words).astype(np.uint64))
+
+
+def _linear_order(table: pa.Table, columns: Sequence[str], strategy: LayoutOptimizationStrategy) -> pa.Array:
+    """Lexicographic order as Spark sorts ascending: nulls first, NaN after every number.
+
+    pyarrow places NaN before numbers when nulls go first, and per-key null placement is recent, so
+    the order is spelled with helper keys where a column needs them: validity before the column
+    (nulls first) and NaN-ness before a floating column that holds NaN.
+    """
+    keys: dict[str, pa.Array] = {}
+    for i, name in enumerate(columns):
+        column = plain_values(table.column(name))
+        if column.null_count:
+            keys[f"valid{i}"] = pc.is_valid(column)
+        if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
+            keys[f"nan{i}"] = pc.is_nan(column)
+        keys[f"value{i}"] = column
+    helper = pa.table(keys)
+    try:
+        return pc.sort_indices(helper, sort_keys=[(key, "ascending") for key in keys])
+    except (pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        for name in columns:
+            try:
+                pc.sort_indices(table.column(name))
+            except (pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                raise UnsupportedSortColumnTypeError(name, str(table.column(name).type), strategy.value) from None
+        raise
