@@ -33,6 +33,8 @@ _MS_PER_DAY = 86_400_000
 _MS_PER_UNIT = {"s": None, "ms": 1, "us": 1_000, "ns": 1_000_000}
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
+#: Decimal digits every unscaled value of which fits in a long.
+_LONG_DIGITS = 18
 #: Bytes of a string or binary value that make its coordinate (Apache Hudi: 8).
 _PREFIX_BYTES = 8
 #: Apache Hudi samples at most this many rows per boundary asked for, and at most a million rows.
@@ -123,20 +125,20 @@ def _milliseconds(array: pa.Array) -> U64:
 
 
 def _decimal(array: pa.Array) -> U64:
-    """The unscaled value (the scale is the column's) clamped to a long, sign bit flipped.
+    """Up to 18 digits the unscaled value (the scale is the column's), sign bit flipped; wider
+    decimals through the IEEE order of their nearest double.
 
-    Apache Hudi takes ``BigDecimal.longValue()``, which drops the fraction and wraps large values;
-    the unscaled value keeps the fraction's order and clamping keeps the order of large ones.
+    Apache Hudi takes ``BigDecimal.longValue()``, which drops the fraction and wraps values beyond
+    a long; the unscaled value keeps the fraction's order, and a double keeps the order of values
+    up to 38 digits and beyond (equal in their first 15 to 17 digits, they tie).
     """
+    if array.type.precision > _LONG_DIGITS:
+        return _floating(array.cast(pa.float64()))
     words_per_value = array.type.byte_width // 8
     buffer = array.buffers()[1]
     words = np.frombuffer(buffer, dtype="<i8") if buffer is not None else np.zeros(0, dtype=np.int64)
-    words = words.reshape(-1, words_per_value)[array.offset : array.offset + len(array)]
-    low = words[:, 0]
-    sign = words[:, -1] < 0
-    fits = np.all(words[:, 1:] == (low >> 63)[:, None], axis=1)
-    clamped = np.where(fits, low, np.where(sign, _INT64_MIN, _INT64_MAX))
-    return _flip_long(clamped.astype(np.int64))
+    unscaled = words.reshape(-1, words_per_value)[array.offset : array.offset + len(array), 0]
+    return _flip_long(np.ascontiguousarray(unscaled, dtype=np.int64))
 
 
 def _prefix(array: pa.Array) -> U64:
@@ -187,6 +189,8 @@ def _mapper(kind: pa.DataType) -> Callable[[pa.Array], U64] | None:
         return _decimal
     if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
         return _milliseconds
+    if pa.types.is_time(kind) or pa.types.is_duration(kind):  # no Spark type: their stored integers
+        return _long
     if (
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)

@@ -23,15 +23,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.errors import SortColumnNotFoundError, UnknownLayoutStrategyError, UnsupportedSortColumnTypeError
+from hudi_framework.errors import SortColumnNotFoundError, UnknownLayoutStrategyError
 from hudi_framework.layout.curve_bits import hilbert_words, interleave_words, order_of_words
 from hudi_framework.layout.curve_keys import (
     coordinate_bits,
     direct_coordinates,
-    plain_values,
     sample_coordinates,
     sortable_values,
 )
@@ -43,6 +43,7 @@ __all__ = [
     "SAMPLE_SIZE_KEY",
     "STRATEGY_KEY",
     "curve_order",
+    "curve_positions",
     "layout_strategy",
     "spatial_curve_build_method",
 ]
@@ -92,30 +93,64 @@ def curve_order(
             values, or ``sample_size`` is not positive (naming the option).
         SortColumnNotFoundError: a column is not in ``table``.
         UnsupportedSortColumnTypeError: a column's type has no order the strategy supports
-            (struct, list, map... for every strategy; also time and duration types on a curve).
+            (struct, list, map...).
     """
     chosen = layout_strategy(strategy)
     method = spatial_curve_build_method(build_method)
-    if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
-        raise UnknownLayoutStrategyError(SAMPLE_SIZE_KEY, sample_size, ["a positive number of rows"])
-    for name in columns:
-        if name not in table.schema.names:
-            raise SortColumnNotFoundError(name, table.schema.names)
+    _check_sample_size(sample_size)
+    _check_columns(table, columns)
     if not columns:
         return pa.array(np.arange(table.num_rows, dtype=np.uint64))
     if chosen is LayoutOptimizationStrategy.LINEAR or len(columns) == 1:
         return _linear_order(table, columns, chosen)
+    words = curve_positions(table, columns, chosen, build_method=method, sample_size=sample_size)
+    return pa.array(order_of_words(words).astype(np.uint64))
+
+
+def curve_positions(
+    table: pa.Table,
+    columns: Sequence[str],
+    strategy: str | LayoutOptimizationStrategy,
+    *,
+    build_method: str | SpatialCurveBuildMethod = SpatialCurveBuildMethod.DIRECT,
+    sample_size: int = DEFAULT_SAMPLE_SIZE,
+) -> list[npt.NDArray[np.uint64]]:
+    """Each row's position on the ``z-order`` or ``hilbert`` curve over ``columns``, as ``uint64``
+    words, most significant first (a linear order has no positions).
+
+    Raises:
+        UnknownLayoutStrategyError: ``strategy`` is not a curve, or as :func:`curve_order`.
+        SortColumnNotFoundError, UnsupportedSortColumnTypeError: as :func:`curve_order`.
+    """
+    chosen = layout_strategy(strategy)
+    if chosen is LayoutOptimizationStrategy.LINEAR:
+        curves = [LayoutOptimizationStrategy.ZORDER.value, LayoutOptimizationStrategy.HILBERT.value]
+        raise UnknownLayoutStrategyError(STRATEGY_KEY, strategy, curves)
+    method = spatial_curve_build_method(build_method)
+    _check_sample_size(sample_size)
+    _check_columns(table, columns)
     arrays = [sortable_values(table.column(name), name, chosen.value) for name in columns]
+    if not arrays:
+        return [np.zeros(table.num_rows, dtype=np.uint64)]
     if method is SpatialCurveBuildMethod.SAMPLE:
         coordinates = sample_coordinates(arrays, sample_size)
     else:
         coordinates = [direct_coordinates(array) for array in arrays]
     bits = coordinate_bits(coordinates)
     if chosen is LayoutOptimizationStrategy.ZORDER:
-        words = interleave_words(coordinates, bits)
-    else:
-        words = hilbert_words(coordinates, bits)
-    return pa.array(order_of_words(words).astype(np.uint64))
+        return interleave_words(coordinates, bits)
+    return hilbert_words(coordinates, bits)
+
+
+def _check_sample_size(sample_size: int) -> None:
+    if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
+        raise UnknownLayoutStrategyError(SAMPLE_SIZE_KEY, sample_size, ["a positive number of rows"])
+
+
+def _check_columns(table: pa.Table, columns: Sequence[str]) -> None:
+    for name in columns:
+        if name not in table.schema.names:
+            raise SortColumnNotFoundError(name, table.schema.names)
 
 
 def _linear_order(table: pa.Table, columns: Sequence[str], strategy: LayoutOptimizationStrategy) -> pa.Array:
@@ -127,19 +162,13 @@ def _linear_order(table: pa.Table, columns: Sequence[str], strategy: LayoutOptim
     """
     keys: dict[str, pa.Array] = {}
     for i, name in enumerate(columns):
-        column = plain_values(table.column(name))
+        column = sortable_values(table.column(name), name, strategy.value)
         if column.null_count:
             keys[f"valid{i}"] = pc.is_valid(column)
         if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
             keys[f"nan{i}"] = pc.is_nan(column)
-        keys[f"value{i}"] = column
-    helper = pa.table(keys)
-    try:
-        return pc.sort_indices(helper, sort_keys=[(key, "ascending") for key in keys])
-    except (pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        for name in columns:
-            try:
-                pc.sort_indices(table.column(name))
-            except (pa.ArrowNotImplementedError, pa.ArrowTypeError):
-                raise UnsupportedSortColumnTypeError(name, str(table.column(name).type), strategy.value) from None
-        raise
+        if not pa.types.is_null(column.type):
+            keys[f"value{i}"] = column
+    if not keys:
+        return pa.array(np.arange(table.num_rows, dtype=np.uint64))
+    return pc.sort_indices(pa.table(keys), sort_keys=[(key, "ascending") for key in keys])
