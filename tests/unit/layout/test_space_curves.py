@@ -38,6 +38,22 @@ METHODS = ("direct", "sample")
 
 _UTC = datetime.UTC
 
+
+def _decimals(texts: list[str | None], kind: pa.DataType) -> pa.Array:
+    return pa.array([None if t is None else decimal.Decimal(t) for t in texts], kind)
+
+
+_DATES = [
+    datetime.date(2020, 1, 1),
+    datetime.date(1960, 5, 1),
+    None,
+    datetime.date(1970, 1, 1),
+    datetime.date(1, 1, 1),
+    datetime.date(9999, 12, 31),
+    datetime.date(2020, 1, 2),
+    datetime.date(2020, 1, 1),
+]
+
 #: One column of every supported type, with nulls, several rows per value range.
 TYPED_COLUMNS: dict[str, pa.Array] = {
     "int8": pa.array([3, -1, None, 5, -128, 127, 0, 3], pa.int8()),
@@ -50,33 +66,20 @@ TYPED_COLUMNS: dict[str, pa.Array] = {
     "float16": pa.array([1.5, -2.0, None, 0.0, -0.5, 65504.0, 0.25, 1.5], pa.float32()).cast(pa.float16()),
     "float32": pa.array([1.5, -2.0, None, 0.0, -1e30, 3e38, 0.25, 1.5], pa.float32()),
     "float64": pa.array([1.5, -2.0, None, -0.0, -math.inf, math.inf, 1e-300, 1.5], pa.float64()),
-    "decimal128": pa.array(
-        [decimal.Decimal(v) if v is not None else None for v in ["1.25", "-2.50", None, "0", "-99.99", "99.99", "1.24", "1.25"]],
-        pa.decimal128(4, 2),
-    ),
-    "decimal128_wide": pa.array(
-        [decimal.Decimal(v) if v is not None else None for v in ["1e30", "-1e30", None, "0", "-5.5", "5.5", "1e20", "1e30"]],
-        pa.decimal128(38, 2),
-    ),
-    "decimal256": pa.array(
-        [decimal.Decimal(v) if v is not None else None for v in ["1.5", "-2", None, "0", "-1e60", "1e60", "0.5", "1.5"]],
-        pa.decimal256(70, 2),
-    ),
+    "decimal128": _decimals(["1.25", "-2.50", None, "0", "-99.99", "99.99", "1.24", "1.25"], pa.decimal128(4, 2)),
+    "decimal128_wide": _decimals(["1e30", "-1e30", None, "0", "-5.5", "5.5", "1e20", "1e30"], pa.decimal128(38, 2)),
+    "decimal256": _decimals(["1.5", "-2", None, "0", "-1e60", "1e60", "0.5", "1.5"], pa.decimal256(70, 2)),
     "string": pa.array(["b", "ab", None, "", "abcdefghij", "abcdefghi", "é", "b"]),
     "large_string": pa.array(["b", "ab", None, "", "abcdefghij", "abcdefghi", "é", "b"], pa.large_string()),
     "binary": pa.array([b"\xff", b"a", None, b"", b"\x00\x00", b"\x00", b"\x80x", b"\xff"]),
     "large_binary": pa.array([b"\xff", b"a", None, b"", b"\x00\x00", b"\x00", b"\x80x", b"\xff"], pa.large_binary()),
     "fixed_binary": pa.array([b"ab", b"aa", None, b"zz", b"\x00\x00", b"\xff\xff", b"b\x00", b"ab"], pa.binary(2)),
-    "date32": pa.array(
-        [datetime.date(2020, 1, 1), datetime.date(1960, 5, 1), None, datetime.date(1970, 1, 1)]
-        + [datetime.date(1, 1, 1), datetime.date(9999, 12, 31), datetime.date(2020, 1, 2), datetime.date(2020, 1, 1)]
-    ),
-    "date64": pa.array(
-        [datetime.date(2020, 1, 1), datetime.date(1960, 5, 1), None, datetime.date(1970, 1, 1)]
-        + [datetime.date(1, 1, 1), datetime.date(9999, 12, 31), datetime.date(2020, 1, 2), datetime.date(2020, 1, 1)]
-    ).cast(pa.date64()),
+    "date32": pa.array(_DATES),
+    "date64": pa.array(_DATES).cast(pa.date64()),
     "timestamp_us": pa.array([5_000, -3_000, None, 0, -(2**62), 2**62, 1_000, 5_000], pa.timestamp("us")),
-    "timestamp_ns_utc": pa.array([5_000_000, -3_000_000, None, 0, -(2**62), 2**62, 10**6, 5_000_000], pa.timestamp("ns", tz="UTC")),
+    "timestamp_ns_utc": pa.array(
+        [5_000_000, -3_000_000, None, 0, -(2**62), 2**62, 10**6, 5_000_000], pa.timestamp("ns", tz="UTC")
+    ),
     "timestamp_s": pa.array([5, -3, None, 0, -(2**40), 2**40, 1, 5], pa.timestamp("s")),
     "timestamp_ms": pa.array([5, -3, None, 0, -(2**50), 2**50, 1, 5], pa.timestamp("ms", tz="Asia/Tokyo")),
     "boolean": pa.array([True, False, None, True, False, True, False, True]),
@@ -253,7 +256,8 @@ def test_hilbert_is_a_bijection_on_the_grid_and_steps_to_a_neighbour(dimensions:
 @settings(max_examples=60, deadline=None)
 @given(st.sets(st.tuples(st.integers(-(2**63), 2**63 - 1), st.integers(-(2**31), 2**31 - 1)), max_size=40))
 def test_distinct_points_get_distinct_positions_on_both_curves(points: set[tuple[int, int]]) -> None:
-    table = pa.table({"a": pa.array([p[0] for p in points], pa.int64()), "b": pa.array([p[1] for p in points], pa.int32())})
+    a = pa.array([p[0] for p in points], pa.int64())
+    table = pa.table({"a": a, "b": pa.array([p[1] for p in points], pa.int32())})
     for strategy in CURVES:
         positions = _positions(curve_positions(table, ["a", "b"], strategy))
         assert len(set(positions)) == len(points)
@@ -299,7 +303,7 @@ def test_z_order_keeps_each_type_in_order_along_its_axis(name: str, method: str)
 
 
 def test_nulls_come_first_on_every_curve_axis() -> None:
-    table = pa.table({"a": pa.array([5, None, -(2**63), 7, None], pa.int64()), "b": pa.array([1, 1, 1, 1, 1], pa.int64())})
+    table = pa.table({"a": pa.array([5, None, -(2**63), 7, None], pa.int64()), "b": pa.array([1] * 5, pa.int64())})
     for strategy in CURVES:
         for method in METHODS:
             order = curve_order(table, ["a", "b"], strategy, build_method=method).to_pylist()
@@ -334,7 +338,7 @@ def test_sliced_arrays_map_their_own_values() -> None:
     base = pa.table(
         {
             "s": pa.array(["zz", "a", "b", "c", "d"]),
-            "d": pa.array([decimal.Decimal("9"), decimal.Decimal("1"), decimal.Decimal("3"), decimal.Decimal("2"), decimal.Decimal("0")]),
+            "d": _decimals(["9", "1", "3", "2", "0"], pa.decimal128(5, 0)),
             "f": pa.array([b"zz", b"aa", b"cc", b"bb", b"dd"], pa.binary(2)),
         }
     )
