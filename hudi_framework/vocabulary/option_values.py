@@ -18,7 +18,6 @@ __all__ = [
     "DataSkippingSource",
     "FailedWritesPolicy",
     "InsertDupPolicy",
-    "LayoutOptimizationStrategy",
     "LogBlockFormat",
     "ParquetCodec",
     "QueryType",
@@ -113,28 +112,6 @@ class CompactionTriggerStrategy(HudiEnum):
     NUM_OR_TIME = "NUM_OR_TIME"
 
 
-class DataSkippingSource(HudiEnum):
-    """Where data skipping takes file column statistics from (``data.skipping.source``, this project's key)."""
-
-    #: The metadata table's ``column_stats`` index, as Apache Hudi does (when the table has one in
-    #: step with its timeline; otherwise no file is skipped by statistics).
-    METADATA_TABLE = "metadata_table"
-    #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
-    #: (a GET on object stores), worth it when filters rule out most files.
-    PARQUET_FOOTERS = "parquet_footers"
-
-
-class LayoutOptimizationStrategy(HudiEnum):
-    """How clustering orders the rows it rewrites by its sort columns (``hoodie.layout.optimize.strategy``)."""
-
-    #: Lexicographically, column by column (nulls first).
-    LINEAR = "linear"
-    #: Along the Z-order (Morton) curve: the bits of every column's key interleaved.
-    ZORDER = "z-order"
-    #: Along the Hilbert curve over every column's key.
-    HILBERT = "hilbert"
-
-
 class SpatialCurveBuildMethod(HudiEnum):
     """How z-order and Hilbert map a value to its coordinate (``hoodie.layout.optimize.curve.build.method``)."""
 
@@ -144,3 +121,14 @@ class SpatialCurveBuildMethod(HudiEnum):
     #: From the value's rank among range boundaries drawn from a sample
     #: (``hoodie.layout.optimize.build.curve.sample.size``): every column gets an equal share.
     SAMPLE = "sample"
+
+
+class DataSkippingSource(HudiEnum):
+    """Where data skipping takes file column statistics from (``data.skipping.source``, this project's key)."""
+
+    #: The metadata table's ``column_stats`` index, as Apache Hudi does (when the table has one in
+    #: step with its timeline; otherwise no file is skipped by statistics).
+    METADATA_TABLE = "metadata_table"
+    #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
+    #: (a GET on object stores), worth it when filters rule out most files.
+    PARQUET_FOOTERS = "parquet_footers"
