@@ -35,13 +35,18 @@ from hudi_framework.layout.curve_keys import (
     sample_coordinates,
     sortable_values,
 )
-from hudi_framework.vocabulary import LayoutOptimizationStrategy, SpatialCurveBuildMethod
+from hudi_framework.vocabulary import SpatialCurveBuildMethod
 
 __all__ = [
     "BUILD_METHOD_KEY",
+    "CURVES",
     "DEFAULT_SAMPLE_SIZE",
+    "HILBERT",
+    "LINEAR",
     "SAMPLE_SIZE_KEY",
+    "STRATEGIES",
     "STRATEGY_KEY",
+    "ZORDER",
     "curve_order",
     "curve_positions",
     "layout_strategy",
@@ -57,14 +62,23 @@ SAMPLE_SIZE_KEY = "hoodie.layout.optimize.build.curve.sample.size"
 #: Apache Hudi's default of ``hoodie.layout.optimize.build.curve.sample.size``.
 DEFAULT_SAMPLE_SIZE = 200_000
 
+#: The values of ``hoodie.layout.optimize.strategy``, as Apache Hudi documents them.
+LINEAR = "linear"
+ZORDER = "z-order"
+HILBERT = "hilbert"
+STRATEGIES = (LINEAR, ZORDER, HILBERT)
+CURVES = (ZORDER, HILBERT)
+#: Apache Hudi reads "z-order" or an upper-cased enum name (``resolveLayoutOptimizationStrategy``).
+_SPELLINGS = {"LINEAR": LINEAR, "Z-ORDER": ZORDER, "ZORDER": ZORDER, "Z_ORDER": ZORDER, "HILBERT": HILBERT}
 
-def layout_strategy(value: str | LayoutOptimizationStrategy) -> LayoutOptimizationStrategy:
-    """``value`` as a strategy (``linear``, ``z-order``, ``hilbert``, as Apache Hudi spells or upper-cases
-    them), or :class:`UnknownLayoutStrategyError` naming ``hoodie.layout.optimize.strategy``."""
-    try:
-        return LayoutOptimizationStrategy(value)
-    except ValueError:
-        raise UnknownLayoutStrategyError(STRATEGY_KEY, value, [s.value for s in LayoutOptimizationStrategy]) from None
+
+def layout_strategy(value: str) -> str:
+    """``value`` as one of :data:`STRATEGIES` (case-insensitive, ``zorder`` for ``z-order`` as
+    Apache Hudi accepts), or :class:`UnknownLayoutStrategyError` naming ``hoodie.layout.optimize.strategy``."""
+    strategy = _SPELLINGS.get(str(value).strip().upper()) if isinstance(value, str) else None
+    if strategy is None:
+        raise UnknownLayoutStrategyError(STRATEGY_KEY, value, STRATEGIES)
+    return strategy
 
 
 def spatial_curve_build_method(value: str | SpatialCurveBuildMethod) -> SpatialCurveBuildMethod:
@@ -79,7 +93,7 @@ def spatial_curve_build_method(value: str | SpatialCurveBuildMethod) -> SpatialC
 def curve_order(
     table: pa.Table,
     columns: Sequence[str],
-    strategy: str | LayoutOptimizationStrategy,
+    strategy: str,
     *,
     build_method: str | SpatialCurveBuildMethod = SpatialCurveBuildMethod.DIRECT,
     sample_size: int = DEFAULT_SAMPLE_SIZE,
@@ -101,7 +115,7 @@ def curve_order(
     _check_columns(table, columns)
     if not columns:
         return pa.array(np.arange(table.num_rows, dtype=np.uint64))
-    if chosen is LayoutOptimizationStrategy.LINEAR or len(columns) == 1:
+    if chosen == LINEAR or len(columns) == 1:
         return _linear_order(table, columns, chosen)
     words = curve_positions(table, columns, chosen, build_method=method, sample_size=sample_size)
     return pa.array(order_of_words(words).astype(np.uint64))
@@ -110,7 +124,7 @@ def curve_order(
 def curve_positions(
     table: pa.Table,
     columns: Sequence[str],
-    strategy: str | LayoutOptimizationStrategy,
+    strategy: str,
     *,
     build_method: str | SpatialCurveBuildMethod = SpatialCurveBuildMethod.DIRECT,
     sample_size: int = DEFAULT_SAMPLE_SIZE,
@@ -123,13 +137,12 @@ def curve_positions(
         SortColumnNotFoundError, UnsupportedSortColumnTypeError: as :func:`curve_order`.
     """
     chosen = layout_strategy(strategy)
-    if chosen is LayoutOptimizationStrategy.LINEAR:
-        curves = [LayoutOptimizationStrategy.ZORDER.value, LayoutOptimizationStrategy.HILBERT.value]
-        raise UnknownLayoutStrategyError(STRATEGY_KEY, strategy, curves)
+    if chosen == LINEAR:
+        raise UnknownLayoutStrategyError(STRATEGY_KEY, strategy, CURVES)
     method = spatial_curve_build_method(build_method)
     _check_sample_size(sample_size)
     _check_columns(table, columns)
-    arrays = [sortable_values(table.column(name), name, chosen.value) for name in columns]
+    arrays = [sortable_values(table.column(name), name, chosen) for name in columns]
     if not arrays:
         return [np.zeros(table.num_rows, dtype=np.uint64)]
     if method is SpatialCurveBuildMethod.SAMPLE:
@@ -137,7 +150,7 @@ def curve_positions(
     else:
         coordinates = [direct_coordinates(array) for array in arrays]
     bits = coordinate_bits(coordinates)
-    if chosen is LayoutOptimizationStrategy.ZORDER:
+    if chosen == ZORDER:
         return interleave_words(coordinates, bits)
     return hilbert_words(coordinates, bits)
 
@@ -153,7 +166,7 @@ def _check_columns(table: pa.Table, columns: Sequence[str]) -> None:
             raise SortColumnNotFoundError(name, table.schema.names)
 
 
-def _linear_order(table: pa.Table, columns: Sequence[str], strategy: LayoutOptimizationStrategy) -> pa.Array:
+def _linear_order(table: pa.Table, columns: Sequence[str], strategy: str) -> pa.Array:
     """Lexicographic order as Spark sorts ascending: nulls first, NaN after every number.
 
     pyarrow places NaN before numbers when nulls go first, and per-key null placement is recent, so
@@ -162,7 +175,7 @@ def _linear_order(table: pa.Table, columns: Sequence[str], strategy: LayoutOptim
     """
     keys: dict[str, pa.Array] = {}
     for i, name in enumerate(columns):
-        column = sortable_values(table.column(name), name, strategy.value)
+        column = sortable_values(table.column(name), name, strategy)
         if column.null_count:
             keys[f"valid{i}"] = pc.is_valid(column)
         if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
