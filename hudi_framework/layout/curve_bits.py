@@ -26,6 +26,7 @@ U64 = npt.NDArray[np.uint64]
 #: Bits in one word of a curve position.
 WORD_BITS = 64
 _ONE = np.uint64(1)
+_HILBERT_BLOCK_ROWS = 1 << 15
 
 
 @cache
@@ -76,30 +77,40 @@ def hilbert_words(coordinates: Sequence[U64], bits: int) -> list[U64]:
     for Z-order. Consecutive positions are grid neighbours: that is the curve's defining property.
     """
     x = [np.array(c, dtype=np.uint64, copy=True) for c in coordinates]
+    if x and bits > 0:
+        # Blocks of rows small enough to stay in cache across the ~10 passes per bit and dimension.
+        for start in range(0, len(x[0]), _HILBERT_BLOCK_ROWS):
+            _transpose_in_place([c[start : start + _HILBERT_BLOCK_ROWS] for c in x], bits)
+    return interleave_words(x, bits)
+
+
+def _transpose_in_place(x: list[U64], bits: int) -> None:
+    """Skilling's ``AxestoTranspose`` over views of the coordinate arrays."""
     dimensions = len(x)
-    if dimensions == 0 or bits == 0:
-        return interleave_words(x, bits)
     rows = len(x[0])
     t = np.empty(rows, dtype=np.uint64)
     hit = np.empty(rows, dtype=np.uint64)
+    keep = np.empty(rows, dtype=np.uint64)
     # Inverse undo: walk the levels from the most significant, exchanging or inverting lower bits.
     for level in range(bits - 1, 0, -1):
         q = np.uint64(level)
         low = np.uint64((1 << level) - 1)
         for i in range(dimensions):
-            # hit: all ones where bit `level` of x[i] is set, else zero.
+            # hit: the low bits where bit `level` of x[i] is set, else zero.
             np.right_shift(x[i], q, out=hit)
             np.bitwise_and(hit, _ONE, out=hit)
             np.negative(hit, out=hit)
+            np.bitwise_and(hit, low, out=hit)
             if i == 0:
-                x[0] ^= hit & low  # set: invert x[0]'s low bits; clear: nothing to exchange with itself
+                x[0] ^= hit  # set: invert x[0]'s low bits; clear: nothing to exchange with itself
                 continue
-            # clear: exchange x[0]'s and x[i]'s low bits; set: invert x[0]'s low bits.
+            # clear: exchange x[0]'s and x[i]'s low bits (t); set: invert x[0]'s low bits (hit).
+            np.bitwise_xor(hit, low, out=keep)
             np.bitwise_xor(x[0], x[i], out=t)
-            t &= low
-            t &= ~hit
-            x[0] ^= (hit & low) | t
+            np.bitwise_and(t, keep, out=t)
             x[i] ^= t
+            np.bitwise_xor(hit, t, out=hit)
+            x[0] ^= hit
     # Gray encode.
     for i in range(1, dimensions):
         x[i] ^= x[i - 1]
@@ -111,12 +122,31 @@ def hilbert_words(coordinates: Sequence[U64], bits: int) -> list[U64]:
         t ^= hit & np.uint64((1 << level) - 1)
     for i in range(dimensions):
         x[i] ^= t
-    return interleave_words(x, bits)
 
 
 def order_of_words(words: Sequence[U64]) -> npt.NDArray[np.int64]:
-    """Row indices sorting rows by their curve positions (stable: ties keep the input order)."""
-    if len(words) == 1:
-        return np.argsort(words[0], kind="stable").astype(np.int64, copy=False)
-    # lexsort's last key is the primary one: the most significant word.
-    return np.lexsort(list(reversed(words))).astype(np.int64, copy=False)
+    """Row indices sorting rows by their curve positions (stable: ties keep the input order).
+
+    The most significant word nearly always decides: rows are sorted by it alone (a radix sort),
+    then only the runs of rows it leaves tied are sorted by the lower words.
+    """
+    order = np.argsort(words[0], kind="stable").astype(np.int64, copy=False)
+    if len(words) == 1 or len(order) < 2:
+        return order
+    leading = words[0][order]
+    tied_next = leading[1:] == leading[:-1]
+    if not tied_next.any():
+        return order
+    # Positions (in sorted order) inside a run of equal leading words, and each run's id.
+    in_run = np.zeros(len(order), dtype=bool)
+    in_run[1:] |= tied_next
+    in_run[:-1] |= tied_next
+    run_id = np.cumsum(np.concatenate(([True], ~tied_next)))
+    positions = np.flatnonzero(in_run)
+    rows = order[positions]
+    # lexsort's last key is the primary one: the run, then the lower words, then the input order
+    # (kept by the stable sort, since rows within a run are in input order already).
+    keys = [word[rows] for word in reversed(words[1:])]
+    within = np.lexsort([*keys, run_id[positions]])
+    order[positions] = rows[within]
+    return order

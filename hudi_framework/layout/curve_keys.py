@@ -256,9 +256,14 @@ def sample_coordinates(arrays: list[pa.Array], sample_size: int) -> list[U64]:
             pc.rank(array, sort_keys="ascending", tiebreaker="dense").to_numpy(zero_copy_only=False), dtype=np.int64
         )
         valid = np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        sampled = np.sort(dense[picked][valid[picked]])
-        bounds = _boundaries(sampled, min(sample_size, len(sampled)))
-        rank = np.searchsorted(bounds, dense, side="left").astype(np.uint64)
+        top = int(dense.max())
+        # The sample as counts per dense rank: its sorted order without sorting it.
+        cumulative = np.cumsum(np.bincount(dense[picked][valid[picked]], minlength=top + 1))
+        bounds = _boundaries(cumulative, min(sample_size, int(cumulative[-1])))
+        # Boundaries below each dense rank, for every dense rank at once: a cumulative count.
+        below = np.zeros(top + 2, dtype=np.uint64)
+        below[bounds + 1] = 1
+        rank = np.cumsum(below, dtype=np.uint64)[dense]
         ranks.append(np.where(valid, rank + np.uint64(1), np.uint64(0)) if array.null_count else rank)
     widest = max(int(r.max()) if len(r) else 0 for r in ranks)
     spread: list[U64] = []
@@ -269,13 +274,18 @@ def sample_coordinates(arrays: list[pa.Array], sample_size: int) -> list[U64]:
     return spread
 
 
-def _boundaries(sorted_sample: I64, partitions: int) -> I64:
-    """Up to ``partitions - 1`` distinct values of the sorted sample at equal steps of its weight."""
-    if partitions <= 1 or len(sorted_sample) == 0:
+def _boundaries(cumulative: I64, partitions: int) -> I64:
+    """Up to ``partitions - 1`` distinct sampled values at equal steps of the sample's weight.
+
+    ``cumulative[v]`` counts the sampled values up to ``v``; the value at sorted position ``p`` is
+    the first ``v`` whose count exceeds ``p``.
+    """
+    total = int(cumulative[-1]) if len(cumulative) else 0
+    if partitions <= 1 or total == 0:
         return np.zeros(0, dtype=np.int64)
-    step = len(sorted_sample) / partitions
-    positions = np.ceil(step * np.arange(1, partitions)).astype(np.int64) - 1
-    return np.unique(sorted_sample[np.clip(positions, 0, len(sorted_sample) - 1)])
+    step = total / partitions
+    positions = np.clip(np.ceil(step * np.arange(1, partitions)).astype(np.int64) - 1, 0, total - 1)
+    return np.unique(np.searchsorted(cumulative, positions, side="right"))
 
 
 def coordinate_bits(coordinates: list[U64]) -> int:

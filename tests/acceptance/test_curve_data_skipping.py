@@ -83,6 +83,7 @@ def test_a_curve_sort_prunes_at_least_5x_more_files_than_random_order(
     table: pa.Table, boxes: list[dict[str, tuple[int, int]]], tmp_path: Path, strategy: str, method: str
 ) -> None:
     random_both, random_y = _read_counts(table, tmp_path, "random", boxes)
+    assert random_y == FILES * BOXES
     ordered = table.take(curve_order(table, ["x", "y"], strategy, build_method=method))
     curve_both, curve_y = _read_counts(ordered, tmp_path, "curve", boxes)
     linear = table.take(curve_order(table, ["x", "y"], "linear"))

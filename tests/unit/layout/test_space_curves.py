@@ -29,6 +29,7 @@ from hudi_framework.errors import (
     UnknownLayoutStrategyError,
     UnsupportedSortColumnTypeError,
 )
+from hudi_framework.layout.curve_keys import sample_coordinates
 from hudi_framework.layout.space_curves import curve_order, curve_positions, layout_strategy
 
 CURVES = ("z-order", "hilbert")
@@ -459,3 +460,18 @@ def test_strategy_spellings_are_apache_hudis() -> None:
     assert curve_order(table, ["a", "b"], "HILBERT").to_pylist() == [1, 0, 2]
     with pytest.raises(UnknownLayoutStrategyError):
         layout_strategy(3)  # type: ignore[arg-type]
+
+
+def test_sample_coordinates_are_ranks_among_equal_weight_boundaries() -> None:
+    # 100 rows, sample size 5: every row sampled (20 per boundary asked), boundaries at every 20th
+    # value, so a value's rank is value // 20; a column of two values has ranks 0 and 1, spread by
+    # the ratio of the widest rank (4) so both axes span the same range.
+    values = pa.array(np.arange(100))
+    flags = pa.array(np.arange(100) % 2 == 1)
+    wide, narrow = sample_coordinates([values, flags], sample_size=5)
+    assert wide.tolist() == [v // 20 for v in range(100)]
+    assert narrow.tolist() == [4 * (v % 2) for v in range(100)]
+    with_nulls = pa.array([None if v % 10 == 0 else v for v in range(100)], pa.int64())
+    (ranked,) = sample_coordinates([with_nulls], sample_size=5)
+    assert [r for v, r in zip(with_nulls.to_pylist(), ranked.tolist(), strict=True) if v is None] == [0] * 10
+    assert min(r for v, r in zip(with_nulls.to_pylist(), ranked.tolist(), strict=True) if v is not None) == 1
