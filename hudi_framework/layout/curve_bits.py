@@ -124,16 +124,20 @@ def _transpose_in_place(x: list[U64], bits: int) -> None:
         x[i] ^= t
 
 
-def order_of_words(words: Sequence[U64]) -> npt.NDArray[np.int64]:
-    """Row indices sorting rows by their curve positions (stable: ties keep the input order).
+def order_of_words(words: Sequence[U64], bits: int) -> npt.NDArray[np.int64]:
+    """Row indices sorting rows by their ``bits``-bit curve positions (stable: ties keep the input order).
 
-    The most significant word nearly always decides: rows are sorted by it alone (a radix sort),
-    then only the runs of rows it leaves tied are sorted by the lower words.
+    The position's leading 64 bits nearly always decide: rows are sorted by them alone, then only
+    the runs of rows they leave tied are sorted by the whole position.
     """
-    order = np.argsort(words[0], kind="stable").astype(np.int64, copy=False)
+    leading = words[0]
+    used = bits - WORD_BITS * (len(words) - 1)  # bits of the position in the most significant word
+    if len(words) > 1 and 0 < used < WORD_BITS:
+        leading = (words[0] << np.uint64(WORD_BITS - used)) | (words[1] >> np.uint64(used))
+    order = np.argsort(leading, kind="stable").astype(np.int64, copy=False)
     if len(words) == 1 or len(order) < 2:
         return order
-    leading = words[0][order]
+    leading = leading[order]
     tied_next = leading[1:] == leading[:-1]
     if not tied_next.any():
         return order

@@ -117,8 +117,8 @@ def curve_order(
         return pa.array(np.arange(table.num_rows, dtype=np.uint64))
     if chosen == LINEAR or len(columns) == 1:
         return _linear_order(table, columns, chosen)
-    words = curve_positions(table, columns, chosen, build_method=method, sample_size=sample_size)
-    return pa.array(order_of_words(words).astype(np.uint64))
+    words, bits = _curve_words(table, columns, chosen, method, sample_size)
+    return pa.array(order_of_words(words, bits).astype(np.uint64))
 
 
 def curve_positions(
@@ -142,17 +142,24 @@ def curve_positions(
     method = spatial_curve_build_method(build_method)
     _check_sample_size(sample_size)
     _check_columns(table, columns)
-    arrays = [sortable_values(table.column(name), name, chosen) for name in columns]
+    return _curve_words(table, columns, chosen, method, sample_size)[0]
+
+
+def _curve_words(
+    table: pa.Table, columns: Sequence[str], strategy: str, method: SpatialCurveBuildMethod, sample_size: int
+) -> tuple[list[npt.NDArray[np.uint64]], int]:
+    """(each row's position on the curve as words, bits in a position)."""
+    arrays = [sortable_values(table.column(name), name, strategy) for name in columns]
     if not arrays:
-        return [np.zeros(table.num_rows, dtype=np.uint64)]
+        return [np.zeros(table.num_rows, dtype=np.uint64)], 0
     if method is SpatialCurveBuildMethod.SAMPLE:
         coordinates = sample_coordinates(arrays, sample_size)
     else:
         coordinates = [direct_coordinates(array) for array in arrays]
     bits = coordinate_bits(coordinates)
-    if chosen == ZORDER:
-        return interleave_words(coordinates, bits)
-    return hilbert_words(coordinates, bits)
+    if strategy == ZORDER:
+        return interleave_words(coordinates, bits), bits * len(coordinates)
+    return hilbert_words(coordinates, bits), bits * len(coordinates)
 
 
 def _check_sample_size(sample_size: int) -> None:

@@ -29,6 +29,7 @@ from hudi_framework.errors import (
     UnknownLayoutStrategyError,
     UnsupportedSortColumnTypeError,
 )
+from hudi_framework.layout.curve_bits import order_of_words
 from hudi_framework.layout.curve_keys import sample_coordinates
 from hudi_framework.layout.space_curves import curve_order, curve_positions, layout_strategy
 
@@ -475,3 +476,22 @@ def test_sample_coordinates_are_ranks_among_equal_weight_boundaries() -> None:
     (ranked,) = sample_coordinates([with_nulls], sample_size=5)
     assert [r for v, r in zip(with_nulls.to_pylist(), ranked.tolist(), strict=True) if v is None] == [0] * 10
     assert min(r for v, r in zip(with_nulls.to_pylist(), ranked.tolist(), strict=True) if v is not None) == 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data(), st.integers(1, 200), st.integers(1, 3))
+def test_sorting_by_words_is_a_stable_lexicographic_sort(data: st.DataObject, bits: int, rows: int) -> None:
+    # The leading 64 bits decide first and only their ties are sorted by the whole position: the
+    # result must be numpy's stable lexicographic sort of the words, with heavy ties drawn too.
+    n_words = -(-bits // 64)
+    used = bits - 64 * (n_words - 1)
+    small = data.draw(st.booleans())
+    n = data.draw(st.integers(0, 40 * rows))
+
+    def word(top: int) -> npt.NDArray[np.uint64]:
+        values = data.draw(st.lists(st.integers(0, 2 if small else top - 1), min_size=n, max_size=n))
+        return np.array(values, dtype=np.uint64)
+
+    words = [word(1 << used), *(word(1 << 64) for _ in range(n_words - 1))]
+    expected = np.lexsort(list(reversed(words))) if n else np.zeros(0, dtype=np.int64)
+    assert order_of_words(words, bits).tolist() == expected.tolist()
