@@ -285,7 +285,8 @@ def _boundaries(cumulative: I64, partitions: int) -> I64:
         return np.zeros(0, dtype=np.int64)
     step = total / partitions
     positions = np.clip(np.ceil(step * np.arange(1, partitions)).astype(np.int64) - 1, 0, total - 1)
-    return np.unique(np.searchsorted(cumulative, positions, side="right"))
+    values = np.searchsorted(cumulative, positions, side="right")  # ascending: duplicates adjacent
+    return values[np.concatenate(([True], values[1:] != values[:-1]))]
 
 
 def coordinate_bits(coordinates: list[U64]) -> int:
