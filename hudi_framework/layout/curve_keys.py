@@ -35,6 +35,14 @@ _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
 #: Decimal digits every unscaled value of which fits in a long.
 _LONG_DIGITS = 18
+#: Types whose coordinate is the value's leading bytes.
+_BYTE_TYPES = (
+    pa.types.is_string,
+    pa.types.is_large_string,
+    pa.types.is_binary,
+    pa.types.is_large_binary,
+    pa.types.is_fixed_size_binary,
+)
 #: Bytes of a string or binary value that make its coordinate (Apache Hudi: 8).
 _PREFIX_BYTES = 8
 #: Apache Hudi samples at most this many rows per boundary asked for, and at most a million rows.
@@ -191,13 +199,7 @@ def _mapper(kind: pa.DataType) -> Callable[[pa.Array], U64] | None:
         return _milliseconds
     if pa.types.is_time(kind) or pa.types.is_duration(kind):  # no Spark type: their stored integers
         return _long
-    if (
-        pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-        or pa.types.is_binary(kind)
-        or pa.types.is_large_binary(kind)
-        or pa.types.is_fixed_size_binary(kind)
-    ):
+    if any(is_bytes(kind) for is_bytes in _BYTE_TYPES):
         return _prefix
     if pa.types.is_null(kind):
         return lambda array: np.zeros(len(array), dtype=np.uint64)
@@ -286,7 +288,7 @@ def _boundaries(cumulative: I64, partitions: int) -> I64:
     step = total / partitions
     positions = np.clip(np.ceil(step * np.arange(1, partitions)).astype(np.int64) - 1, 0, total - 1)
     values = np.searchsorted(cumulative, positions, side="right")  # ascending: duplicates adjacent
-    return values[np.concatenate(([True], values[1:] != values[:-1]))]
+    return np.asarray(values[np.concatenate(([True], values[1:] != values[:-1]))], dtype=np.int64)
 
 
 def coordinate_bits(coordinates: list[U64]) -> int:

@@ -110,9 +110,7 @@ def curve_order(
             (struct, list, map...).
     """
     chosen = layout_strategy(strategy)
-    method = spatial_curve_build_method(build_method)
-    _check_sample_size(sample_size)
-    _check_columns(table, columns)
+    method = _checked(table, columns, build_method, sample_size)
     if not columns:
         return pa.array(np.arange(table.num_rows, dtype=np.uint64))
     if chosen == LINEAR or len(columns) == 1:
@@ -139,9 +137,7 @@ def curve_positions(
     chosen = layout_strategy(strategy)
     if chosen == LINEAR:
         raise UnknownLayoutStrategyError(STRATEGY_KEY, strategy, CURVES)
-    method = spatial_curve_build_method(build_method)
-    _check_sample_size(sample_size)
-    _check_columns(table, columns)
+    method = _checked(table, columns, build_method, sample_size)
     return _curve_words(table, columns, chosen, method, sample_size)[0]
 
 
@@ -162,15 +158,17 @@ def _curve_words(
     return hilbert_words(coordinates, bits), bits * len(coordinates)
 
 
-def _check_sample_size(sample_size: int) -> None:
+def _checked(
+    table: pa.Table, columns: Sequence[str], build_method: str | SpatialCurveBuildMethod, sample_size: int
+) -> SpatialCurveBuildMethod:
+    """The build method, once the options and the columns are known to be valid."""
+    method = spatial_curve_build_method(build_method)
     if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
         raise UnknownLayoutStrategyError(SAMPLE_SIZE_KEY, sample_size, ["a positive number of rows"])
-
-
-def _check_columns(table: pa.Table, columns: Sequence[str]) -> None:
     for name in columns:
         if name not in table.schema.names:
             raise SortColumnNotFoundError(name, table.schema.names)
+    return method
 
 
 def _linear_order(table: pa.Table, columns: Sequence[str], strategy: str) -> pa.Array:
