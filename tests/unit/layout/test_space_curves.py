@@ -495,3 +495,15 @@ def test_sorting_by_words_is_a_stable_lexicographic_sort(data: st.DataObject, bi
     words = [word(1 << used), *(word(1 << 64) for _ in range(n_words - 1))]
     expected = np.lexsort(list(reversed(words))) if n else np.zeros(0, dtype=np.int64)
     assert order_of_words(words, bits).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("offset", [1 << 20, -(1 << 40), 3 << 61])
+def test_hilbert_steps_to_a_neighbour_on_a_grid_away_from_the_origin(offset: int) -> None:
+    # Coordinates share their leading bits (dropped before the transform): an aligned grid far from
+    # zero, negative numbers included, is still walked cell to neighbouring cell.
+    grid = list(itertools.product(range(8), repeat=2))
+    table = pa.table({"a": pa.array([offset + p[0] for p in grid]), "b": pa.array([offset + p[1] for p in grid])})
+    walk = [grid[i] for i in curve_order(table, ["a", "b"], "hilbert").to_pylist()]
+    assert sorted(walk) == sorted(grid)
+    for here, there in itertools.pairwise(walk):
+        assert abs(here[0] - there[0]) + abs(here[1] - there[1]) == 1, (here, there)
