@@ -507,3 +507,39 @@ def test_hilbert_steps_to_a_neighbour_on_a_grid_away_from_the_origin(offset: int
     assert sorted(walk) == sorted(grid)
     for here, there in itertools.pairwise(walk):
         assert abs(here[0] - there[0]) + abs(here[1] - there[1]) == 1, (here, there)
+
+
+def _java_z_value(values: list[int], widths: list[int]) -> int:
+    """Apache Hudi's direct Z-value of one row, spelled out bit by bit as ``SpaceCurveSortingHelper``
+    builds it: ``intTo8Byte`` / ``longTo8Byte`` (sign bit flipped, an int in the low 4 bytes), then
+    ``BinaryUtil.interleaving(bytes, 8)``: bit 0 (most significant) of each column, then bit 1..."""
+    keys = [
+        (v ^ (1 << 31)) & 0xFFFFFFFF if width == 32 else (v ^ (1 << 63)) & ((1 << 64) - 1)
+        for v, width in zip(values, widths, strict=True)
+    ]
+    z = 0
+    for bit in range(64):
+        for key in keys:
+            z = (z << 1) | ((key >> (63 - bit)) & 1)
+    return z
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([32, 64]), min_size=2, max_size=3), st.data())
+def test_z_order_of_integers_is_apache_hudis_direct_z_order(widths: list[int], data: st.DataObject) -> None:
+    n = data.draw(st.integers(0, 40))
+    columns = {
+        f"c{j}": data.draw(
+            st.lists(st.integers(-(2 ** (w - 1)), 2 ** (w - 1) - 1) | st.integers(-8, 8), min_size=n, max_size=n)
+        )
+        for j, w in enumerate(widths)
+    }
+    table = pa.table(
+        {
+            name: pa.array(v, pa.int32() if w == 32 else pa.int64())
+            for (name, v), w in zip(columns.items(), widths, strict=True)
+        }
+    )
+    rows = list(zip(*columns.values(), strict=True)) if n else []
+    expected = sorted(range(n), key=lambda i: _java_z_value(list(rows[i]), widths))
+    assert curve_order(table, list(columns), "z-order").to_pylist() == expected
