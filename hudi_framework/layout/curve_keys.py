@@ -54,12 +54,14 @@ _SAMPLE_SEED = 0x5EED
 
 def plain_values(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     """``column`` as one array of a type pyarrow sorts: dictionaries decoded, half floats and
-    32/64-bit decimals widened (losslessly)."""
+    32/64-bit decimals widened (losslessly), string and binary views as offset arrays."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     if pa.types.is_float16(array.type):
         array = array.cast(pa.float32())
+    if pa.types.is_string_view(array.type) or pa.types.is_binary_view(array.type):
+        array = array.cast(pa.large_string() if pa.types.is_string_view(array.type) else pa.large_binary())
     if pa.types.is_decimal(array.type) and array.type.byte_width < 16:
         array = array.cast(pa.decimal128(array.type.precision, array.type.scale))
     return array
