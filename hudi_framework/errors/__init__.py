@@ -43,8 +43,8 @@ from hudi_framework.errors.data import (
 )
 from hudi_framework.errors.layout import (
     LayoutOptimizationError,
-    SortColumnNotFoundError,
     UnknownLayoutStrategyError,
+    UnknownSortColumnError,
     UnsupportedSortColumnTypeError,
 )
 from hudi_framework.errors.log_format import (
@@ -205,7 +205,6 @@ __all__ = [
     "SchemaConversionError",
     "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
-    "SortColumnNotFoundError",
     "StorageError",
     "StorageNotFoundError",
     "TableConfigCorruptError",
@@ -220,6 +219,7 @@ __all__ = [
     "UnknownComponentError",
     "UnknownConfigKeyError",
     "UnknownLayoutStrategyError",
+    "UnknownSortColumnError",
     "UnsafeLockConfigError",
     "UnsafePartitionPathError",
     "UnsupportedFormatError",

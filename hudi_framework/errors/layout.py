@@ -8,8 +8,8 @@ from hudi_framework.errors.base import HudiError
 
 __all__ = [
     "LayoutOptimizationError",
-    "SortColumnNotFoundError",
     "UnknownLayoutStrategyError",
+    "UnknownSortColumnError",
     "UnsupportedSortColumnTypeError",
 ]
 
@@ -34,7 +34,7 @@ class UnknownLayoutStrategyError(LayoutOptimizationError, ValueError):
         super().__init__(f"{option}={value!r} is not one of {', '.join(self.accepted)}")
 
 
-class SortColumnNotFoundError(LayoutOptimizationError, KeyError):
+class UnknownSortColumnError(LayoutOptimizationError, KeyError):
     """A column to sort by is not in the rows being sorted.
 
     Attributes:

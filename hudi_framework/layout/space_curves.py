@@ -27,7 +27,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_framework.errors import SortColumnNotFoundError, UnknownLayoutStrategyError
+from hudi_framework.errors import UnknownLayoutStrategyError, UnknownSortColumnError
 from hudi_framework.layout.curve_bits import hilbert_words, interleave_words, order_of_words
 from hudi_framework.layout.curve_keys import (
     coordinate_bits,
@@ -105,7 +105,7 @@ def curve_order(
     Raises:
         UnknownLayoutStrategyError: ``strategy`` or ``build_method`` is not one of Apache Hudi's
             values, or ``sample_size`` is not positive (naming the option).
-        SortColumnNotFoundError: a column is not in ``table``.
+        UnknownSortColumnError: a column is not in ``table``.
         UnsupportedSortColumnTypeError: a column's type has no order the strategy supports
             (struct, list, map...).
     """
@@ -132,7 +132,7 @@ def curve_positions(
 
     Raises:
         UnknownLayoutStrategyError: ``strategy`` is not a curve, or as :func:`curve_order`.
-        SortColumnNotFoundError, UnsupportedSortColumnTypeError: as :func:`curve_order`.
+        UnknownSortColumnError, UnsupportedSortColumnTypeError: as :func:`curve_order`.
     """
     chosen = layout_strategy(strategy)
     if chosen == LINEAR:
@@ -167,7 +167,7 @@ def _checked(
         raise UnknownLayoutStrategyError(SAMPLE_SIZE_KEY, sample_size, ["a positive number of rows"])
     for name in columns:
         if name not in table.schema.names:
-            raise SortColumnNotFoundError(name, table.schema.names)
+            raise UnknownSortColumnError(name, table.schema.names)
     return method
 
 

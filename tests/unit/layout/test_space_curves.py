@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from hudi_framework.errors import (
     HudiError,
     LayoutOptimizationError,
-    SortColumnNotFoundError,
     UnknownLayoutStrategyError,
+    UnknownSortColumnError,
     UnsupportedSortColumnTypeError,
 )
 from hudi_framework.layout.curve_bits import order_of_words
@@ -425,7 +425,7 @@ def test_linear_has_no_curve_positions() -> None:
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_missing_column_is_named(strategy: str) -> None:
     table = pa.table({"a": [1, 2], "b": [3, 4]})
-    with pytest.raises(SortColumnNotFoundError) as info:
+    with pytest.raises(UnknownSortColumnError) as info:
         curve_order(table, ["a", "rider"], strategy)
     assert info.value.column == "rider"
     assert info.value.available == ("a", "b")
