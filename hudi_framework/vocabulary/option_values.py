@@ -13,11 +13,13 @@ from hudi_framework.vocabulary.hudi_enum import HudiEnum
 __all__ = [
     "BaseFileFormat",
     "CleanerPolicy",
+    "ClusteringUpdateStrategy",
     "CompactionTriggerStrategy",
     "ConcurrencyMode",
     "DataSkippingSource",
     "FailedWritesPolicy",
     "InsertDupPolicy",
+    "LayoutOptimizationStrategy",
     "LogBlockFormat",
     "ParquetCodec",
     "QueryType",
@@ -120,3 +122,25 @@ class DataSkippingSource(HudiEnum):
     #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
     #: (a GET on object stores), worth it when filters rule out most files.
     PARQUET_FOOTERS = "parquet_footers"
+
+
+class ClusteringUpdateStrategy(HudiEnum):
+    """What a write does to a file group under pending clustering (``hoodie.clustering.updates.strategy``).
+
+    Values are Apache Hudi's class names (its default is the reject strategy); ``reject`` and
+    ``allow`` are accepted for them.
+    """
+
+    REJECT = "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy"
+    ALLOW = "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy"
+
+
+class LayoutOptimizationStrategy(HudiEnum):
+    """How clustering orders rows by its sort columns (``hoodie.layout.optimize.strategy``)."""
+
+    LINEAR = "linear"
+    Z_ORDER = "z-order"
+    HILBERT = "hilbert"
+
+
+LayoutOptimizationStrategy._aliases_ = {"ZORDER": "Z_ORDER"}
