@@ -127,12 +127,18 @@ class DataSkippingSource(HudiEnum):
 class ClusteringUpdateStrategy(HudiEnum):
     """What a write does to a file group under pending clustering (``hoodie.clustering.updates.strategy``).
 
-    Values are Apache Hudi's class names (its default is the reject strategy); ``reject`` and
-    ``allow`` are accepted for them.
+    Apache Hudi names its strategies by class (its default is the reject strategy); those class
+    names are accepted for the values.
     """
 
-    REJECT = "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy"
-    ALLOW = "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy"
+    REJECT = "reject"
+    ALLOW = "allow"
+
+
+ClusteringUpdateStrategy._aliases_ = {
+    "ORG.APACHE.HUDI.CLIENT.CLUSTERING.UPDATE.STRATEGY.SPARKREJECTUPDATESTRATEGY": "REJECT",
+    "ORG.APACHE.HUDI.CLIENT.CLUSTERING.UPDATE.STRATEGY.SPARKALLOWUPDATESTRATEGY": "ALLOW",
+}
 
 
 class LayoutOptimizationStrategy(HudiEnum):
