@@ -15,9 +15,9 @@ module): :data:`COVERED_ELSEWHERE` names the Spark tests, which must exist.
 from __future__ import annotations
 
 import enum
+import importlib.util
 import re
 import time
-import importlib.util
 import types
 import typing
 from collections.abc import Callable, Iterator

@@ -100,9 +100,7 @@ def test_a_hoodie_option_without_its_feature_is_refused(key: str, value: str, ro
     _check(caught.value, key, roadmap)
 
 
-@pytest.mark.parametrize(
-    ("key", "value", "roadmap"), HOODIE_OPTIONS[:3] + HOODIE_OPTIONS[5:6] + HOODIE_OPTIONS[9:10]
-)
+@pytest.mark.parametrize(("key", "value", "roadmap"), HOODIE_OPTIONS[:3] + HOODIE_OPTIONS[5:6] + HOODIE_OPTIONS[9:10])
 def test_spark_options_are_refused_alike(key: str, value: str, roadmap: str | None) -> None:
     options = {"path": "/tmp/t", "hoodie.table.name": "t", key: value}
     with pytest.raises(UnsupportedOptionError) as caught:
