@@ -183,7 +183,7 @@ class ClusteringPlan:
         extra_metadata: ``extraMetadata``.
         version: Plan version (1).
         preserve_hoodie_metadata: Whether rewritten rows keep their commit time and sequence number.
-        missing_schedule_partitions: Partitions a strategy skipped (incremental table services).
+        missing_schedule_partitions: Partitions a strategy skipped (Java writes an empty list).
     """
 
     input_groups: tuple[ClusteringGroup, ...]
@@ -192,7 +192,7 @@ class ClusteringPlan:
     extra_metadata: Mapping[str, str] = field(default_factory=dict)
     version: int = CLUSTERING_PLAN_VERSION
     preserve_hoodie_metadata: bool = True
-    missing_schedule_partitions: tuple[str, ...] | None = None
+    missing_schedule_partitions: tuple[str, ...] | None = ()
 
     @property
     def file_groups(self) -> list[FileGroupId]:

@@ -55,6 +55,7 @@ from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clustering_plan import ClusteringPlan, SliceInfo, decode_clustering_plan
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata, RuntimeStats, WriteStat
+from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.vocabulary import WriteOperationType
 from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.compaction_scheduler import timeline_writer
@@ -120,6 +121,7 @@ class ClusteringJob:
         sort_columns: Columns rows are ordered by (none: read order).
         layout_strategy: ``linear``, ``z-order`` or ``hilbert``.
         preserve_metadata: Keep rows' commit time and sequence number.
+        v8: Table version 8 or later (layout 2 write stats).
     """
 
     table: HudiTable
@@ -132,6 +134,7 @@ class ClusteringJob:
     sort_columns: tuple[str, ...] = ()
     layout_strategy: str = "linear"
     preserve_metadata: bool = True
+    v8: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +323,17 @@ def cluster_group(group: ResolvedGroup, job: ClusteringJob) -> list[WriteStat]:
                 partition_path=group.partition_path,
                 file_size_in_bytes=size,
                 runtime_stats=RuntimeStats(total_scan_time=scan_ms, total_create_time=create_ms, total_upsert_time=0),
+                # Java's counters of a create handle: zero, not absent.
+                total_log_records=0,
+                total_updated_records_compacted=0,
+                total_log_blocks=0,
+                total_corrupt_log_block=0,
+                total_rollback_blocks=0,
+                total_log_files_compacted=0,
+                total_log_read_time_ms=0,
+                total_log_size_compacted=0,
+                # Apache Hudi 1.x writes 0 here; v6 (0.x) has no such field.
+                num_updates=0 if job.v8 else None,
             )
         )
     return stats
@@ -410,6 +424,7 @@ def execute_clustering(table: HudiTable, instant: str, settings: HudiSettings | 
         sort_columns=plan.sort_columns,
         layout_strategy=plan.layout_strategy,
         preserve_metadata=plan.preserve_hoodie_metadata,
+        v8=cfg.timeline_layout_version != LAYOUT_V1,
     )
     writer = timeline_writer(table)
     inflight = writer.transition_to_inflight(found)
