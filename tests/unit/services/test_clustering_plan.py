@@ -96,7 +96,8 @@ def test_apache_hudi_plan_decodes(extract_fixture: Callable[[FixtureTable], tupl
     assert all(g.num_output_file_groups == 1 for g in plan.input_groups)
     for group in plan.input_groups:
         for info in group.slices:
-            assert info.data_file_name and info.data_file_name.startswith(info.file_id)
+            assert info.data_file_name
+            assert info.data_file_name.startswith(info.file_id)
             assert info.data_file_path.endswith(f"{info.partition_path}/{info.data_file_name}")
     # Re-encoding Apache Hudi's plan gives its record back (field for field).
     again = read_container(encode_clustering_plan(plan)).record["clusteringPlan"]
