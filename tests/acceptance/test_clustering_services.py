@@ -173,3 +173,23 @@ def test_v6_does_not_schedule_while_a_write_is_in_flight(tmp_path: Path) -> None
     service, host = open_table_service(table.reload(), settings, "clustering")
     with pytest.raises(ClusteringPlanError, match="still in flight"):
         service.schedule(host)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_inserts_never_go_into_a_file_group_under_pending_clustering(tmp_path: Path, table_type: str) -> None:
+    """With small-file packing on, inserts would fill the small file groups the clustering is about to
+    replace, and completing it would drop them: they go to new file groups instead."""
+    settings = _settings(tmp_path / "t", **{"table.type": table_type, "write.small_file_limit_bytes": 100 << 20})
+    table, client = _create(settings)
+    client.insert(_rows(0, 4))
+    client.insert(_rows(4, 4))  # packed into the first insert's small files
+    clustered = {s.file_id for s in table.reload().latest_file_slices()}
+    service, host = open_table_service(table, settings, "clustering")
+    planned = service.schedule(host)
+    assert planned is not None
+    client.insert(_rows(8, 4))
+    touched = {s.file_id for s in table.reload().latest_file_slices() if s.base_instant_time > planned}
+    assert touched
+    assert touched.isdisjoint(clustered)
+    service.execute(host, planned)
+    assert [k for k, _ in _snapshot(table)] == [f"k{i:03d}" for i in range(12)]
