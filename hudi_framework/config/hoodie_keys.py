@@ -359,6 +359,10 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
         "hoodie.datasource.compaction.async.enable": (
             "applies to Apache Hudi's streaming sink; use services.compaction.inline or schedule_inline"
         ),
+        "hoodie.clustering.plan.strategy.class": (
+            "clustering plans are made by the service services.clustering.service names (size-based)"
+        ),
+        "hoodie.clustering.execution.strategy.class": "clustering rewrites rows as SparkSortAndSizeExecutionStrategy",
     }
 )
 
@@ -371,6 +375,14 @@ IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = Mappin
         "hoodie.clean.trigger.strategy": (("num_commits",), None),
         # Apache Hudi's TIMELINE_SERVER_BASED needs its timeline server (hoodie.embed.timeline.server).
         "hoodie.write.markers.type": (("direct",), None),
+        "hoodie.clustering.plan.strategy.class": (
+            ("org.apache.hudi.client.clustering.plan.strategy.sparksizebasedclusteringplanstrategy",),
+            None,
+        ),
+        "hoodie.clustering.execution.strategy.class": (
+            ("org.apache.hudi.client.clustering.run.strategy.sparksortandsizeexecutionstrategy",),
+            None,
+        ),
     }
 )
 
