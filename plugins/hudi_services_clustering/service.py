@@ -39,7 +39,9 @@ class ClusteringService(TableService):
         """Write a clustering plan; return its instant, or None if no file slice qualifies."""
         bound = table_service_host(host)
         bound.prepare()
-        return bound.schedule_clustering(self.strategy(), instant_time=instant_time)
+        # Under optimistic concurrency control two schedulers must not plan the same file groups.
+        with bound.locked():
+            return bound.schedule_clustering(self.strategy(), instant_time=instant_time)
 
     def run(self, host: Any, instant: str) -> ClusteringOutcome:
         """Execute the plan of ``instant`` and return what it wrote."""

@@ -4,6 +4,7 @@ live with a pending one (optimistic concurrency control, v6 writes in flight).""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -142,12 +143,14 @@ def test_occ_write_loses_to_a_clustering_scheduled_while_it_ran(
     client.insert(_rows(0, 6))
     before = _snapshot(table)
     scheduled: list[str] = []
+    once = threading.Lock()
     original = client_module.write_target
 
     def clustering_meanwhile(*args: Any, **kwargs: Any) -> Any:
-        if not scheduled:  # the writer has planned and started; a clustering job schedules now
-            service, host = open_table_service(HudiTable.open(str(tmp_path / "t")), settings, "clustering")
-            scheduled.append(service.schedule(host) or "")
+        with once:  # file groups are written side by side; the first one schedules
+            if not scheduled:  # the writer has planned and started; a clustering job schedules now
+                service, host = open_table_service(HudiTable.open(str(tmp_path / "t")), settings, "clustering")
+                scheduled.append(service.schedule(host) or "")
         return original(*args, **kwargs)
 
     monkeypatch.setattr(client_module, "write_target", clustering_meanwhile)
