@@ -10,21 +10,30 @@ pending compaction, log compaction or clustering holds (Java
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Final
 
 from hudi_framework.contracts.clustering import ClusteringSelector, PlannedGroup
+from hudi_framework.contracts.compaction import (
+    TOTAL_IO_MB,
+    TOTAL_IO_READ_MB,
+    TOTAL_IO_WRITE_MB,
+    TOTAL_LOG_FILES,
+    TOTAL_LOG_FILES_SIZE,
+)
 from hudi_framework.errors import ClusteringPlanError
 from hudi_framework.layout.file_group import FileSlice
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clustering_plan import ClusteringGroup, ClusteringPlan, SliceInfo, encode_clustering_plan
-from hudi_framework.services.compaction_plan import slice_metrics
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action
 from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.write.compaction_scheduler import DEFAULT_MAX_FILE_SIZE, busy_file_groups, timeline_writer
 
 __all__ = ["SliceCandidate", "build_clustering_plan", "schedule_clustering"]
+
+_MB: Final = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +72,18 @@ class SliceCandidate:
 
 
 def _group_metrics(slices: Sequence[SliceCandidate]) -> dict[str, float]:
-    """Java ``FileSliceMetricUtils.addFileSliceCommonMetrics`` over a group: each metric summed."""
-    total: dict[str, float] = {}
-    for cand in slices:
-        for name, value in slice_metrics(cand.file_slice, cand.max_file_size).items():
-            total[name] = total.get(name, 0.0) + value
-    return total
+    """Java ``FileSliceMetricUtils.addFileSliceCommonMetrics`` over a group: bytes summed, then in whole MB."""
+    logs = sum(log.size for c in slices for log in c.file_slice.log_files if log.size is not None and log.size >= 0)
+    read = sum(c.base_file_size or 0 for c in slices)
+    write = sum(c.base_file_size or c.max_file_size for c in slices)
+    read_mb, write_mb = (read + logs) // _MB, write // _MB
+    return {
+        TOTAL_LOG_FILES: float(sum(len(c.file_slice.log_files) for c in slices)),
+        TOTAL_IO_MB: float(read_mb + write_mb),
+        TOTAL_IO_READ_MB: float(read_mb),
+        TOTAL_LOG_FILES_SIZE: float(logs),
+        TOTAL_IO_WRITE_MB: float(write_mb),
+    }
 
 
 def _check_schedulable(table: HudiTable) -> None:
@@ -178,12 +193,3 @@ def schedule_clustering(
         raise ClusteringPlanError(instant, "a write completed while the plan was made; schedule again")
     table.reload()
     return requested.requested_time
-
-
-def planned_slices(plan: ClusteringPlan) -> Mapping[str, list[SliceInfo]]:
-    """Partition -> the slices the plan rewrites there."""
-    out: dict[str, list[SliceInfo]] = {}
-    for group in plan.input_groups:
-        for info in group.slices:
-            out.setdefault(info.partition_path, []).append(info)
-    return out

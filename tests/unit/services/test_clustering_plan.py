@@ -102,3 +102,24 @@ def test_apache_hudi_plan_decodes(extract_fixture: Callable[[FixtureTable], tupl
     # Re-encoding Apache Hudi's plan gives its record back (field for field).
     again = read_container(encode_clustering_plan(plan)).record["clusteringPlan"]
     assert again == read_container(requested[0].read_bytes()).record["clusteringPlan"]
+
+
+def test_group_metrics_sum_bytes_then_round_down_to_mb_as_java() -> None:
+    from hudi_framework.layout.file_group import BaseFile, FileSlice, LogFile
+    from hudi_framework.layout.naming import BaseFileName, LogFileName
+    from hudi_framework.write.clustering_scheduler import SliceCandidate, _group_metrics
+
+    mb = 1024 * 1024
+    half = FileSlice.create(
+        FileGroupId("p", "f1-0"), "20240101000000000", BaseFile(BaseFileName.parse(BASE), mb // 2),
+        [LogFile(LogFileName.parse(".f1-0_20240101000000000.log.1_0-1-2"), mb // 2 + 7)],
+    )  # fmt: skip
+    logs_only = FileSlice.create(
+        FileGroupId("p", "f2-0"), "20240101000000000", None, [LogFile(LogFileName.parse(LOG), 3 * mb)]
+    )
+    got = _group_metrics([SliceCandidate(half, 10 * mb), SliceCandidate(logs_only, 10 * mb)])
+    # Read: 0.5 + 0.5 + 3 MB (+7 bytes) = 4 MB; write: 0.5 MB + the default 10 MB = 10 MB (rounded down once).
+    assert got == {
+        "TOTAL_LOG_FILES": 2.0, "TOTAL_IO_MB": 14.0, "TOTAL_IO_READ_MB": 4.0,
+        "TOTAL_LOG_FILES_SIZE": float(mb // 2 + 7 + 3 * mb), "TOTAL_IO_WRITE_MB": 10.0,
+    }  # fmt: skip
