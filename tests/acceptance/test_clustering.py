@@ -46,6 +46,7 @@ def live_base_files(sc: Scenario) -> int:
     [
         pytest.param("COPY_ON_WRITE", 9, id="cow-v9"),
         pytest.param("MERGE_ON_READ", 9, id="mor-v9"),
+        pytest.param("MERGE_ON_READ", 8, id="mor-v8"),
         pytest.param("COPY_ON_WRITE", 6, id="cow-v6"),
         pytest.param("MERGE_ON_READ", 6, id="mor-v6"),
     ],
