@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hudi_framework.cli.clean import clean
+from hudi_framework.cli.clustering import clustering
 from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
 from hudi_framework.cli.index import index
@@ -35,6 +36,7 @@ app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
 app.add_typer(show, name="show")
 app.add_typer(compaction, name="compaction")
+app.add_typer(clustering, name="clustering")
 app.add_typer(clean, name="clean")
 app.add_typer(savepoint, name="savepoint")
 app.add_typer(repair, name="repair")

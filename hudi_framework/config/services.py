@@ -13,8 +13,13 @@ from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
 from hudi_framework.config.components import ComponentName, ComponentRef
-from hudi_framework.config.not_yet import ARCHIVAL, CLUSTERING, NotYet
-from hudi_framework.vocabulary import CleanerPolicy, CompactionTriggerStrategy
+from hudi_framework.config.not_yet import ARCHIVAL, NotYet
+from hudi_framework.vocabulary import (
+    CleanerPolicy,
+    ClusteringUpdateStrategy,
+    CompactionTriggerStrategy,
+    LayoutOptimizationStrategy,
+)
 
 __all__ = [
     "ArchiveSettings",
@@ -122,7 +127,6 @@ class CleanSettings(ServiceSection):
 
 
 _NO_ARCHIVAL = "the timeline is not archived; every instant stays on the active timeline"
-_NO_CLUSTERING = "tables are not clustered"
 
 
 class ArchiveSettings(Section):
@@ -146,33 +150,67 @@ class ArchiveSettings(Section):
     )
 
 
-class ClusteringSettings(Section):
-    """Clustering (not supported yet): only the values that mean "no clustering" are accepted."""
+class ClusteringSettings(ServiceSection):
+    """Clustering: rewriting small file slices into fewer, bigger file groups, optionally sorted."""
 
+    kernel_fields: ClassVar[frozenset[str]] = frozenset(
+        {"service", "inline", "schedule_inline", "async_enabled", "max_commits", "async_max_commits", "update_strategy"}
+    )
+
+    service: ComponentName = "clustering"
+    """Registered name of the table service plugin that clusters."""
     inline: bool = False
-    """Only ``false`` (Apache Hudi's default)."""
+    """Schedule and run clustering after each write once ``max_commits`` commits completed since the last one."""
     schedule_inline: bool = False
-    """Only ``false`` (Apache Hudi's default)."""
+    """Only schedule (write the clustering plan) after such writes; another job runs it."""
     async_enabled: bool = False
-    """Only ``false`` (Apache Hudi's default)."""
-    max_commits: PositiveInt | None = None
-    """Not supported yet: commits since the last clustering that trigger the next one."""
-    small_file_limit_bytes: NonNegativeInt | None = None
-    """Not supported yet: files below this size are clustering candidates."""
-    target_file_max_bytes: PositiveInt | None = None
-    """Not supported yet: target size of clustered files."""
+    """Schedule after writes once ``async_max_commits`` commits completed since the last clustering;
+    ``hudi-fw clustering run`` executes the plans."""
+    max_commits: PositiveInt = 4
+    """Commits since the last clustering that trigger the next one (inline and schedule_inline)."""
+    async_max_commits: PositiveInt = 4
+    """Commits since the last clustering that trigger scheduling the next one (async_enabled)."""
+    update_strategy: ClusteringUpdateStrategy = ClusteringUpdateStrategy.REJECT
+    """What a write updating a file group under pending clustering does (Apache Hudi's default
+    rejects it with ``ClusteringUpdateError``)."""
+    small_file_limit_bytes: NonNegativeInt = 314_572_800
+    """File slices whose base file is smaller are clustering candidates."""
+    target_file_max_bytes: PositiveInt = 1_073_741_824
+    """Target size of clustered files: a group is written into ceil(group bytes / this) file groups."""
+    max_bytes_per_group: PositiveInt = 2_147_483_648
+    """Bytes of input one clustering group takes at most."""
+    max_num_groups: PositiveInt = 30
+    """Clustering groups one plan holds at most."""
     sort_columns: CsvTuple = ()
-    """Not supported yet: columns to sort clustered files by."""
+    """Columns clustered rows are ordered by (none: read order)."""
+    layout_optimize_strategy: LayoutOptimizationStrategy = LayoutOptimizationStrategy.LINEAR
+    """How rows are ordered by ``sort_columns``: ``linear``, ``z-order`` or ``hilbert``."""
+    preserve_commit_metadata: bool = True
+    """Rewritten rows keep their ``_hoodie_commit_time`` and sequence number."""
+    single_group_clustering_enabled: bool = True
+    """Plan a group of a single file slice too (always, when sort columns are set)."""
+    partition_regex_pattern: str | None = None
+    """Only partitions whose path matches this regular expression (fully) are clustered."""
+    partition_selected: CsvTuple = ()
+    """Only these partitions are clustered (takes precedence over the pattern)."""
 
     not_yet = (
-        NotYet("inline", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
-        NotYet("schedule_inline", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
-        NotYet("async_enabled", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
-        NotYet("max_commits", _NO_CLUSTERING, CLUSTERING),
-        NotYet("small_file_limit_bytes", _NO_CLUSTERING, CLUSTERING),
-        NotYet("target_file_max_bytes", _NO_CLUSTERING, CLUSTERING),
-        NotYet("sort_columns", _NO_CLUSTERING, CLUSTERING, accepted=((),)),
+        NotYet(
+            "update_strategy",
+            "writes under pending clustering are rejected (SparkRejectUpdateStrategy); the allow strategy "
+            "would let a clustering silently drop the updates it did not plan",
+            refused=(ClusteringUpdateStrategy.ALLOW,),
+        ),
     )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.inline and self.schedule_inline:
+            raise CrossFieldError(
+                "inline already schedules; set inline or schedule_inline, not both",
+                ("services", "clustering", "schedule_inline"),
+            )
+        return self
 
 
 class ServicesSettings(Section):
@@ -185,4 +223,4 @@ class ServicesSettings(Section):
     archive: ArchiveSettings = Field(default_factory=ArchiveSettings)
     """Archival (not supported yet)."""
     clustering: ClusteringSettings = Field(default_factory=ClusteringSettings)
-    """Clustering (not supported yet)."""
+    """Clustering."""

@@ -1,4 +1,4 @@
-"""The table service contract (compaction, cleaning).
+"""The table service contract (compaction, cleaning, clustering).
 
 A table service plans work as a requested instant (:meth:`TableService.schedule`) and executes it
 later (:meth:`TableService.execute`). The split of work:
@@ -23,12 +23,13 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 
 from hudi_framework.contracts.clean import CleanHost
+from hudi_framework.contracts.clustering import ClusteringHost
 from hudi_framework.contracts.compaction import CompactionHost
 
 __all__ = ["TableService", "TableServiceHost"]
 
 
-class TableServiceHost(CompactionHost, CleanHost):
+class TableServiceHost(CompactionHost, CleanHost, ClusteringHost):
     """The kernel's side of one table for a service run (every service's part of it)."""
 
     @property

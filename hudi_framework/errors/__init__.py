@@ -86,6 +86,9 @@ from hudi_framework.errors.read import (
 )
 from hudi_framework.errors.services import (
     CleanError,
+    ClusteringExecutionError,
+    ClusteringPlanError,
+    ClusteringUpdateError,
     CompactionCorruptLogError,
     CompactionExecutionError,
     CompactionPlanError,
@@ -133,6 +136,9 @@ __all__ = [
     "BloomFilterFormatError",
     "CleanError",
     "CleanedInstantError",
+    "ClusteringExecutionError",
+    "ClusteringPlanError",
+    "ClusteringUpdateError",
     "ColumnTypeError",
     "ColumnValueError",
     "CommitError",

@@ -59,8 +59,8 @@ from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.compaction_log_stats import LogScanStats, scan_log_stats
 from hudi_framework.write.compaction_scheduler import timeline_writer
 from hudi_framework.write.file_group_task import WriteTaskContext
-from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes
-from hudi_framework.write.markers import IOType, create_marker, delete_markers, marked_data_files
+from hudi_framework.write.incomplete import discard_marked_attempt
+from hudi_framework.write.markers import IOType, create_marker, delete_markers
 from hudi_framework.write.session import WriteSession
 
 FILE_NAME_FIELD = META_FIELDS[4]
@@ -142,16 +142,7 @@ def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
         The data file keys deleted.
     """
     storage = table.storage
-    deleted = []
-    marked = marked_data_files(storage, instant)
-    for key in marked:
-        if storage.exists(key):
-            storage.delete(key)
-            deleted.append(key)
-    # A crashed run may also have left a base file (or its instant file) half-written.
-    discard_incomplete_writes(storage, {k.rpartition("/")[0] for k in marked}, set(marked).__contains__)
-    sweep_metadata_incomplete_writes(storage)
-    delete_markers(storage, instant)
+    deleted = discard_marked_attempt(storage, instant)
     timeline = table.reload().timeline
     try:
         current = timeline.get(instant, Action.COMPACTION)

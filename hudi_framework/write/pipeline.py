@@ -38,6 +38,7 @@ from hudi_framework.metadata_writer.sync import MetadataTableSync
 from hudi_framework.runtime.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.batch import check_batch_schema, require_key_fields
+from hudi_framework.write.clustering_updates import clustering_file_groups, reject_clustering_updates
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.insert_duplicates import insert_dup_policy
@@ -259,6 +260,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             record_size = session.settings.write.record_size_estimate
             if _has_inserts(summary):
                 record_size = session.record_size(table)
+            clustering = clustering_file_groups(table.timeline)
             plan = plan_targets(
                 op,
                 summary,
@@ -269,7 +271,9 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 merge_on_read=mor,
                 writer_slices=writer_slices,
                 log_inserts=mor and _log_inserts_kept(txn, session),
+                clustering=clustering.keys(),
             )
+            reject_clustering_updates(plan.located, clustering)
             # A partition no listing would find loses its rows: refuse before anything is written.
             check_new_partitions((t.partition for t in plan.targets), partitions)
             txn.start()

@@ -16,6 +16,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from hudi_framework.config.services import ServiceSection
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.clean import CleanDecision, LastClean, ServiceInstant
+from hudi_framework.contracts.clustering import ClusteringSelector
 from hudi_framework.contracts.compaction import CompactionSelector
 from hudi_framework.contracts.service import TableService, TableServiceHost
 from hudi_framework.errors import ConfigError, TableError
@@ -32,12 +33,15 @@ from hudi_framework.services.clean_plan import (
     savepoint_extra_metadata,
 )
 from hudi_framework.services.clean_trigger import commits_since_last_clean
+from hudi_framework.services.clustering_plan import ClusteringPlan
 from hudi_framework.services.compaction_plan import CompactionPlan
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.instant_time import datetime_to_instant_time
 from hudi_framework.vocabulary import FailedWritesPolicy
 from hudi_framework.write.cleaner import CleanResult, execute_clean
+from hudi_framework.write.clusterer import ClusteringResult, execute_clustering, rollback_clustering
+from hudi_framework.write.clustering_scheduler import build_clustering_plan, schedule_clustering
 from hudi_framework.write.compaction_scheduler import build_compaction_plan, schedule_compaction
 from hudi_framework.write.compactor import (
     CompactionResult,
@@ -131,6 +135,30 @@ class ServiceHost(TableServiceHost):
     def rollback_compaction(self, instant: str) -> list[str]:
         """Undo a failed or crashed attempt of ``instant``."""
         return rollback_inflight(self.table, instant)
+
+    # ------------------------------------------------------------------ clustering
+    def clustering_plan(self, selector: ClusteringSelector, instant: str) -> ClusteringPlan | None:
+        """The plan a clustering would run (nothing is written; ``instant`` only names it)."""
+        return build_clustering_plan(self.table, selector, max_file_size=self.settings.write.max_file_size_bytes)
+
+    def schedule_clustering(self, selector: ClusteringSelector, *, instant_time: str | None = None) -> str | None:
+        """Plan with ``selector`` and write the requested clustering."""
+        return schedule_clustering(
+            self.table, selector, instant_time=instant_time, max_file_size=self.settings.write.max_file_size_bytes
+        )
+
+    def execute_clustering(self, instant: str) -> ClusteringResult:
+        """Execute the pending clustering ``instant`` and complete it as a ``replacecommit``."""
+        return execute_clustering(self.table, instant, self.settings)
+
+    def rollback_clustering(self, instant: str) -> list[str]:
+        """Undo a failed or crashed attempt of ``instant`` (the plan stays requested)."""
+        return rollback_clustering(self.table, instant)
+
+    def pending_clustering(self) -> list[str]:
+        """Pending clustering instants, oldest first (the table is re-read)."""
+        plans = self.table.reload().timeline.pending_clustering_plans()
+        return sorted(i.requested_time for i in plans)
 
     # ------------------------------------------------------------------ cleaning: the planner's inputs
     def commits(self, *, include_pending: bool = False) -> list[Instant]:

@@ -7,6 +7,11 @@ merge-on-read tables it checks the compaction trigger and then, as ``services.co
   ``hoodie.compact.inline``);
 * ``schedule_inline``: only writes the plan; another job runs it (``hudi-fw compaction run``).
 
+Then, as ``services.clustering`` says (Apache Hudi's ``hoodie.clustering.inline``,
+``hoodie.clustering.schedule.inline``, ``hoodie.clustering.async.enabled``): ``inline`` runs any
+pending clustering, then schedules one and runs it once ``max_commits`` commits completed since the
+last clustering; the other two only write the plan (``hudi-fw clustering run`` executes it).
+
 Then, as ``services.clean`` says (Apache Hudi's ``hoodie.clean.automatic``, on by default, and
 ``hoodie.clean.async``, off): finishes pending cleans, and when ``max_commits`` commits completed
 since the last clean, schedules a clean and executes it.
@@ -30,6 +35,7 @@ from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.runtime.components import Components
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_trigger import clean_due, nothing_to_clean
+from hudi_framework.services.clustering_trigger import clustering_due
 from hudi_framework.services.compaction_trigger import compaction_due
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import InstantTimeGenerator
@@ -66,6 +72,11 @@ def check_inline_services(table: HudiTable, settings: HudiSettings, components: 
         installed = components.service_names()
         if comp.service not in installed:
             raise UnknownComponentError(ComponentKind.SERVICE.label, comp.service, installed)
+    clustering = settings.services.clustering
+    if clustering.inline or clustering.schedule_inline or clustering.async_enabled:
+        installed = components.service_names()
+        if clustering.service not in installed:
+            raise UnknownComponentError(ComponentKind.SERVICE.label, clustering.service, installed)
 
 
 def run_inline_services(
@@ -99,7 +110,13 @@ def run_inline_services(
             raise
         on_failure(settings.services.compaction.service, e)
     try:
-        # The pipeline hands over the table reloaded after its commit; only a compaction changed it since.
+        runs += _inline_clustering(table, settings, components)
+    except Exception as e:
+        if on_failure is None:
+            raise
+        on_failure(settings.services.clustering.service, e)
+    try:
+        # The pipeline hands over the table reloaded after its commit; only a service changed it since.
         runs += _inline_clean(table, settings, components, reload=bool(runs))
     except Exception as e:
         if on_failure is None:
@@ -127,6 +144,33 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, components: Com
     if comp.inline:
         service.execute(host, instant)
     runs.append(ServiceRun(comp.service, instant, executed=comp.inline))
+    return runs
+
+
+def _inline_clustering(table: HudiTable, settings: HudiSettings, components: Components) -> list[ServiceRun]:
+    """Java's inline clustering: pending plans run first, then a new one when due (``inline``);
+    ``schedule_inline`` and ``async_enabled`` only write the plan."""
+    section = settings.services.clustering
+    if not (section.inline or section.schedule_inline or section.async_enabled):
+        return []
+    timeline = table.reload().timeline
+    runs: list[ServiceRun] = []
+    service = build_table_service(components, section, "services.clustering")
+    host = ServiceHost(table, settings)
+    if section.inline:
+        for pending in sorted(i.requested_time for i in timeline.pending_clustering_plans()):
+            service.execute(host, pending)
+            runs.append(ServiceRun(section.service, pending, executed=True))
+        if runs:
+            timeline = table.reload().timeline
+    if not clustering_due(timeline, section):
+        return runs
+    instant = service.schedule(host)
+    if instant is None:
+        return runs
+    if section.inline:
+        service.execute(host, instant)
+    runs.append(ServiceRun(section.service, instant, executed=section.inline))
     return runs
 
 

@@ -18,19 +18,16 @@ from typing import Any
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.config.not_yet import ARCHIVAL, CLUSTERING, METADATA_TABLE
+from hudi_framework.config.not_yet import ARCHIVAL, METADATA_TABLE
 from hudi_framework.errors import ConfigError, UnsupportedOptionError
 from hudi_framework.spark.options import SourceOptions
 
+#: Apache Hudi's update strategy that lets writes into file groups under pending clustering.
+ALLOW_UPDATES = "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy"
+
 #: (Apache Hudi key, value, roadmap item or None).
 HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
-    ("hoodie.clustering.inline", "true", CLUSTERING),
-    ("hoodie.clustering.schedule.inline", "true", CLUSTERING),
-    ("hoodie.clustering.async.enabled", "true", CLUSTERING),
-    ("hoodie.clustering.inline.max.commits", "4", CLUSTERING),
-    ("hoodie.clustering.plan.strategy.small.file.limit", "1000", CLUSTERING),
-    ("hoodie.clustering.plan.strategy.target.file.max.bytes", "1000000", CLUSTERING),
-    ("hoodie.clustering.plan.strategy.sort.columns", "ts", CLUSTERING),
+    ("hoodie.clustering.updates.strategy", ALLOW_UPDATES, None),
     ("hoodie.archive.automatic", "true", ARCHIVAL),
     ("hoodie.archive.async", "true", ARCHIVAL),
     ("hoodie.keep.min.commits", "20", ARCHIVAL),
@@ -73,9 +70,7 @@ HONEST: list[tuple[str, str]] = [
 
 #: (settings field path, value) as a config file or ``HudiSettings(...)`` gives them.
 FIELDS: list[tuple[str, Any, str | None]] = [
-    ("services.clustering.inline", True, CLUSTERING),
-    ("services.clustering.max_commits", 2, CLUSTERING),
-    ("services.clustering.sort_columns", ["ts"], CLUSTERING),
+    ("services.clustering.update_strategy", "allow", None),
     ("services.archive.automatic", True, ARCHIVAL),
     ("services.archive.min_commits", 12, ARCHIVAL),
     ("index.type", "partitioned-record-level", METADATA_TABLE),
@@ -105,9 +100,7 @@ def test_a_hoodie_option_without_its_feature_is_refused(key: str, value: str, ro
     _check(caught.value, key, roadmap)
 
 
-@pytest.mark.parametrize(
-    ("key", "value", "roadmap"), HOODIE_OPTIONS[:3] + HOODIE_OPTIONS[11:12] + HOODIE_OPTIONS[15:16]
-)
+@pytest.mark.parametrize(("key", "value", "roadmap"), HOODIE_OPTIONS[:3] + HOODIE_OPTIONS[5:6] + HOODIE_OPTIONS[9:10])
 def test_spark_options_are_refused_alike(key: str, value: str, roadmap: str | None) -> None:
     options = {"path": "/tmp/t", "hoodie.table.name": "t", key: value}
     with pytest.raises(UnsupportedOptionError) as caught:
@@ -139,10 +132,10 @@ def test_a_settings_field_without_its_feature_is_refused(path: str, value: Any, 
 
 def test_a_config_file_names_the_option_and_the_file(tmp_path: Path) -> None:
     config = tmp_path / "job.toml"
-    config.write_text("[services.clustering]\ninline = true\n")
+    config.write_text('[services.clustering]\nupdate_strategy = "allow"\n')
     with pytest.raises(UnsupportedOptionError) as caught:
         HudiSettings.load(config, env=False)
-    _check(caught.value, "services.clustering.inline", CLUSTERING)
+    _check(caught.value, "services.clustering.update_strategy", None)
     assert caught.value.source == str(config)
 
 
@@ -167,7 +160,7 @@ def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
     config = tmp_path / "job.toml"
     config.write_text(
         f'"hoodie.table.name" = "t"\n"path" = "{tmp_path / "t"}"\n'
-        '"hoodie.datasource.write.recordkey.field" = "id"\n"hoodie.clustering.inline" = "true"\n'
+        '"hoodie.datasource.write.recordkey.field" = "id"\n"hoodie.clustering.updates.strategy" = "allow"\n'
     )
     proc = subprocess.run(
         [sys.executable, "-c", "from hudi_framework.cli.app import main; main()",
@@ -176,7 +169,7 @@ def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith(
-        "error: UnsupportedOptionError: invalid value for 'hoodie.clustering.inline': not supported yet: "
+        "error: UnsupportedOptionError: invalid value for 'hoodie.clustering.updates.strategy': not supported yet: "
     ), proc.stderr
     assert proc.stderr.count("\n") == 1
     assert not (tmp_path / "t").exists()

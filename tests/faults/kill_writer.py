@@ -19,7 +19,7 @@ Either way the ready file tells the test to kill.
 ``operation``: a write operation (``upsert`` by default; the rows are its data), or a table
 operation that ignores the rows: ``rollback`` (``hudi-fw rollback``: the latest commit),
 ``restore:<savepoint time>``, ``clean`` (a forced round of the clean service), ``compact`` (schedule
-a compaction and execute every pending one).
+a compaction and execute every pending one), ``cluster`` (the same with clustering).
 
 Two more environment variables, read only by this script: ``HUDI_FAULT_SETTINGS`` (JSON of
 :class:`HudiSettings` fields, used instead of the hoodie options, e.g. for lock lease timings that
@@ -76,6 +76,11 @@ def run_operation(table: HudiTable, settings: HudiSettings, operation: str, rows
         service, host = open_table_service(table, settings, "compaction")
         service.schedule(host)
         for instant in table.reload().timeline.pending({Action.COMPACTION}):
+            service.execute(host, instant.requested_time)
+    elif operation == "cluster":
+        service, host = open_table_service(table, settings, "clustering")
+        service.schedule(host)
+        for instant in sorted(table.reload().timeline.pending_clustering_plans()):
             service.execute(host, instant.requested_time)
     else:
         WriteClient(table, settings).write(pa.Table.from_pylist(rows), operation)
