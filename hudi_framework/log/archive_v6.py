@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.storage import StorageBackend
     from hudi_framework.timeline.archive import ArchivedInstant
 
-__all__ = ["ARCHIVE_FILE_ID", "ARCHIVE_WRITE_TOKEN", "ARCHIVAL_BATCH", "V6Archive", "archive_file_names"]
+__all__ = ["ARCHIVAL_BATCH", "ARCHIVE_FILE_ID", "ARCHIVE_WRITE_TOKEN", "V6Archive", "archive_file_names"]
 
 _LOG = logging.getLogger(__name__)
 
