@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from hudi_framework.timeline.metadata import CommitMetadata
     from hudi_framework.timeline.timeline import Timeline
 
-__all__ = ["CommitHistory", "archive_directory", "archive_reached", "archived_instants", "reaches_archive"]
+__all__ = [
+    "CommitHistory",
+    "archive_directory",
+    "archive_reached",
+    "archived_instants",
+    "archived_timeline",
+    "reaches_archive",
+]
 
 
 def archive_directory(config: TableConfig) -> str:
@@ -116,3 +123,12 @@ class CommitHistory:
         for key, inst in self.timeline.replaced_file_groups(as_of).items():
             out.setdefault(key, inst)
         return out
+
+
+def archived_timeline(table: HudiTable) -> ArchivedTimeline:
+    """The table's archived instants as a timeline (empty without an archive).
+
+    Raises:
+        InstantMetadataError: The archive is damaged.
+    """
+    return ArchivedTimeline(archived_instants(table), path=table.storage.uri(archive_directory(table.config)))

@@ -220,4 +220,3 @@ def instants_of(records: Iterable[Mapping[str, Any]], *, where: str = "<archive>
             )
         )
     return out
-
