@@ -20,8 +20,7 @@ Apache Hudi's rules, per table version (``MergeOnReadIncrementalRelationV1``/``V
   file). A window reaching into the archive (its ``begin`` is before the active timeline) reads the
   archived instants (:mod:`hudi_framework.read.archived`): with fallback on it scans fully, keeping
   the records of the window's instants (v8+; v6: the commit-time range), as Java does; with fallback
-  off the archived commits' metadata names the files written, where Java's v6 reader only looks at
-  the active timeline and misses the archived commits' records.
+  off the archived commits' metadata names the files written.
 * v6 refuses a window when a write older than a completed one is still pending ("hollow commit",
   Java's default ``hoodie.read.timeline.holes.resolution.policy=FAIL``), since requested-time windows
   would skip its records once it completes.

@@ -106,13 +106,16 @@ def test_append_writes_java_archive_files_and_read_returns_the_instants(tmp_path
     ]
     for original, read in zip(records, back, strict=True):
         if original.action == "commit":
-            assert read.metadata is not None and original.metadata is not None
+            assert read.metadata is not None
+            assert original.metadata is not None
             assert decode_commit_metadata(read.metadata) == decode_commit_metadata(original.metadata)
             assert read.plan is None
         else:
-            assert read.metadata is not None and original.metadata is not None
+            assert read.metadata is not None
+            assert original.metadata is not None
             assert decode_clean_metadata(read.metadata) == decode_clean_metadata(original.metadata)
-            assert original.plan is not None and read.plan is not None
+            assert original.plan is not None
+            assert read.plan is not None
             assert read_container(read.plan).record == read_container(original.plan).record
 
 
@@ -136,7 +139,7 @@ def test_damage_is_tolerated_in_the_newest_archive_file_only(tmp_path: Path) -> 
     assert [a.requested_time for a in archive.read()] == [commits[0].requested_time]
     oldest = ".hoodie/archived/.commits_.archive.1_1-0-1"
     table.storage.write(oldest, table.storage.read(oldest)[:-20])
-    with pytest.raises(InstantMetadataError, match="commits_.archive.1"):
+    with pytest.raises(InstantMetadataError, match=r"commits_\.archive\.1"):
         archive.read()
 
 
