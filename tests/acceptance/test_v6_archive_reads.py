@@ -10,6 +10,7 @@ instant whose files were cleaned raises instead of returning other rows. On loca
 
 from __future__ import annotations
 
+import importlib
 import uuid
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ def _rows(keys: list[int], step: int) -> pa.Table:
 
 
 def _write_history(table: HudiTable, options: dict[str, str]) -> list[tuple[str, Model]]:
-    """Write the commits; the model after each, with its instant."""
+    """Write the commits; the model after each, with its instant (requested time)."""
     client = WriteClient(table, HudiSettings.from_hoodie_options(options, env=False))
     model: Model = {}
     history: list[tuple[str, Model]] = []
@@ -136,3 +137,43 @@ def test_time_travel_to_cleaned_archived_instants_raises(location: tuple[str, di
     with pytest.raises(CleanedInstantError) as raised:
         read_table(table, as_of=history[2][0])
     assert raised.value.as_of == history[2][0]
+
+
+def _lsm_available() -> bool:
+    try:
+        importlib.import_module("hudi_framework.timeline.lsm")
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _lsm_available(), reason="the layout-2 archive (hudi_framework.timeline.lsm) is not here")
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_v8_reads_across_the_lsm_archive_equal_the_model(tmp_path: Path, table_type: str) -> None:
+    """The same through the LSM history of a table version 8: incremental windows by completion time."""
+    config = new_table_config(
+        "t", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+        table_type=table_type, version=8,
+    )  # fmt: skip
+    table = HudiTable.create(str(tmp_path / "t"), config)
+    history = _write_history(table, {"hoodie.clean.automatic": "false"})
+    completion = {i.requested_time: i.completion_time for i in table.reload().timeline.commits_timeline()}
+    archive_oldest(table, keep=KEEP)
+    table = table.reload()
+    assert [a.completion_time for a in archived_instants(table)] == [
+        completion[t] for t, _ in history[: N_COMMITS - KEEP]
+    ]
+    assert _as_model(read_table(table)) == history[-1][1]
+    for index in (0, 13):
+        instant, expected = history[index]
+        assert _as_model(read_table(table, as_of=instant)) == expected, f"as of commit {index}"
+    for first, last in ((2, 15), (5, 25)):
+        begin, end = completion[history[first][0]], completion[history[last][0]]
+        window = (history[first][0], history[last][0])
+        # Without fallback, the window's records as of its end; Java's fallback scans the latest
+        # snapshot and keeps the records the window's instants wrote last.
+        for fallback, state in (("false", history[last][1]), ("true", history[-1][1])):
+            expected = {k: v for k, v in state.items() if window[0] < v[1] <= window[1]}
+            options = {"hoodie.datasource.read.incr.fallback.fulltablescan.enable": fallback}
+            got = read_table(table, query_type="incremental", begin=begin, end=end, options=options)
+            assert _as_model(got) == expected, f"window ({first}, {last}], fallback {fallback}"
