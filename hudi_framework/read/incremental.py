@@ -257,6 +257,9 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
         _check_hollow(timeline, active)
     reached = _reaches_archive(active, begin, by_completion)
     history = CommitHistory.of(table, reached)
+    if by_completion and history.archived is None and not history.archive_unreadable:
+        # v8+ (Java's IncrementalQueryAnalyzer): the start is archived only if something is.
+        reached = False
     commits = history.commits_timeline()
     window = instants_in_window(commits, begin, end, by_completion=by_completion)
     fallback = (
