@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hudi_framework import HudiTable, read_table
+from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_config, read_table
 from hudi_framework.read.archived import archive_directory, archived_instants
+from tests.acceptance.archiving import archive_oldest
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally, compare_reads
 from tests.oracle.sequence import DATA_COLUMNS, KEY, apache_hudi_options, trip_rows
@@ -85,3 +86,40 @@ def test_we_read_the_archive_of_its_merge_on_read_table(
     table = _its_archived_table(apache_hudi, tmp_path / "mor", "MERGE_ON_READ", 9, **compaction)
     assert table.storage.list(archive_directory(table.config))
     _reads(apache_hudi, oracle_tally, tmp_path / "mor", "v6 mor archived", windows=2)
+
+
+@pytest.mark.oracle_full
+def test_it_reads_our_archive_and_keeps_archiving_into_it(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path
+) -> None:
+    """We write a v6 table and archive its oldest commits into our ``archived/`` log; Apache Hudi's
+    reads (snapshot, time travel to an archived commit, incremental windows from the archive) equal
+    ours, then its writes archive more into the same log, and both still agree."""
+    path = tmp_path / "ours"
+    config = new_table_config(
+        "v6arch_ours", table_type="COPY_ON_WRITE", version=6,
+        record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+    )  # fmt: skip
+    table = HudiTable.create(str(path), config)
+    settings = HudiSettings.from_hoodie_options(
+        {"hoodie.clean.automatic": "false", "hoodie.metadata.enable": "false"}, env=False
+    )
+    client = WriteClient(table, settings)
+    for step in range(6):
+        client.upsert(trip_rows(range(step * 3, step * 3 + 6), ts=step + 1))
+    moved = archive_oldest(table, keep=3)
+    assert len(moved) == 3
+    _reads(apache_hudi, oracle_tally, path, "v6 cow we archived", windows=2)
+    options = {
+        **apache_hudi_options("v6arch_ours", "COPY_ON_WRITE", 6),
+        "hoodie.keep.min.commits": "2",
+        "hoodie.keep.max.commits": "3",
+        "hoodie.clean.automatic": "false",
+        "hoodie.metadata.enable": "false",
+    }
+    for step in range(6, 8):
+        apache_hudi.write(path, trip_rows(range(step * 3, step * 3 + 6), ts=step + 1), options, "upsert")
+    table = HudiTable.open(str(path))
+    assert len(table.storage.list(archive_directory(table.config))) > 1, "its archiver appended no file"
+    assert len(archived_instants(table)) > len(moved)
+    _reads(apache_hudi, oracle_tally, path, "v6 cow it archived on ours", windows=2)
