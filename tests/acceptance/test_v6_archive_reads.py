@@ -23,6 +23,7 @@ from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_confi
 from hudi_framework.errors import CleanedInstantError
 from hudi_framework.read.archived import archived_instants
 from hudi_framework.testing import DUMMY_AWS_ENV
+from hudi_framework.timeline.instant import Action
 from tests.acceptance.archiving import archive_oldest
 from tests.faults.s3_faults import hudi_rs, rows_of
 
@@ -177,3 +178,25 @@ def test_v8_reads_across_the_lsm_archive_equal_the_model(tmp_path: Path, table_t
             options = {"hoodie.datasource.read.incr.fallback.fulltablescan.enable": fallback}
             got = read_table(table, query_type="incremental", begin=begin, end=end, options=options)
             assert _as_model(got) == expected, f"window ({first}, {last}], fallback {fallback}"
+
+
+def test_time_travel_past_archived_cleans_raises(tmp_path: Path) -> None:
+    """Every clean is archived and the active timeline has none: Java's check (the latest active
+    clean's retained commit) cannot refuse, but the archived cleans name the files they deleted, so a
+    time travel to an instant whose files are gone raises instead of returning other rows."""
+    table = _table((str(tmp_path / "t"), None), "COPY_ON_WRITE")
+    history = _write_history(table, {"hoodie.clean.commits.retained": "2"})
+    # The last writes do not clean: every clean is older than the commits kept active.
+    rest = WriteClient(table.reload(), HudiSettings.from_hoodie_options({"hoodie.clean.automatic": "false"}, env=False))
+    for step in range(N_COMMITS, N_COMMITS + KEEP):
+        rest.upsert(_rows([step % 12], step))
+    archive_oldest(table, keep=KEEP)
+    table = table.reload()
+    assert not table.timeline.completed({Action.CLEAN})
+    assert any(a.action == "clean" for a in archived_instants(table))
+    with pytest.raises(CleanedInstantError) as raised:
+        read_table(table, as_of=history[1][0])
+    assert "clean" in raised.value.reason
+    # A commit whose files are all still there reads as it was.
+    instant, expected = history[-1]
+    assert _as_model(read_table(table, as_of=instant)) == expected
