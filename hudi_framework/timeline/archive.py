@@ -26,7 +26,8 @@ class ArchivedInstant:
 
     Attributes:
         requested_time: The instant time.
-        completion_time: When it completed (layout 2 archives keep it; layout 1 archives do not: None).
+        completion_time: When it completed (layout 2 archives keep it; layout 1 records carry it as
+            ``stateTransitionTime`` where the writer kept it, as Apache Hudi 1.x does; else None).
         action: The completed action as the active timeline names it (``commit``, ``deltacommit``,
             ``replacecommit``, ``clean``, ``rollback``, ``savepoint``, ``restore``, ``indexing``...).
         metadata: The completed instant file's content, encoded as the table's active timeline
