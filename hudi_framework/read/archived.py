@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hudi_framework.runtime.retained import timeline_start
 from hudi_framework.timeline.archive import ArchivedInstant, archive_format
-from hudi_framework.timeline.archived_timeline import ArchivedTimeline
+from hudi_framework.timeline.archived_timeline import ArchivedTimeline, timeline_start
 from hudi_framework.timeline.timeline import META_FOLDER
 
 if TYPE_CHECKING:

@@ -39,28 +39,12 @@ __all__ = [
     "cleaned_files",
     "earliest_retained",
     "savepointed_instants",
-    "timeline_start",
 ]
 
 
 def savepointed_instants(timeline: Timeline) -> list[str]:
     """Requested times of the savepointed commits, oldest first."""
     return [i.requested_time for i in timeline.completed({Action.SAVEPOINT})]
-
-
-def timeline_start(timeline: Timeline) -> str | None:
-    """Where the active timeline starts: files of older instants were written by archived commits.
-
-    Java's ``isBeforeTimelineStarts`` takes the first completed write that is not savepointed (an
-    archival beyond a savepoint leaves the savepointed commit behind, older than the rest). Pending
-    writes count here too, which Java leaves out: a failed write older than every completed one then
-    stays uncommitted instead of counting as archived (the archiver never passes a pending write).
-    """
-    savepoints = set(savepointed_instants(timeline))
-    for inst in timeline.commits_timeline(include_pending=True):
-        if not (inst.is_completed and inst.requested_time in savepoints):
-            return inst.requested_time
-    return None
 
 
 def _clean_metadata(timeline: Timeline, clean: Instant) -> CleanMetadata:

@@ -28,10 +28,11 @@ from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, a
 from hudi_framework.plugin.manager import HudiPluginManager
 from hudi_framework.plugin.registry import ComponentRegistry
 from hudi_framework.runtime.components import Components, build_components
-from hudi_framework.runtime.retained import check_slice_files, timeline_start
+from hudi_framework.runtime.retained import check_slice_files
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.archived_timeline import ArchivedTimeline, timeline_start
 from hudi_framework.timeline.commit_hooks import CommitHooks
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
 from hudi_framework.timeline.instant_time import resolve_instant_time
@@ -41,7 +42,6 @@ from hudi_framework.vocabulary import TimelineTimezone
 if TYPE_CHECKING:
     from hudi_framework.config.component_sections import StorageSettings
     from hudi_framework.config.settings import HudiSettings
-    from hudi_framework.timeline.archived_timeline import ArchivedTimeline
 
 #: Base file formats this project reads and writes.
 SUPPORTED_BASE_FORMATS = ("parquet",)

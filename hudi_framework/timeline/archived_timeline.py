@@ -9,7 +9,7 @@ out.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hudi_framework.errors import InstantNotFoundError
 from hudi_framework.timeline.archive import ArchivedInstant
@@ -17,7 +17,10 @@ from hudi_framework.timeline.clean_metadata import CleanMetadata, decode_clean_m
 from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, decode_commit_metadata, decode_written_files
 
-__all__ = ["ArchivedTimeline"]
+if TYPE_CHECKING:
+    from hudi_framework.timeline.timeline import Timeline
+
+__all__ = ["ArchivedTimeline", "timeline_start"]
 
 _NO_METADATA: Final = b""
 
@@ -97,3 +100,18 @@ class ArchivedTimeline:
         """The metadata of an archived clean, or None if the archive kept none."""
         data = self._data(instant)
         return decode_clean_metadata(data, path=self._where(instant)) if data else None
+
+
+def timeline_start(timeline: Timeline) -> str | None:
+    """Where the active timeline starts: files of older instants were written by archived commits.
+
+    Java's ``isBeforeTimelineStarts`` takes the first completed write that is not savepointed (an
+    archival beyond a savepoint leaves the savepointed commit behind, older than the rest). Pending
+    writes count here too, which Java leaves out: a failed write older than every completed one then
+    stays uncommitted instead of counting as archived (the archiver never passes a pending write).
+    """
+    savepoints = {i.requested_time for i in timeline.completed({Action.SAVEPOINT})}
+    for inst in timeline.commits_timeline(include_pending=True):
+        if not (inst.is_completed and inst.requested_time in savepoints):
+            return inst.requested_time
+    return None
