@@ -157,10 +157,19 @@ def show_timeline(
     as_json: JsonOpt = False,
     commits_only: Annotated[bool, typer.Option("--commits", help="Only completed write commits.")] = False,
     config: ConfigOpt = None,
+    archived: Annotated[
+        bool, typer.Option("--archived", help="Archived instants first, then the active ones.")
+    ] = False,
 ) -> None:
     """Instants with actions, states and completion times."""
-    timeline = _open(path, config).timeline
+    table = _open(path, config)
+    timeline = table.timeline
     instants = list(timeline.commits_timeline()) if commits_only else list(timeline.instants)
+    if archived:
+        from hudi_framework.read.archived import archived_timeline
+
+        old = archived_timeline(table)
+        instants = [*(old.commits_timeline() if commits_only else old.instants), *instants]
     if as_json:
         rows = [
             {"requested": i.requested_time, "action": i.action.value, "state": i.state.value,

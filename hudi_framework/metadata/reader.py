@@ -68,6 +68,7 @@ from hudi_framework.metadata.records import (
     metadata_record_schema,
 )
 from hudi_framework.table.properties import parse_properties
+from hudi_framework.timeline.archived_timeline import timeline_start
 from hudi_framework.timeline.timeline import Timeline
 
 __all__ = [
@@ -238,6 +239,7 @@ class MetadataTable:
             completed_instants=self._timeline.completed(),
             table_version=max(self._version, 8),
             pending_compactions=pending,
+            timeline_start=timeline_start(self._timeline),
             base_file_extensions=("hfile",),
         )
 
