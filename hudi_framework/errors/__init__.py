@@ -78,6 +78,7 @@ from hudi_framework.errors.read import (
     UnknownColumnError,
     UnsupportedQueryError,
 )
+from hudi_framework.errors.service_tasks import ServiceTaskError, ServiceWorkerLostError
 from hudi_framework.errors.services import (
     CleanError,
     CompactionCorruptLogError,
@@ -198,6 +199,8 @@ __all__ = [
     "SchemaConversionError",
     "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
+    "ServiceTaskError",
+    "ServiceWorkerLostError",
     "StorageError",
     "StorageNotFoundError",
     "TableConfigCorruptError",

@@ -5,6 +5,10 @@ from the kernel goes through the host, bound to one table and the session's sett
 facts and file listings for the decision, then the machinery that carries it out (plan files,
 :mod:`hudi_framework.write.compactor`, :mod:`hudi_framework.write.cleaner`, the table lock, the
 rollback of failed writes). The kernel builds one per service call (:func:`build_table_service`).
+
+The host also carries the engine the service's per-file-group work runs on (a
+:class:`~hudi_framework.contracts.task_runner.ServiceTaskRunner`): Spark executors when a Spark
+writer or job started the service, the local engine's process pool or the calling process otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.clean import CleanDecision, LastClean, ServiceInstant
 from hudi_framework.contracts.compaction import CompactionSelector
 from hudi_framework.contracts.service import TableService, TableServiceHost
+from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import ConfigError, TableError
 from hudi_framework.layout.file_group import FileGroup, FileGroupId
 from hudi_framework.lock import table_lock
@@ -64,14 +69,22 @@ class ServiceHost(TableServiceHost):
         settings: The session's settings (parquet, bloom filter, merge memory, lock, failed-writes
             policy); defaults otherwise.
         merge: Merges one file slice during compaction (the reader's merge; tests inject failures).
+        runner: Runs the services' per-file-group tasks (None: the local engine's runner, from
+            ``services.execution``).
     """
 
     def __init__(
-        self, table: HudiTable, settings: HudiSettings | None = None, *, merge: SliceMerge = merge_slice
+        self,
+        table: HudiTable,
+        settings: HudiSettings | None = None,
+        *,
+        merge: SliceMerge = merge_slice,
+        runner: ServiceTaskRunner | None = None,
     ) -> None:
         self.table = table
         self.settings = settings or HudiSettings()
         self._merge = merge
+        self.runner = runner
 
     # ------------------------------------------------------------------ common
     @property
@@ -125,7 +138,12 @@ class ServiceHost(TableServiceHost):
     def execute_compaction(self, instant: str, *, skip_corrupt_log_blocks: bool = False) -> CompactionResult:
         """Execute the pending compaction ``instant`` and complete it."""
         return execute_compaction(
-            self.table, instant, self.settings, merge=self._merge, skip_corrupt_log_blocks=skip_corrupt_log_blocks
+            self.table,
+            instant,
+            self.settings,
+            merge=self._merge,
+            skip_corrupt_log_blocks=skip_corrupt_log_blocks,
+            runner=self.runner,
         )
 
     def rollback_compaction(self, instant: str) -> list[str]:
@@ -221,7 +239,7 @@ class ServiceHost(TableServiceHost):
 
     def execute_clean(self, instant: str) -> CleanResult:
         """Delete the planned files and complete the clean (the completion under the lock with OCC)."""
-        return execute_clean(self.table, instant, self._concurrency())
+        return execute_clean(self.table, instant, self._concurrency(), settings=self.settings, runner=self.runner)
 
     @property
     def lazy_failed_writes(self) -> bool:
