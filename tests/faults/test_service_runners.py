@@ -1,5 +1,6 @@
 """Compaction and cleaning through the service task runners: the same files, rows and write stats in
-process and in the local engine's process pool (local disk and moto S3); a task's failure and a
+process and in the local engine's process pool (local disk and moto S3); a clean's per-partition
+deletes likewise; a task's failure and a
 killed worker fail the compaction typed and leave the table as it was."""
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.timeline.metadata import WriteStat
+from hudi_framework.write import cleaner
+from hudi_framework.write.cleaner import execute_clean
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.compactor import CompactionResult, execute_compaction, merge_slice
 from hudi_framework.write.service_host import ServiceHost
 from hudi_framework.write.task_pool import LocalTaskRunner, ProcessPoolRunner
+from hudi_services_cleaning import CleanService
+from hudi_services_cleaning.options import CleanServiceOptions
 from hudi_services_compaction import CompactionService
 from tests.faults.s3_faults import Place, admin_client
 
@@ -202,3 +207,49 @@ def test_settings_route_a_compaction_to_the_pool(tmp_path: Path, monkeypatch: py
     ServiceHost(table, settings).execute_compaction(instant)
     assert used == ["pool:2"]
     assert table.reload().timeline.get(instant, Action.COMMIT).is_completed
+
+
+def _cleanable_table(place: Place) -> tuple[HudiTable, str]:
+    """A copy-on-write table, four file groups with three versions each, and a scheduled clean
+    retaining one commit (the oldest version of each group goes)."""
+    config = new_table_config(
+        "t", table_type="COPY_ON_WRITE", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"]
+    )
+    table = HudiTable.create(place.uri, config, storage_options=place.options)
+    settings = HudiSettings.model_validate({"services": {"clean": {"automatic": False}}})
+    client = WriteClient(table, settings)
+    for ts in (1, 2, 3):
+        client.upsert(_rows(range(40), ts))
+    instant = CleanService(CleanServiceOptions(commits_retained=1)).schedule(ServiceHost(table, settings))
+    assert instant is not None
+    return table, instant
+
+
+def test_pool_and_in_process_cleans_are_identical(
+    place: Place, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table, instant = _cleanable_table(place)
+    other = _copy(place, str(tmp_path / "copy"))
+    rows = _snapshot(table)
+    local = execute_clean(table, instant, runner=InProcessRunner())
+    partitions: list[str] = []
+    monkeypatch.setattr(cleaner, "CLEAN_TASKS_MIN_FILES", 0)  # this small plan leaves the process too
+    monkeypatch.setattr(ProcessPoolRunner, "map", _spied_map(partitions))
+    pooled_table = other.open()
+    pooled = execute_clean(pooled_table, instant, runner=ProcessPoolRunner(2))
+
+    assert sorted(partitions) == sorted(CITIES)
+    assert local.deleted == pooled.deleted == 4  # the oldest version of each file group
+    assert pooled.metadata.partitions == local.metadata.partitions
+    assert _data_files(pooled_table) == _data_files(table)
+    assert _snapshot(pooled_table) == _snapshot(table) == rows
+
+
+def _spied_map(partitions: list[str]) -> Any:
+    real_map = ProcessPoolRunner.map
+
+    def spy(self: ProcessPoolRunner, fn: Any, tasks: Any, **kwargs: Any) -> Any:
+        partitions.extend(t.partition for t in tasks)
+        return real_map(self, fn, tasks, **kwargs)
+
+    return spy
