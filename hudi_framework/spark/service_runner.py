@@ -1,8 +1,11 @@
 """Table service tasks in Spark executors: the runner a Spark writer or job hands its services.
 
-``map(fn, tasks)`` is one Spark job: ``parallelize(tasks, len(tasks)).map(fn).collect()``, one
-Spark task per service task (a compaction operation, a partition's deletes), run by Python workers
-that rebuild storage and components from the task's ``WorkerSpec`` (the executors' ``PYTHONPATH``
+``map(fn, tasks)`` is one Spark job: ``parallelize(tasks, n).map(fn).collect()``, one Spark task
+per service task (a compaction operation, a partition's deletes) up to :data:`TASKS_PER_CORE` per
+core of the session (``defaultParallelism``); beyond that each Spark task runs a contiguous run of
+service tasks in turn (a Spark task costs tens of milliseconds of scheduling and hand-off to a
+Python worker, as much as a small compaction operation). Python workers rebuild storage and
+components from the task's ``WorkerSpec`` (the executors' ``PYTHONPATH``
 and plugins are arranged as for writes, :func:`hudi_framework.spark.session.spark_session`). The
 job runs in its own job group (:func:`~hudi_framework.spark.job_group.isolated_job`): on a failure
 no task still runs when the caller rolls back.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import HudiError, ServiceTaskError
@@ -28,12 +31,14 @@ from hudi_framework.spark.task_errors import CarriedTaskError, typed_task_errors
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["SparkTaskRunner"]
+__all__ = ["TASKS_PER_CORE", "SparkTaskRunner"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _NAME = "spark"
+#: Spark tasks per core of the session at most (enough for Spark to balance uneven service tasks).
+TASKS_PER_CORE: Final = 4
 
 
 def _run(fn: Callable[[T], R], item: tuple[int, T]) -> tuple[int, R]:
@@ -66,7 +71,8 @@ class SparkTaskRunner(ServiceTaskRunner):
         if not tasks:
             return []
         sc = self.spark.sparkContext
-        rdd = sc.parallelize(list(enumerate(tasks)), len(tasks)).map(partial(_run, fn))
+        slices = min(len(tasks), TASKS_PER_CORE * max(1, sc.defaultParallelism))
+        rdd = sc.parallelize(list(enumerate(tasks)), slices).map(partial(_run, fn))
         try:
             with typed_task_errors(), isolated_job(sc, f"hudi {label or 'service tasks'}"):
                 collected = rdd.collect()

@@ -56,6 +56,7 @@ from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_lef
 from hudi_framework.write.metadata_upkeep import metadata_table_upkeep, metadata_write_options
 from hudi_framework.write.rollback import RollbackResult
 from hudi_framework.write.savepoint import Savepoint, list_savepoints
+from hudi_framework.write.task_pool import LocalTaskRunner
 from hudi_framework.write.transaction import timeline_writer
 
 __all__ = ["ServiceHost", "build_table_service", "open_table_service", "table_service_host"]
@@ -121,6 +122,11 @@ class ServiceHost(TableServiceHost):
                 yield
         else:
             yield
+
+    @property
+    def task_runner(self) -> ServiceTaskRunner:
+        """The runner given, else the local engine's (``services.execution``)."""
+        return self.runner or LocalTaskRunner(self.settings.services.execution)
 
     # ------------------------------------------------------------------ compaction
     def compaction_plan(self, selector: CompactionSelector, instant: str) -> CompactionPlan | None:
