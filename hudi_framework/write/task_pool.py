@@ -12,7 +12,8 @@ plain pickling of the exception would fail); any other exception as
 :class:`~hudi_framework.errors.ServiceTaskError`, and a worker that died (killed, out of memory) as
 :class:`~hudi_framework.errors.ServiceWorkerLostError`. On a failure the tasks not started are
 cancelled and the running ones awaited before ``map`` raises, so that no task writes a file after
-the caller rolled back.
+the caller rolled back. A worker whose parent died (``kill -9`` of the job) exits by itself within
+a second instead of waiting for work forever.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -74,6 +77,21 @@ def _plain(value: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: How often a worker checks that the process that started it is alive.
+_PARENT_POLL_S = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Pool initializer: a daemon thread ends the worker once ``parent`` is gone (re-parented)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="hudi-fw-parent-watch", daemon=True).start()
+
+
 def _call(fn: Callable[[T], R], task: T) -> R | _Failed:
     """Run in the worker: ``fn(task)``, or its error as plain data."""
     try:
@@ -108,7 +126,10 @@ class ProcessPoolRunner(ServiceTaskRunner):
         if not tasks:
             return []
         pool = ProcessPoolExecutor(
-            max_workers=min(self.workers, len(tasks)), mp_context=multiprocessing.get_context("spawn")
+            max_workers=min(self.workers, len(tasks)),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_exit_with_parent,
+            initargs=(os.getpid(),),
         )
         try:
             futures: list[Future[R | _Failed]] = [pool.submit(_call, fn, task) for task in tasks]

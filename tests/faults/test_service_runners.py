@@ -8,6 +8,9 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ from hudi_services_compaction import CompactionService
 from tests.faults.s3_faults import Place, admin_client
 
 CITIES = ("sf", "ny", "la", "sea")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rows(ids: Iterable[int], ts: int) -> pa.Table:
@@ -253,3 +257,40 @@ def _spied_map(partitions: list[str]) -> Any:
         return real_map(self, fn, tasks, **kwargs)
 
     return spy
+
+
+def _note_pid_and_sleep(directory: str) -> None:
+    """A pool task that records its worker's pid, then outlives any test."""
+    (Path(directory) / str(os.getpid())).touch()
+    time.sleep(300)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+def test_pool_workers_exit_when_the_job_is_killed(tmp_path: Path) -> None:
+    script = (
+        "from tests.faults.test_service_runners import _note_pid_and_sleep\n"
+        "from hudi_framework.write.task_pool import ProcessPoolRunner\n"
+        f"ProcessPoolRunner(2).map(_note_pid_and_sleep, [{str(tmp_path)!r}] * 2)\n"
+    )
+    job = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = [int(p.name) for p in tmp_path.iterdir()]
+        assert len(workers) == 2, "the pool's tasks did not start"
+    finally:
+        job.kill()  # kill -9 of the job
+        job.wait()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in workers if _alive(pid)], "pool workers outlived their killed job"
