@@ -160,23 +160,26 @@ def test_pool_task_failure_is_typed_and_rolled_back(place: Place) -> None:
     ]
 
 
-def test_pool_task_hudi_error_keeps_its_class(tmp_path: Path) -> None:
-    place = Place(str(tmp_path / "t"), None)
-    table, instant = _scheduled_table(place)
+@pytest.mark.parametrize(
+    ("merge", "raised", "cause"),
+    [
+        # A task's own error keeps its class and attributes across the process boundary.
+        (_corrupt_merge, CompactionCorruptLogError, None),
+        # A worker killed mid-task: the pool breaks, the compaction fails typed.
+        (_killing_merge, CompactionExecutionError, ServiceWorkerLostError),
+    ],
+)
+def test_pool_failures_are_typed_and_rolled_back(
+    tmp_path: Path, merge: Any, raised: type[Exception], cause: type[Exception] | None
+) -> None:
+    table, instant = _scheduled_table(Place(str(tmp_path / "t"), None))
     files, rows = _data_files(table), _snapshot(table)
-    with pytest.raises(CompactionCorruptLogError) as info:
-        execute_compaction(table, instant, merge=_corrupt_merge, runner=ProcessPoolRunner(2))
-    assert info.value.offset == 7
-    _assert_unchanged(table, instant, files, rows)
-
-
-def test_killed_pool_worker_fails_the_compaction_typed(tmp_path: Path) -> None:
-    place = Place(str(tmp_path / "t"), None)
-    table, instant = _scheduled_table(place)
-    files, rows = _data_files(table), _snapshot(table)
-    with pytest.raises(CompactionExecutionError) as info:
-        execute_compaction(table, instant, merge=_killing_merge, runner=ProcessPoolRunner(2))
-    assert isinstance(info.value.__cause__, ServiceWorkerLostError)
+    with pytest.raises(raised) as info:
+        execute_compaction(table, instant, merge=merge, runner=ProcessPoolRunner(2))
+    if cause is None:
+        assert getattr(info.value, "offset", None) == 7
+    else:
+        assert isinstance(info.value.__cause__, cause)
     _assert_unchanged(table, instant, files, rows)
 
 
