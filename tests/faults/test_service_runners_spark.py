@@ -1,6 +1,7 @@
 """Compaction on Spark: its merges run in executor tasks (other processes than the driver), the
-result equals the in-process compaction (files, rows, write stats; local disk and moto S3), and a
-``SparkWriteClient`` runs its inline compaction there."""
+result equals the in-process compaction (files, rows, write stats; local disk and moto S3), a
+task's failure reaches the driver typed and rolls the compaction back, and a ``SparkWriteClient``
+runs its inline compaction there."""
 
 from __future__ import annotations
 
@@ -15,13 +16,24 @@ import pytest
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.task_runner import InProcessRunner
+from hudi_framework.errors import CompactionCorruptLogError, CompactionExecutionError, ServiceTaskError
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.testing import DUMMY_AWS_ENV
 from hudi_framework.timeline.instant import Action
 from hudi_framework.write.compactor import execute_compaction
 from tests.faults.s3_faults import Place
-from tests.faults.test_service_runners import _comparable, _copy, _data_files, _rows, _scheduled_table, _snapshot
+from tests.faults.test_service_runners import (
+    _assert_unchanged,
+    _comparable,
+    _copy,
+    _corrupt_merge,
+    _data_files,
+    _failing_merge,
+    _rows,
+    _scheduled_table,
+    _snapshot,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -68,6 +80,22 @@ def test_spark_compaction_runs_in_executors_and_equals_in_process(spark: Any, pl
     assert _data_files(on_spark_table) == _data_files(table)
     assert _snapshot(on_spark_table) == _snapshot(table)
     assert on_spark_table.reload().timeline.get(instant, Action.COMMIT).is_completed
+
+
+def test_spark_task_failures_reach_the_driver_typed(spark: Any, tmp_path: Path) -> None:
+    from hudi_framework.spark.service_runner import SparkTaskRunner
+
+    table, instant = _scheduled_table(Place(str(tmp_path / "t"), None))
+    files, rows = _data_files(table), _snapshot(table)
+    with pytest.raises(CompactionExecutionError, match="disk full") as failed:
+        execute_compaction(table, instant, merge=_failing_merge, runner=SparkTaskRunner(spark))
+    assert failed.value.file_group.startswith("la/")
+    assert isinstance(failed.value.__cause__, ServiceTaskError)
+    _assert_unchanged(table, instant, files, rows)
+    with pytest.raises(CompactionCorruptLogError) as corrupt:
+        execute_compaction(table, instant, merge=_corrupt_merge, runner=SparkTaskRunner(spark))
+    assert corrupt.value.offset == 7
+    _assert_unchanged(table, instant, files, rows)
 
 
 def test_spark_write_client_compacts_inline_in_executors(
