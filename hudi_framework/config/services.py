@@ -186,10 +186,10 @@ class ServiceExecutionSettings(Section):
     local_workers: PositiveInt | None = None
     """Processes of the local engine's pool (default: the CPUs this process may use, at most one
     per task); ``1`` runs every task in process."""
-    local_min_bytes: NonNegativeInt = 64 * 1024 * 1024
-    """Work (bytes a plan reads) below which the tasks run in process: starting a worker process
-    costs about a second of CPU, more than it saves on small plans. ``0``: always use the pool
-    when there are two tasks or more."""
+    local_min_bytes: NonNegativeInt = 256 * 1024 * 1024
+    """Work (bytes a plan reads) below which the tasks run in process: a worker process costs about
+    a second of CPU to start and rebuild its components, more than it saves on small plans
+    (docs/benchmarks.md). ``0``: always use the pool when there are two tasks or more."""
 
 
 class ServicesSettings(Section):
