@@ -26,6 +26,7 @@ __all__ = [
     "CleanSettings",
     "ClusteringSettings",
     "CompactionSettings",
+    "ServiceExecutionSettings",
     "ServiceSection",
     "ServicesSettings",
 ]
@@ -213,6 +214,22 @@ class ClusteringSettings(ServiceSection):
         return self
 
 
+class ServiceExecutionSettings(Section):
+    """Where a service's per-file-group work runs on the local engine (Apache Hudi has no such keys).
+
+    Started from Spark (``SparkWriteClient``, Spark jobs), a service runs its tasks in Spark
+    executors and these fields do not apply.
+    """
+
+    local_workers: PositiveInt | None = None
+    """Processes of the local engine's pool (default: the CPUs this process may use, at most one
+    per task); ``1`` runs every task in process."""
+    local_min_bytes: NonNegativeInt = 256 * 1024 * 1024
+    """Work (bytes a plan reads) below which the tasks run in process: a worker process costs about
+    a second of CPU to start and rebuild its components, more than it saves on small plans
+    (docs/benchmarks.md). ``0``: always use the pool when there are two tasks or more."""
+
+
 class ServicesSettings(Section):
     """Table services: when they run and what they keep."""
 
@@ -224,3 +241,5 @@ class ServicesSettings(Section):
     """Archival (not supported yet)."""
     clustering: ClusteringSettings = Field(default_factory=ClusteringSettings)
     """Clustering."""
+    execution: ServiceExecutionSettings = Field(default_factory=ServiceExecutionSettings)
+    """Where services run their per-file-group work on the local engine."""

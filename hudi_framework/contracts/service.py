@@ -25,6 +25,7 @@ from contextlib import AbstractContextManager
 from hudi_framework.contracts.clean import CleanHost
 from hudi_framework.contracts.clustering import ClusteringHost
 from hudi_framework.contracts.compaction import CompactionHost
+from hudi_framework.contracts.task_runner import InProcessRunner, ServiceTaskRunner
 
 __all__ = ["TableService", "TableServiceHost"]
 
@@ -52,6 +53,13 @@ class TableServiceHost(CompactionHost, CleanHost, ClusteringHost):
     @abstractmethod
     def locked(self) -> AbstractContextManager[None]:
         """Hold the table lock while planning under optimistic concurrency control (a no-op otherwise)."""
+
+    @property
+    def task_runner(self) -> ServiceTaskRunner:
+        """Where the service's independent per-file-group tasks run: the engine of the job that
+        started it (Spark executors, the local engine's process pool or the calling process); a host
+        that does not say runs them in process."""
+        return InProcessRunner()
 
 
 __all__ = ["TableService"]

@@ -84,6 +84,7 @@ from hudi_framework.errors.read import (
     UnknownColumnError,
     UnsupportedQueryError,
 )
+from hudi_framework.errors.service_tasks import ServiceTaskError, ServiceWorkerLostError
 from hudi_framework.errors.services import (
     CleanError,
     ClusteringExecutionError,
@@ -211,6 +212,8 @@ __all__ = [
     "SchemaConversionError",
     "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
+    "ServiceTaskError",
+    "ServiceWorkerLostError",
     "StorageError",
     "StorageNotFoundError",
     "TableConfigCorruptError",

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
@@ -208,6 +209,11 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         log file written (:mod:`~hudi_framework.metadata.log_file_stats`).
         """
 
+    def _service_runner(self) -> ServiceTaskRunner | None:
+        """Where inline services run their per-file-group tasks: this engine's executors
+        (None: the local engine's process pool or the calling process)."""
+        return None
+
     def _release(self, staged: StagedT) -> None:
         """Free what staging holds (cached data); called once the write ended, however it ended."""
 
@@ -304,7 +310,9 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                     steps.run("release", lambda: self._release(staged))
         runs = []
         if steps.run("reload", table.reload) is not None:
-            runs = run_inline_services(table, session.settings, session.plugins, on_failure=steps.record)
+            runs = run_inline_services(
+                table, session.settings, session.plugins, on_failure=steps.record, runner=self._service_runner()
+            )
         failures = (*txn.post_commit_failures, *steps.failures)
         return WriteResult(done, op, tuple(stats), services=tuple(runs), post_commit_failures=failures)
 

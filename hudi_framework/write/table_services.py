@@ -21,6 +21,10 @@ Services are plugins, looked up among the writer's components by the names the s
 default) and handed a :class:`~hudi_framework.write.service_host.ServiceHost`. Inline compaction is
 opt-in, so configuring it without the plugin is an error; automatic cleaning is the default, so an
 installation without the cleaning plugin simply does not clean.
+
+The services run their per-file-group work on the writer's engine: the pipeline hands over its
+:class:`~hudi_framework.contracts.task_runner.ServiceTaskRunner` (Spark executors for a Spark
+writer; None: the local engine's process pool or the calling process).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.service import TableService
+from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import UnknownComponentError
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.runtime.components import Components
@@ -85,6 +90,7 @@ def run_inline_services(
     components: Components,
     *,
     on_failure: Callable[[str, Exception], None] | None = None,
+    runner: ServiceTaskRunner | None = None,
 ) -> list[ServiceRun]:
     """Run the table services configured to run inline, after a commit completed.
 
@@ -94,6 +100,7 @@ def run_inline_services(
         components: The writer's components (the compaction and cleaning services among them).
         on_failure: Called with the service name and the error when a service fails; the next
             service still runs. None: the error propagates.
+        runner: Where the services' per-file-group tasks run (None: the local engine's runner).
 
     Returns:
         What was scheduled or executed (empty when nothing was due).
@@ -104,20 +111,20 @@ def run_inline_services(
     """
     runs: list[ServiceRun] = []
     try:
-        runs = _inline_compaction(table, settings, components)
+        runs = _inline_compaction(table, settings, components, runner)
     except Exception as e:
         if on_failure is None:
             raise
         on_failure(settings.services.compaction.service, e)
     try:
-        runs += _inline_clustering(table, settings, components)
+        runs += _inline_clustering(table, settings, components, runner)
     except Exception as e:
         if on_failure is None:
             raise
         on_failure(settings.services.clustering.service, e)
     try:
         # The pipeline hands over the table reloaded after its commit; only a service changed it since.
-        runs += _inline_clean(table, settings, components, reload=bool(runs))
+        runs += _inline_clean(table, settings, components, runner, reload=bool(runs))
     except Exception as e:
         if on_failure is None:
             raise
@@ -125,7 +132,9 @@ def run_inline_services(
     return runs
 
 
-def _inline_compaction(table: HudiTable, settings: HudiSettings, components: Components) -> list[ServiceRun]:
+def _inline_compaction(
+    table: HudiTable, settings: HudiSettings, components: Components, runner: ServiceTaskRunner | None
+) -> list[ServiceRun]:
     runs: list[ServiceRun] = []
     comp = settings.services.compaction
     if not (comp.inline or comp.schedule_inline):
@@ -137,7 +146,7 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, components: Com
     if not compaction_due(table.timeline, comp, now):
         return runs
     service = build_table_service(components, comp, "services.compaction")
-    host = ServiceHost(table, settings)
+    host = ServiceHost(table, settings, runner=runner)
     instant = service.schedule(host)
     if instant is None:
         return runs
@@ -147,7 +156,9 @@ def _inline_compaction(table: HudiTable, settings: HudiSettings, components: Com
     return runs
 
 
-def _inline_clustering(table: HudiTable, settings: HudiSettings, components: Components) -> list[ServiceRun]:
+def _inline_clustering(
+    table: HudiTable, settings: HudiSettings, components: Components, runner: ServiceTaskRunner | None
+) -> list[ServiceRun]:
     """Java's inline clustering: pending plans run first, then a new one when due (``inline``);
     ``schedule_inline`` and ``async_enabled`` only write the plan."""
     section = settings.services.clustering
@@ -156,7 +167,7 @@ def _inline_clustering(table: HudiTable, settings: HudiSettings, components: Com
     timeline = table.reload().timeline
     runs: list[ServiceRun] = []
     service = build_table_service(components, section, "services.clustering")
-    host = ServiceHost(table, settings)
+    host = ServiceHost(table, settings, runner=runner)
     if section.inline:
         for pending in sorted(i.requested_time for i in timeline.pending_clustering_plans()):
             service.execute(host, pending)
@@ -175,7 +186,12 @@ def _inline_clustering(table: HudiTable, settings: HudiSettings, components: Com
 
 
 def _inline_clean(
-    table: HudiTable, settings: HudiSettings, components: Components, *, reload: bool
+    table: HudiTable,
+    settings: HudiSettings,
+    components: Components,
+    runner: ServiceTaskRunner | None,
+    *,
+    reload: bool,
 ) -> list[ServiceRun]:
     clean = settings.services.clean
     # Async cleaning belongs to a separate job (``hudi-fw clean run``); the writer does not wait for it.
@@ -183,7 +199,7 @@ def _inline_clean(
         return []
     timeline = (table.reload() if reload else table).timeline
     done = [i.requested_time for i in timeline.pending({Action.CLEAN})]
-    host = ServiceHost(table, settings)
+    host = ServiceHost(table, settings, runner=runner)
     if done:
         service = _clean_service(settings, components)
         for instant in done:  # a clean that crashed half way is finished first
