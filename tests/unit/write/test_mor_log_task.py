@@ -65,7 +65,7 @@ def test_v8_plus_appends_a_log_file_of_its_own(version: int) -> None:
     storage = MemoryStorage()
     incoming = _incoming(["a", "b", "c"], [5, 6, 7], [False, True, False])
     ctx = _ctx(version, delete_ordering=True)
-    stat = append_file_group(storage, ctx, _target(), incoming, task_partition_id=3, write_token="3-1-0")
+    (stat,) = append_file_group(storage, ctx, _target(), incoming, task_partition_id=3, write_token="3-1-0")
     name = f".abc-0_{INSTANT}.log.1_3-1-0"
     assert stat.path == f"sf/{name}"
     assert (stat.prev_commit, stat.base_file, stat.log_files, stat.log_version) == (INSTANT, "", [name], 1)
@@ -100,7 +100,7 @@ def test_v6_appends_the_next_version_named_after_the_slice() -> None:
     existing = LogFileName("abc-0", BASE_INSTANT, 1, "0-0-0")
     storage.write(f"sf/{existing.name}", b"")
     target = _target(slice_log_files=(existing.name,))
-    stat = append_file_group(storage, _ctx(6), target, _incoming(["a"], [1], [False]))
+    (stat,) = append_file_group(storage, _ctx(6), target, _incoming(["a"], [1], [False]))
     name = LogFileName.parse((stat.path or "").rsplit("/", 1)[-1])
     assert (name.instant_time, name.version) == (BASE_INSTANT, 2)
     assert stat.prev_commit == BASE_INSTANT
@@ -114,7 +114,7 @@ def test_a_pending_compaction_slice_without_base_file() -> None:
     storage = MemoryStorage()
     pending = "20240101000000100"
     target = FileGroupWrite("sf", "abc-0", None, None, append=True, slice_instant=pending)
-    stat = append_file_group(storage, _ctx(6), target, _incoming(["a"], [1], [False]))
+    (stat,) = append_file_group(storage, _ctx(6), target, _incoming(["a"], [1], [False]))
     assert LogFileName.parse((stat.path or "").rsplit("/", 1)[-1]).instant_time == pending
     assert stat.base_file == ""
     assert stat.prev_commit == pending
@@ -123,11 +123,11 @@ def test_a_pending_compaction_slice_without_base_file() -> None:
 def test_delete_operation_writes_commit_time_deletes_and_parquet_blocks() -> None:
     storage = MemoryStorage()
     ctx = _ctx(9, delete_ordering=False, log_block_type=BlockType.PARQUET_DATA)
-    stat = append_file_group(storage, ctx, _target(), _incoming(["a", "b"], [5, 6], [True, True]))
+    (stat,) = append_file_group(storage, ctx, _target(), _incoming(["a", "b"], [5, 6], [True, True]))
     (deletes,) = list(read_log_file(storage, stat.path or ""))
     assert isinstance(deletes, DeleteBlock)
     assert deletes.ordering_values == (COMMIT_TIME_ORDERING, COMMIT_TIME_ORDERING)
-    stat = append_file_group(storage, ctx, _target(), _incoming(["c"], [5], [False]), write_token="1-0-0")
+    (stat,) = append_file_group(storage, ctx, _target(), _incoming(["c"], [5], [False]), write_token="1-0-0")
     (data,) = list(read_log_file(storage, stat.path or ""))
     assert isinstance(data, DataBlock)
     assert data.block_type is BlockType.PARQUET_DATA
