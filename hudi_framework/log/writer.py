@@ -134,9 +134,7 @@ def create_next_log_file(
 
 
 def _listed(storage: StorageBackend, partition_path: str) -> list[LogFileName]:
-    return [
-        parsed for info in storage.list(partition_path) if (parsed := LogFileName.try_parse(info.name)) is not None
-    ]
+    return [parsed for info in storage.list(partition_path) if (parsed := LogFileName.try_parse(info.name)) is not None]
 
 
 def _create_next(

@@ -39,7 +39,6 @@ from hudi_framework.contracts.arrays import contiguous, from_numpy, repeated_str
 from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.merging.flags import delete_mask
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.layout.naming import LogFileName
 from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey
 from hudi_framework.log.codec import encode_block
@@ -61,7 +60,17 @@ from hudi_framework.write.file_group_task import (
 from hudi_framework.write.markers import IOType, create_marker
 from hudi_framework.write.record_positions import base_file_positions, positioned
 
-__all__ = ["append_file_group", "delete_columns", "log_block_schema", "ordering_column", "ordering_values"]
+__all__ = [
+    "LogPart",
+    "append_file_group",
+    "data_parts",
+    "delete_columns",
+    "delete_part",
+    "log_block_schema",
+    "ordering_column",
+    "ordering_values",
+    "write_log_parts",
+]
 
 #: First table version whose log files are named by their own delta commit.
 _OWN_INSTANT_LOG_VERSION = 8
@@ -228,14 +237,12 @@ def _positions(
     return base_file_positions(storage, target.base_file_key, incoming.column(RECORD_KEY))
 
 
-def _of(
-    positions: npt.NDArray[np.int64] | None, rows: npt.NDArray[np.bool_] | slice
-) -> npt.NDArray[np.int64] | None:
+def _of(positions: npt.NDArray[np.int64] | None, rows: npt.NDArray[np.bool_] | slice) -> npt.NDArray[np.int64] | None:
     return None if positions is None else positions[rows]
 
 
 @dataclass(frozen=True, slots=True)
-class _Part:
+class LogPart:
     """One encoded block of an append and what it holds (for its log file's write stat)."""
 
     encoded: bytes
@@ -245,24 +252,27 @@ class _Part:
     records: pa.Table | None = None
 
 
-def _data_parts(
+def data_parts(
     ctx: WriteTaskContext,
     target: FileGroupWrite,
     records: pa.Table,
-    keys: pa.ChunkedArray,
+    keys: pa.ChunkedArray | pa.Array,
     positions: npt.NDArray[np.int64] | None,
     inserted: npt.NDArray[np.bool_],
-) -> list[_Part]:
-    """The data block(s) of ``records``: one, or (over ``log_file_max_size``) as many as keep each under it."""
+    extra_header: dict[HeaderKey, str] | None = None,
+) -> list[LogPart]:
+    """The data block(s) of ``records`` (of keys ``keys``, ``inserted`` flagging new ones): one, or
+    (over ``log_file_max_size``) as many as keep each under it; ``extra_header`` goes into each."""
     partial = bool(ctx.partial_columns)
     schema_json = log_block_schema(ctx, partial=partial)
 
-    def part(start: int, stop: int) -> _Part:
+    def part(start: int, stop: int) -> LogPart:
         rows, header = positioned(
             records.slice(start, stop - start), _of(positions, slice(start, stop)), target.base_instant or ""
         )
         if partial:
             header[HeaderKey.IS_PARTIAL] = "true"
+        header.update(extra_header or {})
         block = DataBlock.create(
             rows,
             instant_time=ctx.instant,
@@ -272,7 +282,7 @@ def _data_parts(
             compression=ctx.parquet.compression,
         )
         new = contiguous(keys.slice(start, stop - start).filter(pa.array(inserted[start:stop]))).cast(pa.string())
-        return _Part(encode_block(block), stop - start, new, None, block.records)
+        return LogPart(encode_block(block), stop - start, new, None, block.records)
 
     n = records.num_rows
     whole = part(0, n)
@@ -284,10 +294,16 @@ def _data_parts(
     return [part(int(a), int(b)) for a, b in itertools.pairwise(bounds) if b > a]
 
 
-def _delete_part(
-    ctx: WriteTaskContext, target: FileGroupWrite, deletes: pa.Table, positions: npt.NDArray[np.int64] | None
-) -> _Part:
+def delete_part(
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    deletes: pa.Table,
+    positions: npt.NDArray[np.int64] | None,
+    extra_header: dict[HeaderKey, str] | None = None,
+) -> LogPart:
+    """The DELETE block of ``deletes`` (key, partition and ordering columns)."""
     deletes, header = positioned(deletes, positions, target.base_instant or "")
+    header.update(extra_header or {})
     schema_json = log_block_schema(ctx)
     columns = delete_columns(deletes, target.partition, ctx.ordering_fields if ctx.delete_ordering else ())
     if columns is not None:
@@ -303,7 +319,7 @@ def _delete_part(
             schema=schema_json,
             extra_header=header or None,
         )
-    return _Part(encode_block(block), deleted=contiguous(deletes.column(RECORD_KEY)).cast(pa.string()))
+    return LogPart(encode_block(block), deleted=contiguous(deletes.column(RECORD_KEY)).cast(pa.string()))
 
 
 def append_file_group(
@@ -358,14 +374,32 @@ def append_file_group(
     upserts = incoming.filter(pa.array(~deleted))
     deletes = incoming.filter(pa.array(deleted))
     positions = _positions(storage, ctx, target, incoming)
-    parts: list[_Part] = []
+    parts: list[LogPart] = []
     if upserts.num_rows:
         records = _data_records(upserts, ctx, target.file_id, task_partition_id)
         keys = upserts.column(RECORD_KEY)
-        parts += _data_parts(ctx, target, records, keys, _of(positions, ~deleted), inserted[~deleted])
+        parts += data_parts(ctx, target, records, keys, _of(positions, ~deleted), inserted[~deleted])
     if deletes.num_rows:
-        parts.append(_delete_part(ctx, target, deletes, _of(positions, deleted)))
+        parts.append(delete_part(ctx, target, deletes, _of(positions, deleted)))
+    return write_log_parts(
+        storage, ctx, target, parts, write_token=write_token, key_changes=key_changes, log_stats=log_stats
+    )
+
+
+def write_log_parts(
+    storage: StorageBackend,
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    parts: Sequence[LogPart],
+    *,
+    write_token: str = "0-0-0",
+    key_changes: dict[str, FileKeyChanges] | None = None,
+    log_stats: dict[str, pa.Table | None] | None = None,
+) -> list[WriteStat]:
+    """Write ``parts`` into new log files of ``target``'s slice (rolling over at ``ctx.log_file_max_size``),
+    each after its ``APPEND`` marker; return one delta write stat per file (see :func:`append_file_group`)."""
     own_instant = ctx.table_version >= _OWN_INSTANT_LOG_VERSION
+    assert target.slice_instant is not None
 
     def mark(name: LogFileName) -> None:
         create_marker(storage, ctx.instant, target.partition, name.name, IOType.APPEND)
@@ -395,7 +429,7 @@ def append_file_group(
 
 def _report_keys(
     key: str,
-    held: Sequence[_Part],
+    held: Sequence[LogPart],
     key_changes: dict[str, FileKeyChanges] | None,
     log_stats: dict[str, pa.Table | None] | None,
     partition: str,
@@ -423,7 +457,7 @@ def _file_stat(
     ctx: WriteTaskContext,
     target: FileGroupWrite,
     file: WrittenLogFile,
-    held: Sequence[_Part],
+    held: Sequence[LogPart],
     log_files: list[str],
     own_instant: bool,
 ) -> WriteStat:
