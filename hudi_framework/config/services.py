@@ -21,6 +21,7 @@ __all__ = [
     "CleanSettings",
     "ClusteringSettings",
     "CompactionSettings",
+    "LogCompactionSettings",
     "ServiceSection",
     "ServicesSettings",
 ]
@@ -175,6 +176,16 @@ class ClusteringSettings(Section):
     )
 
 
+class LogCompactionSettings(Section):
+    """Merge-on-read log compaction: merging a file slice's log blocks into one log file (no base rewrite)."""
+
+    inline: bool = False
+    """Plan and run a log compaction after each write (``hoodie.log.compaction.inline``)."""
+    blocks_threshold: PositiveInt = 5
+    """A file slice is log-compacted once a merged read applies at least this many of its log blocks
+    (``hoodie.log.compaction.blocks.threshold``)."""
+
+
 class ServicesSettings(Section):
     """Table services: when they run and what they keep."""
 
@@ -186,3 +197,5 @@ class ServicesSettings(Section):
     """Archival (not supported yet)."""
     clustering: ClusteringSettings = Field(default_factory=ClusteringSettings)
     """Clustering (not supported yet)."""
+    log_compaction: LogCompactionSettings = Field(default_factory=LogCompactionSettings)
+    """Log compaction (merge-on-read tables)."""

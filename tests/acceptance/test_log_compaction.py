@@ -105,3 +105,50 @@ def test_nothing_to_log_compact_below_the_threshold(engine: WriteEngine, tmp_pat
     before = sorted(p.name for p in (sc.path / ".hoodie" / "timeline").iterdir())
     assert schedule_log_compaction(sc.table, blocks_threshold=50) is None
     assert sorted(p.name for p in (sc.path / ".hoodie" / "timeline").iterdir()) == before
+
+
+def test_inline_log_compaction_after_writes(tmp_path: Path) -> None:
+    """``hoodie.log.compaction.inline``: after each write, slices with at least the threshold of
+    applied log blocks are log-compacted; the table always reads as the writes say (ours and hudi-rs)."""
+    import hudi
+    import pyarrow as pa
+
+    from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.read.reader import read_table
+    from hudi_framework.runtime.table import HudiTable
+    from hudi_framework.table.table_config import new_table_config
+    from hudi_framework.write.client import WriteClient
+
+    config = new_table_config(
+        "t", version=9, table_type="MERGE_ON_READ", record_key_fields=["id"], ordering_fields=["ts"]
+    )
+    table = HudiTable.create(str(tmp_path / "t"), config)
+    settings = HudiSettings.from_hoodie_options(
+        {"hoodie.log.compaction.inline": "true", "hoodie.log.compaction.blocks.threshold": "3"}, env=False
+    )
+    client = WriteClient(table, settings)
+    client.insert(pa.Table.from_pylist([{"id": f"k{i}", "ts": 0, "v": 0} for i in range(20)]))
+    model = {f"k{i}": (0, 0) for i in range(20)}
+    for ts in range(1, 8):
+        rows = [{"id": f"k{i}", "ts": ts, "v": ts * 10 + i} for i in range(ts, 20, 3)]
+        client.upsert(pa.Table.from_pylist(rows))
+        model.update({r["id"]: (r["ts"], r["v"]) for r in rows})
+        if ts % 3 == 0:
+            gone = [f"k{ts}"]
+            client.delete(pa.Table.from_pylist([{"id": k, "ts": ts, "v": 0} for k in gone]))
+            for k in gone:
+                model.pop(k, None)
+        ours = read_table(HudiTable.open(str(tmp_path / "t")))
+        assert {r["id"]: (r["ts"], r["v"]) for r in ours.to_pylist()} == model
+    timeline = HudiTable.open(str(tmp_path / "t")).timeline
+    done = [
+        i
+        for i in timeline.completed()
+        if i.action is Action.DELTA_COMMIT and timeline.read_commit_metadata(i).operation_type == "LOG_COMPACT"
+    ]
+    assert len(done) >= 2, "log compactions ran inline"
+    assert not timeline.pending()
+    theirs = pa.Table.from_batches(
+        hudi.HudiTableBuilder.from_base_uri(str(tmp_path / "t")).build().read(hudi.HudiReadOptions())
+    )
+    assert {r["id"]: (r["ts"], r["v"]) for r in theirs.to_pylist()} == model

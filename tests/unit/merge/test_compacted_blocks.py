@@ -23,7 +23,13 @@ DATA = pa.schema([pa.field("id", pa.string()), pa.field("ts", pa.int64()), pa.fi
 CONFIG = new_table_config("t", version=9, record_key_fields=["id"], ordering_fields=["ts"])
 SCHEMA = WriteSession.file_schema(CONFIG, DATA)
 AVRO = avro_json(with_meta_fields(arrow_to_avro(DATA, "t")))
-I1, I2, LC, I3, LC2 = "20250101000000001", "20250101000000002", "20250101000000003", "20250101000000004", "20250101000000005"
+I1, I2, LC, I3, LC2 = (
+    "20250101000000001",
+    "20250101000000002",
+    "20250101000000003",
+    "20250101000000004",
+    "20250101000000005",
+)
 
 
 def _records(instant: str, rows: list[tuple[str, int, str]]) -> pa.Table:
@@ -102,7 +108,11 @@ def test_compaction_counts_only_the_records_a_read_applies() -> None:
     keys = _slice(storage)
     everything = {I1, I2, LC, I3, LC2}
     stats = scan_log_stats(
-        storage, keys, InstantValidity(frozenset(everything)), key_field="_hoodie_record_key", instant_in_file_name=False
+        storage,
+        keys,
+        InstantValidity(frozenset(everything)),
+        key_field="_hoodie_record_key",
+        instant_in_file_name=False,
     )
     assert stats.total_log_records == 2  # LC2's block only
     assert sorted(stats.record_keys.to_pylist()) == ["a", "c"]
