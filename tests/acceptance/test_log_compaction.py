@@ -80,10 +80,12 @@ def test_log_compaction_equals_the_model_and_compaction_after_it_too(
         name = LogFileName.parse(new[0].rsplit("/", 1)[-1])
         assert name.instant_time == (planned if version >= 8 else file_slice.base_instant_time)
         blocks = list(read_log_file(table.storage, new[0]))
-        assert blocks and all(isinstance(b, DataBlock | DeleteBlock) for b in blocks)
+        assert blocks
+        assert all(isinstance(b, DataBlock | DeleteBlock) for b in blocks)
         op = next(o for o in plan.operations if o.file_group == file_slice.file_group_id)
         merged = blocks[0].header[HeaderKey.COMPACTED_BLOCK_TIMES].split(",")
-        assert merged == sorted(merged) and len(merged) >= 3
+        assert merged == sorted(merged)
+        assert len(merged) >= 3
         assert {b.header[HeaderKey.COMPACTED_BLOCK_TIMES] for b in blocks} == {",".join(merged)}
         assert all(b.instant_time == planned for b in blocks)
         assert len(op.delta_file_names) >= 3

@@ -61,7 +61,8 @@ def test_killed_log_compaction_reads_the_same_before_and_after_recovery(
 
     if recovery == "execute":
         done = execute_log_compaction(table, dead.requested_time)
-        assert done.instant.action is Action.DELTA_COMMIT and done.stats
+        assert done.instant.action is Action.DELTA_COMMIT
+        assert done.stats
         assert len(_log_files(path) - logs_before) == len(done.stats)
     else:
         rollback_log_compaction(table, dead.requested_time)
