@@ -1,0 +1,110 @@
+"""Log compaction against Apache Hudi, both directions: a merge-on-read table Apache Hudi log-compacted
+inline (``hoodie.log.compaction.inline``) reads the same through us as through its reader, and a table
+we log-compacted reads the same through Apache Hudi as through us, and Apache Hudi continues writing it.
+
+Besides the shared sequence, a few more update rounds give every slice enough log blocks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi_framework import HudiSettings, HudiTable, WriteClient, new_table_config, open_table_service, read_table
+from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey
+from hudi_framework.log.reader import read_log_file
+from hudi_framework.timeline.instant import Action
+from hudi_framework.write.log_compactor import execute_log_compaction, schedule_log_compaction
+from tests.oracle.client import ApacheHudi
+from tests.oracle.compare import Tally, compare_reads
+from tests.oracle.sequence import DATA_COLUMNS, KEY, SEQUENCE, apache_hudi_options, trip_rows
+
+pytestmark = pytest.mark.oracle
+
+#: After the shared sequence: updates in log blocks (k000-k011 to ts 5, then k000-k005 to ts 6).
+MORE: tuple[tuple[str, pa.Table], ...] = (
+    ("upsert", trip_rows(range(12), ts=5)),
+    ("upsert", trip_rows(range(6), ts=6)),
+)
+LOG_COMPACTION = {
+    "hoodie.log.compaction.inline": "true",
+    "hoodie.log.compaction.blocks.threshold": "2",
+    # No regular compaction: it would fold the log-compacted slices into new base files.
+    "hoodie.compact.inline.max.delta.commits": "50",
+}
+VERSIONS = (9, pytest.param(6, marks=pytest.mark.oracle_full))
+
+
+def _log_compactions(table: HudiTable) -> list[str]:
+    timeline = table.reload().timeline
+    return [
+        i.requested_time
+        for i in timeline.completed()
+        if i.action is Action.DELTA_COMMIT and timeline.read_commit_metadata(i).operation_type == "LOG_COMPACT"
+    ]
+
+
+def _compacted_blocks(table: HudiTable) -> list[DataBlock | DeleteBlock]:
+    found: list[DataBlock | DeleteBlock] = []
+    for file_slice in table.latest_file_slices():
+        for key in file_slice.log_file_keys:
+            found += [
+                b
+                for b in read_log_file(table.storage, key)
+                if isinstance(b, DataBlock | DeleteBlock) and HeaderKey.COMPACTED_BLOCK_TIMES in b.header
+            ]
+    return found
+
+
+def _compare(apache_hudi: ApacheHudi, tally: Tally, path: Path, label: str) -> None:
+    compare_reads(
+        tally, label, read_table(HudiTable.open(str(path))), apache_hudi.read(path), key=KEY, data_columns=DATA_COLUMNS
+    )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_we_read_tables_apache_hudi_log_compacted(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, version: int
+) -> None:
+    path = tmp_path / "log_compacted_by_apache_hudi"
+    oracle_tally.tables.add(str(path))
+    options = {**apache_hudi_options("lc_apache", "MERGE_ON_READ", version), **LOG_COMPACTION}
+    for done, (operation, rows) in enumerate((*SEQUENCE, *MORE), start=1):
+        apache_hudi.write(path, rows, options, operation)
+        _compare(apache_hudi, oracle_tally, path, f"Apache Hudi log-compacted v{version}, after {done} writes")
+    table = HudiTable.open(str(path))
+    assert _log_compactions(table), "Apache Hudi ran log compactions inline"
+    assert _compacted_blocks(table), "its slices hold compacted blocks"
+    # Our compaction of its log-compacted slices: the new base files hold what both readers read.
+    service, host = open_table_service(table, HudiSettings(), "compaction")
+    planned = service.schedule(host)
+    assert planned is not None
+    service.execute(host, planned)
+    _compare(apache_hudi, oracle_tally, path, f"Apache Hudi log-compacted v{version}, then we compacted")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_apache_hudi_reads_our_log_compacted_tables(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, version: int
+) -> None:
+    path = tmp_path / "log_compacted_by_hudi_framework"
+    oracle_tally.tables.add(str(path))
+    config = new_table_config(
+        "lc_ours", table_type="MERGE_ON_READ", version=version,
+        record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+    )  # fmt: skip
+    table = HudiTable.create(str(path), config)
+    client = WriteClient(table, HudiSettings())
+    for operation, rows in (*SEQUENCE, *MORE):
+        client.write(rows, operation)
+    instant = schedule_log_compaction(table, blocks_threshold=2)
+    assert instant is not None
+    execute_log_compaction(table, instant)
+    assert _compacted_blocks(table)
+    _compare(apache_hudi, oracle_tally, path, f"hudi_framework log-compacted v{version}")
+    # Apache Hudi continues writing the table; both still read it the same.
+    options = apache_hudi_options("lc_ours", "MERGE_ON_READ", version)
+    apache_hudi.write(path, trip_rows(range(3, 9), ts=7), options, "upsert")
+    _compare(apache_hudi, oracle_tally, path, f"hudi_framework log-compacted v{version}, then Apache Hudi upserted")
