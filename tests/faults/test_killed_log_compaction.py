@@ -7,30 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import hudi
 import pyarrow as pa
 import pytest
 
-from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.log_compactor import execute_log_compaction, rollback_log_compaction
 from tests.faults.processes import kill_writer
 from tests.faults.tables import start_table_copies
-
-Rows = list[tuple[str, str, int]]
-
-
-def _ours(path: Path) -> Rows:
-    t = read_table(HudiTable.open(str(path))).select(["id", "city", "ts"])
-    return sorted((r["id"], r["city"], r["ts"]) for r in t.to_pylist())
-
-
-def _hudi_rs(path: Path) -> Rows:
-    table = hudi.HudiTableBuilder.from_base_uri(str(path)).build()
-    rows = pa.Table.from_batches(table.read(hudi.HudiReadOptions())).to_pylist()
-    return sorted((r["id"], r["city"], r["ts"]) for r in rows)
+from tests.faults.test_killed_writer import _hudi_rs, _ours
 
 
 def _log_files(path: Path) -> set[str]:
