@@ -146,7 +146,7 @@ class LogRecordBuffer:
         self._spill: SpillPartitions | None = None
         self._instants: dict[int, str] = {}
         self._rollbacks: dict[str, int] = {}
-        self._replaced: set[str] = set()
+        self._replacements: list[tuple[int, tuple[str, ...]]] = []
 
     def __enter__(self) -> LogRecordBuffer:
         return self
@@ -193,9 +193,10 @@ class LogRecordBuffer:
         """Cancel every block of ``target_instant`` added before block ``seq``."""
         self._rollbacks[target_instant] = max(seq, self._rollbacks.get(target_instant, -1))
 
-    def replace(self, instants: Iterable[str]) -> None:
-        """Cancel every block of ``instants``, added before or after (a compacted block replaces them)."""
-        self._replaced.update(instants)
+    def replace(self, instants: Iterable[str], *, seq: int) -> None:
+        """Cancel every block of ``instants``, added before or after, as block ``seq`` (a compacted
+        block) replaces them, unless a rollback cancels that block."""
+        self._replacements.append((seq, tuple(instants)))
 
     def valid_instants(self) -> list[str]:
         """The instants of the blocks that count (not rolled back, not replaced), in block order:
@@ -203,12 +204,14 @@ class LogRecordBuffer:
         cancelled = set(self._cancelled())
         return list(dict.fromkeys(inst for s, inst in sorted(self._instants.items()) if s not in cancelled))
 
+    def _rolled_back(self, seq: int) -> bool:
+        inst = self._instants.get(seq)
+        return inst is not None and seq < self._rollbacks.get(inst, -1)
+
     def _cancelled(self) -> list[int]:
-        return sorted(
-            s
-            for s, inst in self._instants.items()
-            if inst in self._replaced or (inst in self._rollbacks and s < self._rollbacks[inst])
-        )
+        # A rolled-back compacted block replaces nothing (Java drops rolled-back instants first).
+        replaced = {i for s, instants in self._replacements if not self._rolled_back(s) for i in instants}
+        return sorted(s for s, inst in self._instants.items() if inst in replaced or self._rolled_back(s))
 
     def _valid(self, table: pa.Table) -> pa.Table:
         cancelled = self._cancelled()
@@ -390,7 +393,7 @@ def collect_log_records(
                 if positions is not None:
                     positions.add_block(block.header, rows.column(task.record_key_field))
                 buffer.add(rows, instant=block.instant_time or "", seq=seq)
-                buffer.replace(compacted_instants(block))
+                buffer.replace(compacted_instants(block), seq=seq)
             elif isinstance(block, HFileBlock):
                 block.records  # noqa: B018 - raises UnsupportedLogBlockError naming the block type
     buffer.finish()

@@ -92,9 +92,8 @@ def applied_log_blocks(storage: StorageBackend, log_file_keys: Sequence[str], va
     """How many data and delete blocks of a slice's log files a merged read applies: committed,
     not rolled back, not replaced by a log compaction's blocks (Java counts these to decide whether
     a slice is worth log-compacting)."""
-    blocks: list[tuple[int, str]] = []
+    blocks: list[tuple[int, str, list[str]]] = []
     rolled_back: dict[str, int] = {}
-    replaced: set[str] = set()
     seq = 0
     for key in log_file_keys:
         for block in read_log_file(storage, key):
@@ -102,9 +101,10 @@ def applied_log_blocks(storage: StorageBackend, log_file_keys: Sequence[str], va
             if isinstance(block, CommandBlock) and block.command_type is CommandType.ROLLBACK:
                 rolled_back[block.target_instant_time] = seq
             elif isinstance(block, DataBlock | DeleteBlock) and validity.is_valid(block.instant_time):
-                blocks.append((seq, block.instant_time or ""))
-                replaced.update(compacted_instants(block))
-    return sum(1 for s, inst in blocks if inst not in replaced and s >= rolled_back.get(inst, -1))
+                blocks.append((seq, block.instant_time or "", compacted_instants(block)))
+    valid = [(inst, replaces) for s, inst, replaces in blocks if s >= rolled_back.get(inst, -1)]
+    replaced = {i for _, replaces in valid for i in replaces}
+    return sum(1 for inst, _ in valid if inst not in replaced)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework.contracts.merger import RecordMerger
-from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey
+from hudi_framework.log.blocks import CommandBlock, DataBlock, DeleteBlock, HeaderKey
 from hudi_framework.log.writer import append_log_file
 from hudi_framework.model.schema import arrow_to_avro, avro_json, with_meta_fields
 from hudi_framework.read.merged import merge_file_slice
@@ -101,6 +101,20 @@ def test_compacted_blocks_replace_the_blocks_they_list(
     storage = MemoryStorageBackend()
     keys = _slice(storage)[:upto]
     assert _read(storage, keys, completed, event_time) == expected
+
+
+def test_a_rolled_back_compacted_block_replaces_nothing(event_time: RecordMerger) -> None:
+    """A rollback of the log compaction (v6 writes a ROLLBACK command block) restores the blocks it replaced."""
+    storage = MemoryStorageBackend()
+    keys = _slice(storage)[:3]
+    rollback = f".fg1_{I1}.log.9_0-0-0"
+    append_log_file(storage, rollback, [CommandBlock.rollback(instant_time=I3, target_instant_time=LC)])
+    assert _read(storage, [*keys, rollback], {I1, I2, LC, I3}, event_time) == {"a": "a2", "x": "x1"}
+    stats = scan_log_stats(
+        storage, [*keys, rollback], InstantValidity(frozenset({I1, I2, LC, I3})),
+        key_field="_hoodie_record_key", instant_in_file_name=False,
+    )  # fmt: skip
+    assert stats.total_log_records == 5  # I1's three records and I2's record and delete
 
 
 def test_compaction_counts_only_the_records_a_read_applies() -> None:
