@@ -73,7 +73,9 @@ def test_we_read_tables_apache_hudi_log_compacted(
     path = tmp_path / "log_compacted_by_apache_hudi"
     oracle_tally.tables.add(str(path))
     options = {**apache_hudi_options("lc_apache", "MERGE_ON_READ", version), **LOG_COMPACTION}
-    writes = (*SEQUENCE, *MORE)
+    # The shared sequence leaves slices with two log blocks, enough for a log compaction after its
+    # last write; the full run writes the further rounds too.
+    writes = (*SEQUENCE, *MORE) if FULL else SEQUENCE
     for done, (operation, rows) in enumerate(writes, start=1):
         apache_hudi.write(path, rows, options, operation)
         if FULL or done == len(writes):  # the default subset compares the final table only
