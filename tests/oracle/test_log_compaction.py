@@ -114,3 +114,65 @@ def test_apache_hudi_reads_our_log_compacted_tables(
     options = apache_hudi_options("lc_ours", "MERGE_ON_READ", version)
     apache_hudi.write(path, trip_rows(range(3, 9), ts=7), options, "upsert")
     _compare(apache_hudi, oracle_tally, path, f"hudi_framework log-compacted v{version}, then Apache Hudi upserted")
+
+
+def _log_files_per_commit(table: HudiTable) -> int:
+    """The most log files one delta commit wrote into one file group."""
+    timeline = table.reload().timeline
+    most = 0
+    for instant in timeline.completed():
+        if instant.action is not Action.DELTA_COMMIT:
+            continue
+        stats = timeline.read_commit_metadata(instant).write_stats()
+        per_group: dict[str, int] = {}
+        for s in stats:
+            if (s.path or "").rsplit("/", 1)[-1].startswith("."):
+                per_group[s.file_id or ""] = per_group.get(s.file_id or "", 0) + 1
+        most = max(most, *per_group.values(), 0)
+    return most
+
+
+@pytest.mark.oracle_full
+@pytest.mark.parametrize("writer", ["apache_hudi", "hudi_framework"])
+def test_rolled_over_log_files_read_the_same(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, writer: str
+) -> None:
+    """``hoodie.logfile.max.size`` small enough that one upsert's append rolls over to further log
+    versions (Apache Hudi: with small data blocks, ``hoodie.logfile.data.block.max.size``)."""
+    path = tmp_path / f"rolled_over_by_{writer}"
+    oracle_tally.tables.add(str(path))
+    limit = {"hoodie.logfile.max.size": "2048"}
+    options = {
+        **apache_hudi_options("rolled", "MERGE_ON_READ", 9),
+        **limit,
+        "hoodie.logfile.data.block.max.size": "1024",
+    }
+    big = trip_rows(range(40), ts=5)
+    client = None
+    if writer == "hudi_framework":
+        config = new_table_config(
+            "rolled", table_type="MERGE_ON_READ", version=9,
+            record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"],
+        )  # fmt: skip
+        client = WriteClient(HudiTable.create(str(path), config), HudiSettings.from_hoodie_options(limit, env=False))
+    for operation, rows in (*SEQUENCE, ("upsert", big)):
+        if client is None:
+            apache_hudi.write(path, rows, options, operation)
+        else:
+            client.write(rows, operation)
+    table = HudiTable.open(str(path))
+    assert _log_files_per_commit(table) >= 2, "an append rolled over"
+    _compare(apache_hudi, oracle_tally, path, f"{writer} rolled over its log files")
+    # Compaction by the other engine reads every version too.
+    if client is None:
+        service, host = open_table_service(table, HudiSettings(), "compaction")
+        planned = service.schedule(host)
+        assert planned is not None
+        service.execute(host, planned)
+    else:
+        compacted = apache_hudi.sql(
+            f"CALL run_compaction(op => 'scheduleAndExecute', path => '{path}', "
+            "options => 'hoodie.compact.inline.max.delta.commits=1')"
+        )
+        assert [row["state"] for row in compacted] == ["COMPLETED"]
+    _compare(apache_hudi, oracle_tally, path, f"{writer} rolled over its log files, then the other engine compacted")
