@@ -18,6 +18,7 @@ from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
 from hudi_framework.cli.index import index
 from hudi_framework.cli.log_blocks import repair, show_log_blocks
+from hudi_framework.cli.log_compaction import log_compaction
 from hudi_framework.cli.metadata import metadata
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
@@ -42,6 +43,7 @@ app.add_typer(savepoint, name="savepoint")
 app.add_typer(repair, name="repair")
 app.add_typer(metadata, name="metadata")
 app.add_typer(index, name="index")
+app.add_typer(log_compaction, name="logcompaction")
 show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)

@@ -299,6 +299,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("services.compaction.logfile_size_threshold_bytes", "hoodie.compaction.logfile.size.threshold"),
     _k("services.compaction.logfile_num_threshold", "hoodie.compaction.logfile.num.threshold"),
     _k("services.compaction.daybased_target_partitions", "hoodie.compaction.daybased.target.partitions"),
+    _k("services.log_compaction.inline", "hoodie.log.compaction.inline"),
+    _k("services.log_compaction.blocks_threshold", "hoodie.log.compaction.blocks.threshold"),
     _k("services.clean.automatic", "hoodie.clean.automatic"),
     _k("services.clean.async_enabled", "hoodie.clean.async.enabled", "hoodie.clean.async"),
     _k("services.clean.policy", "hoodie.clean.policy", "hoodie.cleaner.policy"),

@@ -26,6 +26,7 @@ __all__ = [
     "CleanSettings",
     "ClusteringSettings",
     "CompactionSettings",
+    "LogCompactionSettings",
     "ServiceExecutionSettings",
     "ServiceSection",
     "ServicesSettings",
@@ -230,6 +231,16 @@ class ServiceExecutionSettings(Section):
     (docs/benchmarks.md). ``0``: always use the pool when there are two tasks or more."""
 
 
+class LogCompactionSettings(Section):
+    """Merge-on-read log compaction: merging a file slice's log blocks into one log file (no base rewrite)."""
+
+    inline: bool = False
+    """Plan and run a log compaction after each write (``hoodie.log.compaction.inline``)."""
+    blocks_threshold: PositiveInt = 5
+    """A file slice is log-compacted once a merged read applies at least this many of its log blocks
+    (``hoodie.log.compaction.blocks.threshold``)."""
+
+
 class ServicesSettings(Section):
     """Table services: when they run and what they keep."""
 
@@ -243,3 +254,5 @@ class ServicesSettings(Section):
     """Clustering."""
     execution: ServiceExecutionSettings = Field(default_factory=ServiceExecutionSettings)
     """Where services run their per-file-group work on the local engine."""
+    log_compaction: LogCompactionSettings = Field(default_factory=LogCompactionSettings)
+    """Log compaction (merge-on-read tables)."""

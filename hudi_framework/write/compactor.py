@@ -165,20 +165,20 @@ def run_compaction_task(task: CompactionTask) -> WriteStat:
     return compact_operation(task.job, task.op, task.index)
 
 
-def pending_compaction(table: HudiTable, instant: str) -> Instant:
-    """The pending compaction ``instant``.
+def pending_compaction(table: HudiTable, instant: str, action: Action = Action.COMPACTION) -> Instant:
+    """The pending compaction (or, with ``action`` ``logcompaction``, log compaction) ``instant``.
 
     Raises:
         CompactionPlanError: No such compaction, or it already completed.
     """
     try:
-        found = table.timeline.get(instant, Action.COMPACTION)
+        found = table.timeline.get(instant, action)
     except InstantNotFoundError:
-        raise CompactionPlanError(instant, "no such compaction on the timeline") from None
+        raise CompactionPlanError(instant, f"no such {action} on the timeline") from None
     if found.is_completed:
         raise CompactionPlanError(instant, "already completed")
-    if found.action is not Action.COMPACTION:
-        raise CompactionPlanError(instant, f"instant is a {found.action}, not a compaction")
+    if found.action is not action:
+        raise CompactionPlanError(instant, f"instant is a {found.action}, not a {action}")
     return found
 
 
@@ -188,10 +188,10 @@ def read_plan(table: HudiTable, instant: Instant) -> CompactionPlan:
     return decode_compaction_plan(table.storage.read(key), path=key)
 
 
-def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
+def rollback_inflight(table: HudiTable, instant: str, action: Action = Action.COMPACTION) -> list[str]:
     """Undo a failed or crashed attempt: delete its marked files, markers and inflight file.
 
-    The requested plan stays, so the compaction can be executed again.
+    The requested plan stays, so the compaction (or log compaction, by ``action``) can be executed again.
 
     Returns:
         The data file keys deleted.
@@ -200,7 +200,7 @@ def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
     deleted = discard_marked_attempt(storage, instant)
     timeline = table.reload().timeline
     try:
-        current = timeline.get(instant, Action.COMPACTION)
+        current = timeline.get(instant, action)
         inflight_key = timeline.file_key(current, State.INFLIGHT)
     except InstantNotFoundError:
         return deleted

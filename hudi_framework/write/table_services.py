@@ -12,6 +12,10 @@ Then, as ``services.clustering`` says (Apache Hudi's ``hoodie.clustering.inline`
 pending clustering, then schedules one and runs it once ``max_commits`` commits completed since the
 last clustering; the other two only write the plan (``hudi-fw clustering run`` executes it).
 
+Then, with ``services.log_compaction.inline`` (``hoodie.log.compaction.inline``), plans a log
+compaction of the slices with enough log blocks and executes it (Apache Hudi schedules a log
+compaction after every write; the blocks threshold decides which slices it takes).
+
 Then, as ``services.clean`` says (Apache Hudi's ``hoodie.clean.automatic``, on by default, and
 ``hoodie.clean.async``, off): finishes pending cleans, and when ``max_commits`` commits completed
 since the last clean, schedules a clean and executes it.
@@ -45,9 +49,10 @@ from hudi_framework.services.compaction_trigger import compaction_due
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import InstantTimeGenerator
 from hudi_framework.vocabulary import FailedWritesPolicy, TableType, TimelineTimezone
+from hudi_framework.write.log_compactor import execute_log_compaction, schedule_log_compaction
 from hudi_framework.write.service_host import ServiceHost, build_table_service
 
-__all__ = ["ServiceRun", "check_inline_services", "run_inline_services"]
+__all__ = ["LOG_COMPACTION_SERVICE", "ServiceRun", "check_inline_services", "run_inline_services"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +128,12 @@ def run_inline_services(
             raise
         on_failure(settings.services.clustering.service, e)
     try:
+        runs += _inline_log_compaction(table, settings)
+    except Exception as e:
+        if on_failure is None:
+            raise
+        on_failure(LOG_COMPACTION_SERVICE, e)
+    try:
         # The pipeline hands over the table reloaded after its commit; only a service changed it since.
         runs += _inline_clean(table, settings, components, runner, reload=bool(runs))
     except Exception as e:
@@ -130,6 +141,24 @@ def run_inline_services(
             raise
         on_failure(settings.services.clean.service, e)
     return runs
+
+
+#: :attr:`ServiceRun.service` of log compactions (a kernel service, not a plugin).
+LOG_COMPACTION_SERVICE = "log_compaction"
+
+
+def _inline_log_compaction(table: HudiTable, settings: HudiSettings) -> list[ServiceRun]:
+    lc = settings.services.log_compaction
+    if not lc.inline:
+        return []
+    table.reload()
+    if table.config.table_type is not TableType.MERGE_ON_READ:
+        return []
+    instant = schedule_log_compaction(table, blocks_threshold=lc.blocks_threshold)
+    if instant is None:
+        return []
+    execute_log_compaction(table, instant, settings)
+    return [ServiceRun(LOG_COMPACTION_SERVICE, instant, executed=True)]
 
 
 def _inline_compaction(

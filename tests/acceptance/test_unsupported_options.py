@@ -41,7 +41,6 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ),
     ("hoodie.compaction.strategy", "UnBoundedPartitionAwareCompactionStrategy", None),
     ("hoodie.write.markers.type", "TIMELINE_SERVER_BASED", None),
-    ("hoodie.logfile.max.size", "1073741824", None),
     ("hoodie.copyonwrite.insert.split.size", "500000", None),
     ("hoodie.combine.before.delete", "true", None),
     ("hoodie.datasource.write.drop.partition.columns", "true", None),
@@ -77,7 +76,6 @@ FIELDS: list[tuple[str, Any, str | None]] = [
     ("index.type", "in-memory", None),
     ("services.compaction.strategy", "bounded-partition-aware", None),
     ("services.compaction.strategy", {"name": "unbounded-partition-aware"}, None),
-    ("write.log_file_max_size_bytes", 1024, None),
     ("write.insert_split_size", 100, None),
     ("write.combine_before_delete", True, None),
     ("table.drop_partition_columns", True, None),
@@ -153,7 +151,6 @@ def test_defaults_and_their_json_round_trip_validate() -> None:
     assert not settings.services.archive.automatic
     assert not settings.services.clustering.inline
     assert settings.services.archive.min_commits is None
-    assert settings.write.log_file_max_size_bytes is None
 
 
 def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
