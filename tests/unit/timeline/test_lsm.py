@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from hudi_storage_local.backend import LocalStorageBackend
 
 from hudi_framework.errors import LsmTimelineError
 from hudi_framework.timeline.archive import ArchivedInstant, archive_format
 from hudi_framework.timeline.lsm import LsmArchive, compacted_file_name, lsm_file_name
+from hudi_storage_local.backend import LocalStorageBackend
 
 HISTORY = ".hoodie/timeline/history"
 
 
 def _instant(n: int, action: str = "commit") -> ArchivedInstant:
     t = f"2026112810{n:07d}"
-    return ArchivedInstant(t, f"2026112811{n:07d}", action, f"meta-{n}".encode(), f"plan-{n}".encode() if n % 2 else None)
+    plan = f"plan-{n}".encode() if n % 2 else None
+    return ArchivedInstant(t, f"2026112811{n:07d}", action, f"meta-{n}".encode(), plan)
 
 
 def _archive(tmp_path: Path, batch: int = 10) -> LsmArchive:
