@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -192,6 +193,11 @@ class MetadataTable:
         return self._timeline
 
     @property
+    def properties(self) -> Mapping[str, str]:
+        """The MDT's ``hoodie.properties``."""
+        return MappingProxyType(self._properties)
+
+    @property
     def table_version(self) -> int:
         """The MDT's ``hoodie.table.version``."""
         return self._version
@@ -236,6 +242,7 @@ class MetadataTable:
         return FileSystemView(
             {partition: listing},
             completed_instants=self._timeline.completed(),
+            timeline_start=self._timeline.start,
             table_version=max(self._version, 8),
             pending_compactions=pending,
             base_file_extensions=("hfile",),

@@ -94,7 +94,13 @@ class InitContext:
     def view(self) -> FileSystemView:
         """The data table's file-system view from one storage listing (completed instants only)."""
         listed = list_table(self.storage)
-        return FileSystemView(listed, completed_instants=self.timeline.completed(), table_version=self.config.version)
+        timeline = self.timeline
+        return FileSystemView(
+            listed,
+            completed_instants=timeline.completed(),
+            timeline_start=timeline.start,
+            table_version=self.config.version,
+        )
 
     @cached_property
     def partitions(self) -> tuple[str, ...]:

@@ -204,6 +204,7 @@ class PartitionStatsBuilder(PartitionBuilder):
                 ctx.storage,
                 partitions=recomputed,
                 completed_instants=[*timeline.completed(), this],
+                timeline_start=timeline.start,
                 table_version=ctx.config.version,
             )
             files = _latest_files(view, recomputed)

@@ -321,6 +321,7 @@ class HudiTable:
                 view = FileSystemView(
                     from_mdt,
                     completed_instants=timeline.completed(),
+                    timeline_start=timeline.start,
                     table_version=self._config.version,
                     replaced_file_groups=replaced,
                     pending_compactions=pending,
@@ -335,6 +336,7 @@ class HudiTable:
                     return FileSystemView(
                         from_mdt,
                         completed_instants=timeline.completed(),
+                        timeline_start=timeline.start,
                         table_version=self._config.version,
                         replaced_file_groups=replaced,
                         pending_compactions=pending,
@@ -344,6 +346,7 @@ class HudiTable:
             self._storage,
             partitions=partitions,
             completed_instants=timeline.completed(),
+            timeline_start=timeline.start,
             table_version=self._config.version,
             replaced_file_groups=replaced,
             pending_compactions=pending,
