@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from hudi_framework.cli.archive import archive, archived_rows
 from hudi_framework.cli.clean import clean
 from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
@@ -43,6 +44,7 @@ app.add_typer(index, name="index")
 show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)
+app.command("archive")(archive)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -155,9 +157,20 @@ def show_timeline(
     as_json: JsonOpt = False,
     commits_only: Annotated[bool, typer.Option("--commits", help="Only completed write commits.")] = False,
     config: ConfigOpt = None,
+    archived: Annotated[
+        bool, typer.Option("--archived", help="The archived instants (older than the active ones).")
+    ] = False,
 ) -> None:
     """Instants with actions, states and completion times."""
-    timeline = _open(path, config).timeline
+    table = _open(path, config)
+    if archived:
+        rows = archived_rows(table)
+        if as_json:
+            typer.echo(json.dumps(rows, indent=2))
+        else:
+            _console().print(render.timeline_table(table.archived_timeline(), title="archived timeline"))
+        return
+    timeline = table.timeline
     instants = list(timeline.commits_timeline()) if commits_only else list(timeline.instants)
     if as_json:
         rows = [

@@ -32,8 +32,9 @@ from hudi_framework.runtime.retained import check_slice_files
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.archive import ArchivedInstant, archive_format
 from hudi_framework.timeline.commit_hooks import CommitHooks
-from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
+from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_framework.timeline.instant_time import resolve_instant_time
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.vocabulary import TimelineTimezone
@@ -259,6 +260,34 @@ class HudiTable:
                 known_written_files=self._known_written_files,
             )
         return self._timeline
+
+    @property
+    def archive_directory(self) -> str:
+        """Key of the archived timeline: ``.hoodie/timeline/history`` (v8+) or ``.hoodie/archived`` (v6)."""
+        if self._config.timeline_layout_version == 1:
+            return f".hoodie/{self._config.archive_folder.strip('/')}"
+        return f"{self.timeline.directory}/{self._config.history_path.strip('/')}"
+
+    def archived_instants(self) -> list[ArchivedInstant]:
+        """Instants of the archived timeline, oldest first, with their metadata and plans.
+
+        An instant still on the active timeline is left out (an archival that crashed before deleting
+        its active files leaves it in both; the active one counts).
+
+        Raises:
+            LsmTimelineError: The archive cannot be read.
+        """
+        layout = self._config.timeline_layout_version
+        archived = archive_format(self._storage, layout, self.archive_directory).read()
+        active = {(i.requested_time, i.comparable_action.value) for i in self.timeline.instants}
+        return [a for a in archived if (a.requested_time, a.action) not in active]
+
+    def archived_timeline(self) -> list[Instant]:
+        """The archived instants as completed instants (with their completion times on v8+)."""
+        return [
+            Instant(a.requested_time, Action(a.action), State.COMPLETED, a.completion_time)
+            for a in self.archived_instants()
+        ]
 
     def reload(self) -> HudiTable:
         """Re-read the config and the timeline (after other writers committed)."""

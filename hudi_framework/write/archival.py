@@ -30,12 +30,12 @@ from hudi_framework.timeline.archive import ArchivedInstant, ArchiveFormat, arch
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.lsm import LsmArchive
 from hudi_framework.timeline.naming import LAYOUT_V1, parse_instant_file_name
-from hudi_framework.timeline.timeline import META_FOLDER, Timeline
+from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.vocabulary import TableType
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.markers import delete_markers
 
-__all__ = ["ArchivalResult", "archival_due", "archive_timeline", "history_directory"]
+__all__ = ["ArchivalResult", "archival_due", "archive_timeline"]
 
 #: The v6 archive format's module (written separately); without it layout-1 tables are not archived.
 _V6_MODULE = "hudi_framework.timeline.archive_v6"
@@ -59,14 +59,6 @@ def archival_due(timeline: Timeline, max_commits: int) -> bool:
     archives anything (the cleaner's retention only raises the bound), and the metadata table's
     timeline cannot archive past the data table's first instant either."""
     return len(timeline.commits_timeline()) > max_commits
-
-
-def history_directory(table: HudiTable) -> str:
-    """Key of the table's archive: ``.hoodie/timeline/history`` (layout 2) or ``.hoodie/archived`` (layout 1)."""
-    config = table.config
-    if config.timeline_layout_version == LAYOUT_V1:
-        return f"{META_FOLDER}/{config.archive_folder.strip('/')}"
-    return f"{table.timeline.directory}/{config.history_path.strip('/')}"
 
 
 def archive_timeline(table: HudiTable, settings: HudiSettings | None = None) -> ArchivalResult:
@@ -98,7 +90,7 @@ def archive_timeline(table: HudiTable, settings: HudiSettings | None = None) -> 
         chosen = instants_to_archive(
             timeline.instants, policy, last_clean_retained=earliest_retained(timeline), metadata=state
         )
-        archive = _archive(table, settings, history_directory(table))
+        archive = _archive(table, settings, table.archive_directory)
         _move(timeline, archive, chosen, delete_marker_dirs=True)
         mdt_archived: list[Instant] = []
         if mdt is not None:
