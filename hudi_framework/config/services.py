@@ -209,8 +209,9 @@ class ServicesSettings(Section):
         # reads miss data of those instants.
         if self.archive.min_commits <= self.clean.commits_retained:
             raise CrossFieldError(
-                f"min_commits ({self.archive.min_commits}) must be greater than services.clean.commits_retained "
-                f"({self.clean.commits_retained}): archiving commits the cleaner retains loses incremental history",
+                f"min_commits ({self.archive.min_commits}, hoodie.keep.min.commits) must be greater than "
+                f"services.clean.commits_retained ({self.clean.commits_retained}, hoodie.clean.commits.retained): "
+                "archiving commits the cleaner retains loses incremental history",
                 ("services", "archive", "min_commits"),
             )
         return self
