@@ -24,7 +24,6 @@ from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.lsm import LsmArchive
 from hudi_framework.timeline.metadata import decode_commit_metadata
-from hudi_framework.write import archival
 from hudi_framework.write.archival import archive_timeline
 from hudi_framework.write.client import WriteClient
 from tests.faults.s3_faults import Place, Rows, hudi_rs, rows_of
@@ -97,7 +96,8 @@ def test_many_commits_keep_the_active_timeline_within_max(place: Place, version:
     assert archived_writes & {i.requested_time for i in active} == set()
     for entry in archived:
         if entry.action in ("commit", "deltacommit"):
-            assert entry.metadata is not None and entry.completion_time is not None
+            assert entry.metadata is not None
+            assert entry.completion_time is not None
             assert decode_commit_metadata(entry.metadata).partition_to_write_stats
     assert rows_of(read_table(table)) == writer.model
     assert hudi_rs(place.uri, place.endpoint) == writer.model
@@ -121,7 +121,8 @@ def test_automatic_off_keeps_everything_until_hudi_fw_archive(place: Place) -> N
     assert result.exit_code == 0, result.output
     moved = json.loads(result.output)
     data = [r["requested"] for r in moved if r["timeline"] == "data" and r["action"] == "commit"]
-    assert data and data == writer.instants[: len(data)]
+    assert data
+    assert data == writer.instants[: len(data)]
     table = writer.table()
     assert len(table.timeline.commits_timeline()) == 14 - len(data)
     shown = runner.invoke(app, ["show", "timeline", place.uri, "--archived", "--json"])
