@@ -180,9 +180,9 @@ def test_crash_while_deleting_active_files_changes_nothing(place: Place, monkeyp
 
     def delete_then_die(self: Any, key: str, *, missing_ok: bool = True) -> None:
         # Die after the pending files and the first two completed instant files are gone.
-        if key.endswith(("commit", "clean")) and "_" in key.rsplit("/", 1)[-1]:
-            if sum(1 for k in deleted if "_" in k.rsplit("/", 1)[-1]) == 2:
-                raise RuntimeError("killed while deleting the active files")
+        completed = key.endswith(("commit", "clean")) and "_" in key.rsplit("/", 1)[-1]
+        if completed and sum(1 for k in deleted if "_" in k.rsplit("/", 1)[-1]) == 2:
+            raise RuntimeError("killed while deleting the active files")
         original(self, key, missing_ok=missing_ok)
         deleted.append(key)
 
