@@ -78,7 +78,8 @@ def _lsm(table: HudiTable) -> LsmArchive:
 
 @pytest.mark.parametrize(
     ("version", "table_type"),
-    [(8, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (9, "COPY_ON_WRITE"), (9, "MERGE_ON_READ")],
+    # The S3 subset keeps the first case; it is the one S3 runs.
+    [(9, "MERGE_ON_READ"), (9, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE")],
 )
 def test_many_commits_keep_the_active_timeline_within_max(place: Place, version: int, table_type: str) -> None:
     if place.endpoint is not None and (version, table_type) != (9, "MERGE_ON_READ"):
