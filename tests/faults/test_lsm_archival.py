@@ -220,3 +220,18 @@ def test_clean_and_rollback_instants_are_archived_with_their_commits(place: Plac
     assert all(c.plan for c in cleans)  # the clean plan (requested file) is kept with it
     newest_commit = max(a.requested_time for a in archived if a.action == "commit")
     assert all(c.requested_time < newest_commit for c in cleans)
+
+
+def test_timeline_compaction_batch_size_acts(place: Place) -> None:
+    if place.endpoint is not None:
+        pytest.skip("the LSM format runs on S3 in the other cases; local disk is enough")
+    writer = Writer(place, "COPY_ON_WRITE", 9, {**OPTIONS, "hoodie.timeline.compaction.batch.size": "2"})
+    for n in range(24):
+        writer.upsert(n)
+    table = writer.table()
+    files = _lsm(table).manifest()
+    assert any(f.layer >= 1 for f in files)  # two layer-0 files were merged into the next layer
+    assert sum(1 for f in files if f.layer == 0) < 2
+    assert rows_of(read_table(table)) == writer.model
+    keys = [(a.requested_time, a.action) for a in _lsm(table).read()]
+    assert len(keys) == len(set(keys))

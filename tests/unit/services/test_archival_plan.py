@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hudi_framework.config import HudiSettings
+from hudi_framework.errors import InvalidConfigValueError
 from hudi_framework.services.archival_plan import ArchivalPolicy, MetadataTableState, instants_to_archive
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.vocabulary import CleanerPolicy
@@ -145,3 +148,12 @@ def test_policies_from_settings() -> None:
     assert (data.min_commits, data.max_commits, data.commits_retained) == (7, 9, 5)
     mdt = ArchivalPolicy.for_metadata_table(settings)
     assert (mdt.min_commits, mdt.max_commits, mdt.compaction_delta_commits) == (7, 9, 3)
+
+
+def test_settings_refuse_bounds_apache_hudi_refuses() -> None:
+    with pytest.raises(InvalidConfigValueError, match=r"hoodie\.keep\.max\.commits.*greater than min_commits"):
+        HudiSettings.from_hoodie_options({"hoodie.keep.min.commits": "20", "hoodie.keep.max.commits": "20"})
+    with pytest.raises(InvalidConfigValueError, match=r"hoodie\.keep\.min\.commits.*hoodie\.clean\.commits\.retained"):
+        HudiSettings.from_hoodie_options({"hoodie.keep.min.commits": "10", "hoodie.clean.commits.retained": "10"})
+    with pytest.raises(InvalidConfigValueError, match=r"hoodie\.timeline\.compaction\.batch\.size"):
+        HudiSettings.from_hoodie_options({"hoodie.timeline.compaction.batch.size": "1"})
