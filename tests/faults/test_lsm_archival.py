@@ -9,7 +9,9 @@ changes nothing a reader sees, and the next archival finishes the job without du
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -24,6 +26,7 @@ from hudi_framework.table.table_config import new_table_config
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.lsm import LsmArchive
 from hudi_framework.timeline.metadata import decode_commit_metadata
+from hudi_framework.write import archival
 from hudi_framework.write.archival import archive_timeline
 from hudi_framework.write.client import WriteClient
 from tests.faults.s3_faults import Place, Rows, hudi_rs, rows_of
@@ -235,3 +238,37 @@ def test_timeline_compaction_batch_size_acts(place: Place) -> None:
     assert rows_of(read_table(table)) == writer.model
     keys = [(a.requested_time, a.action) for a in _lsm(table).read()]
     assert len(keys) == len(set(keys))
+
+
+def test_archival_holds_the_table_lock_under_optimistic_concurrency(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if place.endpoint is not None:
+        pytest.skip("the lock is the in-process provider; local disk is enough")
+    occ = {
+        "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+        "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.InProcessLockProvider",
+        "hoodie.archive.automatic": "false",
+    }
+    writer = Writer(place, "COPY_ON_WRITE", 9, {**OPTIONS, **occ})
+    for n in range(12):
+        writer.upsert(n)
+    held: list[bool] = []
+    original = archival.table_lock
+
+    @contextlib.contextmanager
+    def watched(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        with original(*args, **kwargs) as lock:
+            held.append(True)
+            yield lock
+
+    original_move = archival._move
+
+    def move(*args: Any, **kwargs: Any) -> None:
+        assert held, "archived without the table lock"
+        original_move(*args, **kwargs)
+
+    monkeypatch.setattr(archival, "table_lock", watched)
+    monkeypatch.setattr(archival, "_move", move)
+    assert archive_timeline(writer.table(), writer.settings).archived
+    assert rows_of(read_table(writer.table())) == writer.model
