@@ -41,9 +41,7 @@ def _commit_times(path: Path) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.oracle
-def test_apache_hudi_reads_our_archived_table(
-    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path
-) -> None:
+def test_apache_hudi_reads_our_archived_table(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
     table = SharedTable(apache_hudi, oracle_tally, tmp_path / "archived_by_us", "COPY_ON_WRITE", settings=OURS)
     table.create_ours()
     for n in range(10):
@@ -86,10 +84,11 @@ def test_apache_hudi_continues_our_archived_table(apache_hudi: ApacheHudi, oracl
 
 @pytest.mark.oracle
 @pytest.mark.oracle_full
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_we_read_and_continue_a_table_apache_hudi_archived(
-    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str
 ) -> None:
-    table = SharedTable(apache_hudi, oracle_tally, tmp_path / "archived_by_it", "COPY_ON_WRITE", settings=OURS)
+    table = SharedTable(apache_hudi, oracle_tally, tmp_path / "archived_by_it", table_type, settings=OURS)
     table.their_extra = {**ARCHIVAL, "hoodie.timeline.compaction.batch.size": "3"}
     for n in range(12):
         table.theirs("upsert", trip_rows(range(n * 3, n * 3 + 5), ts=n + 1))
