@@ -40,12 +40,18 @@ def _commit_times(path: Path) -> tuple[list[str], list[str]]:
     return archived, [i.requested_time for i in table.timeline.commits_timeline()]
 
 
-@pytest.mark.oracle
-def test_apache_hudi_reads_our_archived_table(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
-    table = SharedTable(apache_hudi, oracle_tally, tmp_path / "archived_by_us", "COPY_ON_WRITE", settings=OURS)
+def _archived_by_us(apache_hudi: ApacheHudi, tally: Tally, path: Path) -> SharedTable:
+    """A copy-on-write table of ten small upserts of ours, most of them archived by our archival."""
+    table = SharedTable(apache_hudi, tally, path, "COPY_ON_WRITE", settings=OURS)
     table.create_ours()
     for n in range(10):
         table.ours("upsert", trip_rows(range(n * 3, n * 3 + 5), ts=n + 1))
+    return table
+
+
+@pytest.mark.oracle
+def test_apache_hudi_reads_our_archived_table(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
+    table = _archived_by_us(apache_hudi, oracle_tally, tmp_path / "archived_by_us")
     archived, active = _commit_times(table.path)
     assert archived
     assert len(active) <= 4
@@ -63,10 +69,7 @@ def test_apache_hudi_reads_our_archived_table(apache_hudi: ApacheHudi, oracle_ta
 @pytest.mark.oracle
 @pytest.mark.oracle_full
 def test_apache_hudi_continues_our_archived_table(apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path) -> None:
-    table = SharedTable(apache_hudi, oracle_tally, tmp_path / "continued_by_it", "COPY_ON_WRITE", settings=OURS)
-    table.create_ours()
-    for n in range(10):
-        table.ours("upsert", trip_rows(range(n * 3, n * 3 + 5), ts=n + 1))
+    table = _archived_by_us(apache_hudi, oracle_tally, tmp_path / "continued_by_it")
     ours_before = {(a.requested_time, a.action) for a in _lsm(table.path).read()}
     table.their_extra = dict(ARCHIVAL)
     for n in range(10, 11):
