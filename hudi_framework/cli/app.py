@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from hudi_framework.cli.archive import archive
 from hudi_framework.cli.clean import clean
 from hudi_framework.cli.clustering import clustering
 from hudi_framework.cli.compaction import compaction
@@ -47,6 +48,7 @@ app.add_typer(log_compaction, name="logcompaction")
 show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)
+app.command("archive")(archive)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]

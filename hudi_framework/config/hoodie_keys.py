@@ -317,6 +317,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("services.archive.async_enabled", "hoodie.archive.async"),
     _k("services.archive.min_commits", "hoodie.keep.min.commits"),
     _k("services.archive.max_commits", "hoodie.keep.max.commits"),
+    _k("services.archive.timeline_compaction_batch_size", "hoodie.timeline.compaction.batch.size"),
     _k("services.clustering.inline", "hoodie.clustering.inline"),
     _k("services.clustering.schedule_inline", "hoodie.clustering.schedule.inline"),
     _k("services.clustering.async_enabled", "hoodie.clustering.async.enabled"),

@@ -128,28 +128,42 @@ class CleanSettings(ServiceSection):
     """Plan from the partitions written since the last clean's retained commit instead of listing every partition."""
 
 
-_NO_ARCHIVAL = "the timeline is not archived; every instant stays on the active timeline"
-
-
 class ArchiveSettings(Section):
-    """Timeline archival (not supported yet): only the values that mean "no archival" are accepted."""
+    """Timeline archival: moving the oldest completed instants off the active timeline into the archive."""
 
-    automatic: bool = False
-    """Only ``false``: the timeline is not archived (Apache Hudi's default is ``true``)."""
+    automatic: bool = True
+    """Archive after each commit when the active timeline holds more than ``max_commits`` commits."""
     async_enabled: bool = False
-    """Only ``false``."""
-    min_commits: PositiveInt | None = None
-    """Not supported yet (Apache Hudi's default is 20): instants always kept on the active timeline."""
-    max_commits: PositiveInt | None = None
-    """Not supported yet (Apache Hudi's default is 30): archive when the active timeline holds more
-    instants than this."""
+    """Only ``false``: archival runs inline, after the commit (or as ``hudi-fw archive``)."""
+    min_commits: PositiveInt = 20
+    """Completed commits an archival leaves on the active timeline."""
+    max_commits: PositiveInt = 30
+    """Completed commits on the active timeline that trigger an archival."""
+    timeline_compaction_batch_size: PositiveInt = 10
+    """LSM timeline (v8+): files of one layer that are merged into one file of the next layer."""
 
     not_yet = (
-        NotYet("automatic", _NO_ARCHIVAL, ARCHIVAL, accepted=(False,)),
-        NotYet("async_enabled", _NO_ARCHIVAL, ARCHIVAL, accepted=(False,)),
-        NotYet("min_commits", _NO_ARCHIVAL, ARCHIVAL),
-        NotYet("max_commits", _NO_ARCHIVAL, ARCHIVAL),
+        NotYet(
+            "async_enabled",
+            "archival runs inline after the commit or as `hudi-fw archive`, never concurrently with the write",
+            ARCHIVAL,
+            accepted=(False,),
+        ),
     )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.max_commits <= self.min_commits:
+            raise CrossFieldError(
+                f"max_commits ({self.max_commits}) must be greater than min_commits ({self.min_commits})",
+                ("services", "archive", "max_commits"),
+            )
+        if self.timeline_compaction_batch_size < 2:
+            raise CrossFieldError(
+                "timeline_compaction_batch_size must be at least 2 (files merged at once)",
+                ("services", "archive", "timeline_compaction_batch_size"),
+            )
+        return self
 
 
 class ClusteringSettings(ServiceSection):
@@ -249,10 +263,23 @@ class ServicesSettings(Section):
     clean: CleanSettings = Field(default_factory=CleanSettings)
     """Cleaning."""
     archive: ArchiveSettings = Field(default_factory=ArchiveSettings)
-    """Archival (not supported yet)."""
+    """Timeline archival."""
     clustering: ClusteringSettings = Field(default_factory=ClusteringSettings)
     """Clustering."""
     execution: ServiceExecutionSettings = Field(default_factory=ServiceExecutionSettings)
     """Where services run their per-file-group work on the local engine."""
     log_compaction: LogCompactionSettings = Field(default_factory=LogCompactionSettings)
     """Log compaction (merge-on-read tables)."""
+
+    @model_validator(mode="after")
+    def _check_archive_keeps_cleaned_history(self) -> Self:
+        # Apache Hudi's rule: archiving commits the cleaner still retains would let incremental
+        # reads miss data of those instants.
+        if self.archive.min_commits <= self.clean.commits_retained:
+            raise CrossFieldError(
+                f"min_commits ({self.archive.min_commits}, hoodie.keep.min.commits) must be greater than "
+                f"services.clean.commits_retained ({self.clean.commits_retained}, hoodie.clean.commits.retained): "
+                "archiving commits the cleaner retains loses incremental history",
+                ("services", "archive", "min_commits"),
+            )
+        return self

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -191,6 +192,11 @@ class MetadataTable:
     def timeline(self) -> Timeline:
         """The MDT's own timeline."""
         return self._timeline
+
+    @property
+    def properties(self) -> Mapping[str, str]:
+        """The MDT's ``hoodie.properties``."""
+        return MappingProxyType(self._properties)
 
     @property
     def table_version(self) -> int:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hudi_framework.timeline.archive import ArchivedInstant, archive_format
+from hudi_framework.timeline.archive import ArchivedInstant
 from hudi_framework.timeline.archived_timeline import ArchivedTimeline, timeline_start
-from hudi_framework.timeline.timeline import META_FOLDER
 
 if TYPE_CHECKING:
     from hudi_framework.runtime.table import HudiTable
@@ -35,23 +34,17 @@ __all__ = [
 
 def archive_directory(config: TableConfig) -> str:
     """The storage key of the table's archive directory, relative to its base path."""
-    if config.timeline_layout_version == 1:
-        return f"{META_FOLDER}/{config.archive_folder.strip('/')}"
-    return f"{META_FOLDER}/{config.timeline_path.strip('/')}/{config.history_path.strip('/')}"
+    return config.archive_directory
 
 
 def archived_instants(table: HudiTable) -> list[ArchivedInstant]:
-    """Every archived instant of ``table``, oldest requested time first (none without an archive).
+    """Every archived instant of ``table`` not also on its active timeline, oldest requested time
+    first (none without an archive).
 
     Raises:
         InstantMetadataError: The archive is damaged.
     """
-    config = table.config
-    directory = archive_directory(config)
-    # An archive never written is not read: no format module is loaded for it.
-    if not table.storage.list(directory):
-        return []
-    return archive_format(table.storage, config.timeline_layout_version, directory).read()
+    return table.archived_instants()
 
 
 def reaches_archive(table: HudiTable, instant: str | None) -> bool:

@@ -32,9 +32,10 @@ from hudi_framework.runtime.retained import check_slice_files
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.archive import ArchivedInstant, archive_format
 from hudi_framework.timeline.archived_timeline import ArchivedTimeline, timeline_start
 from hudi_framework.timeline.commit_hooks import CommitHooks
-from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
+from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_framework.timeline.instant_time import resolve_instant_time
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.vocabulary import TimelineTimezone
@@ -260,6 +261,35 @@ class HudiTable:
                 known_written_files=self._known_written_files,
             )
         return self._timeline
+
+    @property
+    def archive_directory(self) -> str:
+        """Key of the archived timeline: ``.hoodie/timeline/history`` (v8+) or ``.hoodie/archived`` (v6)."""
+        return self._config.archive_directory
+
+    def archived_instants(self) -> list[ArchivedInstant]:
+        """Instants of the archived timeline, oldest first, with their metadata and plans.
+
+        An instant still on the active timeline is left out (an archival that crashed before deleting
+        its active files leaves it in both; the active one counts).
+
+        Raises:
+            LsmTimelineError: The archive cannot be read.
+        """
+        directory = self.archive_directory
+        # An archive never written is not read: no format module is loaded for it.
+        if not self._storage.list(directory):
+            return []
+        archived = archive_format(self._storage, self._config.timeline_layout_version, directory).read()
+        active = {(i.requested_time, i.comparable_action.value) for i in self.timeline.instants}
+        return [a for a in archived if (a.requested_time, a.action) not in active]
+
+    def archived_timeline(self) -> list[Instant]:
+        """The archived instants as completed instants (with their completion times on v8+)."""
+        return [
+            Instant(a.requested_time, Action(a.action), State.COMPLETED, a.completion_time)
+            for a in self.archived_instants()
+        ]
 
     def reload(self) -> HudiTable:
         """Re-read the config and the timeline (after other writers committed)."""

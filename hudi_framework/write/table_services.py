@@ -20,6 +20,10 @@ Then, as ``services.clean`` says (Apache Hudi's ``hoodie.clean.automatic``, on b
 ``hoodie.clean.async``, off): finishes pending cleans, and when ``max_commits`` commits completed
 since the last clean, schedules a clean and executes it.
 
+Last, as ``services.archive`` says (Apache Hudi's ``hoodie.archive.automatic``, on by default):
+archives the timeline when it holds more than ``max_commits`` completed commits
+(:mod:`hudi_framework.write.archival`, part of the kernel: it needs no plugin).
+
 Services are plugins, looked up among the writer's components by the names the settings give
 (``services.compaction.service``, ``services.clean.service``; ``compaction`` and ``clean`` by
 default) and handed a :class:`~hudi_framework.write.service_host.ServiceHost`. Inline compaction is
@@ -49,6 +53,7 @@ from hudi_framework.services.compaction_trigger import compaction_due
 from hudi_framework.timeline.instant import Action
 from hudi_framework.timeline.instant_time import InstantTimeGenerator
 from hudi_framework.vocabulary import FailedWritesPolicy, TableType, TimelineTimezone
+from hudi_framework.write.archival import archival_due, archive_timeline
 from hudi_framework.write.log_compactor import execute_log_compaction, schedule_log_compaction
 from hudi_framework.write.service_host import ServiceHost, build_table_service
 
@@ -60,8 +65,8 @@ class ServiceRun:
     """One service action taken after a commit.
 
     Attributes:
-        service: The service's registered name (``compaction``, ``clean``).
-        instant: The instant it scheduled.
+        service: The service's registered name (``compaction``, ``clean``), or ``archive``.
+        instant: The instant it scheduled (archival: the newest instant it archived).
         executed: Whether it also executed (and completed) it.
     """
 
@@ -140,6 +145,12 @@ def run_inline_services(
         if on_failure is None:
             raise
         on_failure(settings.services.clean.service, e)
+    try:
+        runs += _inline_archive(table, settings)
+    except Exception as e:
+        if on_failure is None:
+            raise
+        on_failure(ARCHIVE_SERVICE, e)
     return runs
 
 
@@ -159,6 +170,21 @@ def _inline_log_compaction(table: HudiTable, settings: HudiSettings) -> list[Ser
         return []
     execute_log_compaction(table, instant, settings)
     return [ServiceRun(LOG_COMPACTION_SERVICE, instant, executed=True)]
+
+
+#: The name archival runs under in :class:`ServiceRun` and post-commit failures.
+ARCHIVE_SERVICE = "archive"
+
+
+def _inline_archive(table: HudiTable, settings: HudiSettings) -> list[ServiceRun]:
+    archive = settings.services.archive
+    # The common case is decided from the timeline already loaded: too few commits to archive.
+    if not archive.automatic or not archival_due(table.timeline, archive.max_commits):
+        return []
+    result = archive_timeline(table, settings)
+    if not result.archived:
+        return []
+    return [ServiceRun(ARCHIVE_SERVICE, result.archived[-1].requested_time, executed=True)]
 
 
 def _inline_compaction(

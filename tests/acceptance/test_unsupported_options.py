@@ -28,10 +28,7 @@ ALLOW_UPDATES = "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpd
 #: (Apache Hudi key, value, roadmap item or None).
 HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.clustering.updates.strategy", ALLOW_UPDATES, None),
-    ("hoodie.archive.automatic", "true", ARCHIVAL),
     ("hoodie.archive.async", "true", ARCHIVAL),
-    ("hoodie.keep.min.commits", "20", ARCHIVAL),
-    ("hoodie.keep.max.commits", "30", ARCHIVAL),
     ("hoodie.index.type", "RECORD_LEVEL_INDEX", METADATA_TABLE),
     ("hoodie.index.type", "INMEMORY", None),
     (
@@ -55,6 +52,7 @@ HONEST: list[tuple[str, str]] = [
     ("hoodie.clustering.schedule.inline", "false"),
     ("hoodie.clustering.async.enabled", "false"),
     ("hoodie.archive.automatic", "false"),
+    ("hoodie.archive.automatic", "true"),
     ("hoodie.archive.async", "false"),
     ("hoodie.write.markers.type", "DIRECT"),
     ("hoodie.combine.before.delete", "false"),
@@ -70,8 +68,7 @@ HONEST: list[tuple[str, str]] = [
 #: (settings field path, value) as a config file or ``HudiSettings(...)`` gives them.
 FIELDS: list[tuple[str, Any, str | None]] = [
     ("services.clustering.update_strategy", "allow", None),
-    ("services.archive.automatic", True, ARCHIVAL),
-    ("services.archive.min_commits", 12, ARCHIVAL),
+    ("services.archive.async_enabled", True, ARCHIVAL),
     ("index.type", "partitioned-record-level", METADATA_TABLE),
     ("index.type", "in-memory", None),
     ("services.compaction.strategy", "bounded-partition-aware", None),
@@ -138,19 +135,19 @@ def test_a_config_file_names_the_option_and_the_file(tmp_path: Path) -> None:
 
 
 def test_the_environment_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HUDI_SERVICES__ARCHIVE__AUTOMATIC", "true")
+    monkeypatch.setenv("HUDI_SERVICES__ARCHIVE__ASYNC_ENABLED", "true")
     with pytest.raises(UnsupportedOptionError) as caught:
         HudiSettings.load()
-    _check(caught.value, "HUDI_SERVICES__ARCHIVE__AUTOMATIC", ARCHIVAL)
+    _check(caught.value, "HUDI_SERVICES__ARCHIVE__ASYNC_ENABLED", ARCHIVAL)
 
 
 def test_defaults_and_their_json_round_trip_validate() -> None:
     """Spark executors get the settings as JSON: every field explicit, the unsupported ones too."""
     settings = HudiSettings.load(env=False)
     assert HudiSettings.model_validate_json(settings.model_dump_json()) == settings
-    assert not settings.services.archive.automatic
+    assert settings.services.archive.automatic
     assert not settings.services.clustering.inline
-    assert settings.services.archive.min_commits is None
+    assert (settings.services.archive.min_commits, settings.services.archive.max_commits) == (20, 30)
 
 
 def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
