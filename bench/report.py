@@ -116,6 +116,17 @@ RATIOS = (
         "ours:cow_read_1pct_files_unpruned",
     ),
     *METADATA_TABLE_RATIOS,
+    Ratio(
+        "MOR compaction of 64 file groups: Spark local[2] executors / one process (ours)",
+        "ours-spark:mor_compaction_64fg",
+        "ours:mor_compaction_64fg",
+        0.6,
+    ),
+    Ratio(
+        "MOR compaction of 64 file groups: process pool of 2 / one process (ours)",
+        "ours-pool:mor_compaction_64fg",
+        "ours:mor_compaction_64fg",
+    ),
     Ratio("bulk insert: ours / pyarrow", "ours:bulk_insert", "pyarrow:bulk_insert"),
     Ratio("bulk insert: ours / deltalake", "ours:bulk_insert", "deltalake:bulk_insert"),
     Ratio("COW read: ours / deltalake", "ours:cow_read", "deltalake:cow_read"),

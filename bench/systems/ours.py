@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from bench import compaction64
 from bench.dataset import EVENT_TIME, KEY, PARTITION
 from bench.report import TAGGING_FILE_GROUPS
 from bench.step import Step, StepContext
@@ -382,6 +383,8 @@ STEPS = [
     Step("ours", "cow_read_1pct_files_mdt", filtered_read_mdt, load_clustered_mdt),
     Step("ours", "cow_read_1pct_files_mdt_off", filtered_read_mdt_off, load_clustered_mdt),
     *tagging_steps(),
+    Step("ours", "mor_compaction_64fg", compaction64.single_process, compaction64.prepare),
+    Step("ours-pool", "mor_compaction_64fg", compaction64.process_pool, compaction64.prepare),
 ]
 
 #: The scaling section (inputs from :func:`bench.dataset.generate_scaling`): fixed file groups, fixed batch.

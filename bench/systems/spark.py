@@ -16,6 +16,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as sf
 
+from bench import compaction64
 from bench.dataset import DELETED, KEY, PARTITION
 from bench.step import Step, StepContext
 from bench.systems import ours, pyarrow_floor
@@ -84,4 +85,5 @@ STEPS = [
     Step("ours-spark", "cow_read", snapshot_read, ours.load_cow, engine="spark"),
     Step("ours-spark", "cow_read_warm", snapshot_read, ours.load_cow, engine="spark", warm=warm_read),
     Step("ours-spark", "mor_read", snapshot_read, ours.upserted_mor, engine="spark"),
+    Step("ours-spark", "mor_compaction_64fg", compaction64.spark_executors, compaction64.prepare, engine="spark"),
 ]

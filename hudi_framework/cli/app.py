@@ -12,11 +12,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from hudi_framework.cli.archive import archive
 from hudi_framework.cli.clean import clean
+from hudi_framework.cli.clustering import clustering
 from hudi_framework.cli.compaction import compaction
 from hudi_framework.cli.configured import ConfigOpt, config_file, open_table, settings_from
 from hudi_framework.cli.index import index
 from hudi_framework.cli.log_blocks import repair, show_log_blocks
+from hudi_framework.cli.log_compaction import log_compaction
 from hudi_framework.cli.metadata import metadata
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
@@ -35,14 +38,17 @@ app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
 app.add_typer(show, name="show")
 app.add_typer(compaction, name="compaction")
+app.add_typer(clustering, name="clustering")
 app.add_typer(clean, name="clean")
 app.add_typer(savepoint, name="savepoint")
 app.add_typer(repair, name="repair")
 app.add_typer(metadata, name="metadata")
 app.add_typer(index, name="index")
+app.add_typer(log_compaction, name="logcompaction")
 show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)
+app.command("archive")(archive)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -155,10 +161,19 @@ def show_timeline(
     as_json: JsonOpt = False,
     commits_only: Annotated[bool, typer.Option("--commits", help="Only completed write commits.")] = False,
     config: ConfigOpt = None,
+    archived: Annotated[
+        bool, typer.Option("--archived", help="Archived instants first, then the active ones.")
+    ] = False,
 ) -> None:
     """Instants with actions, states and completion times."""
-    timeline = _open(path, config).timeline
+    table = _open(path, config)
+    timeline = table.timeline
     instants = list(timeline.commits_timeline()) if commits_only else list(timeline.instants)
+    if archived:
+        from hudi_framework.read.archived import archived_timeline
+
+        old = archived_timeline(table)
+        instants = [*(old.commits_timeline() if commits_only else old.instants), *instants]
     if as_json:
         rows = [
             {"requested": i.requested_time, "action": i.action.value, "state": i.state.value,

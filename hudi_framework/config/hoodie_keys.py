@@ -299,6 +299,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("services.compaction.logfile_size_threshold_bytes", "hoodie.compaction.logfile.size.threshold"),
     _k("services.compaction.logfile_num_threshold", "hoodie.compaction.logfile.num.threshold"),
     _k("services.compaction.daybased_target_partitions", "hoodie.compaction.daybased.target.partitions"),
+    _k("services.log_compaction.inline", "hoodie.log.compaction.inline"),
+    _k("services.log_compaction.blocks_threshold", "hoodie.log.compaction.blocks.threshold"),
     _k("services.clean.automatic", "hoodie.clean.automatic"),
     _k("services.clean.async_enabled", "hoodie.clean.async.enabled", "hoodie.clean.async"),
     _k("services.clean.policy", "hoodie.clean.policy", "hoodie.cleaner.policy"),
@@ -315,6 +317,7 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("services.archive.async_enabled", "hoodie.archive.async"),
     _k("services.archive.min_commits", "hoodie.keep.min.commits"),
     _k("services.archive.max_commits", "hoodie.keep.max.commits"),
+    _k("services.archive.timeline_compaction_batch_size", "hoodie.timeline.compaction.batch.size"),
     _k("services.clustering.inline", "hoodie.clustering.inline"),
     _k("services.clustering.schedule_inline", "hoodie.clustering.schedule.inline"),
     _k("services.clustering.async_enabled", "hoodie.clustering.async.enabled"),
@@ -322,6 +325,18 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("services.clustering.small_file_limit_bytes", "hoodie.clustering.plan.strategy.small.file.limit"),
     _k("services.clustering.target_file_max_bytes", "hoodie.clustering.plan.strategy.target.file.max.bytes"),
     _csv("services.clustering.sort_columns", "hoodie.clustering.plan.strategy.sort.columns"),
+    _k("services.clustering.async_max_commits", "hoodie.clustering.async.max.commits"),
+    _k("services.clustering.update_strategy", "hoodie.clustering.updates.strategy"),
+    _k("services.clustering.max_bytes_per_group", "hoodie.clustering.plan.strategy.max.bytes.per.group"),
+    _k("services.clustering.max_num_groups", "hoodie.clustering.plan.strategy.max.num.groups"),
+    _k("services.clustering.layout_optimize_strategy", "hoodie.layout.optimize.strategy"),
+    _k("services.clustering.preserve_commit_metadata", "hoodie.clustering.preserve.commit.metadata"),
+    _k(
+        "services.clustering.single_group_clustering_enabled",
+        "hoodie.clustering.plan.strategy.single.group.clustering.enabled",
+    ),
+    _k("services.clustering.partition_regex_pattern", "hoodie.clustering.plan.strategy.partition.regex.pattern"),
+    _csv("services.clustering.partition_selected", "hoodie.clustering.plan.strategy.partition.selected"),
 )
 
 _MDT_INDEX = "this metadata table index is not written (docs/metadata-table.md)"
@@ -347,6 +362,10 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
         "hoodie.datasource.compaction.async.enable": (
             "applies to Apache Hudi's streaming sink; use services.compaction.inline or schedule_inline"
         ),
+        "hoodie.clustering.plan.strategy.class": (
+            "clustering plans are made by the service services.clustering.service names (size-based)"
+        ),
+        "hoodie.clustering.execution.strategy.class": "clustering rewrites rows as SparkSortAndSizeExecutionStrategy",
     }
 )
 
@@ -359,6 +378,14 @@ IGNORED_UNLESS: Final[Mapping[str, tuple[tuple[str, ...], str | None]]] = Mappin
         "hoodie.clean.trigger.strategy": (("num_commits",), None),
         # Apache Hudi's TIMELINE_SERVER_BASED needs its timeline server (hoodie.embed.timeline.server).
         "hoodie.write.markers.type": (("direct",), None),
+        "hoodie.clustering.plan.strategy.class": (
+            ("org.apache.hudi.client.clustering.plan.strategy.sparksizebasedclusteringplanstrategy",),
+            None,
+        ),
+        "hoodie.clustering.execution.strategy.class": (
+            ("org.apache.hudi.client.clustering.run.strategy.sparksortandsizeexecutionstrategy",),
+            None,
+        ),
     }
 )
 

@@ -147,8 +147,10 @@ class WriteSettings(Section):
     insert_split_size: PositiveInt | None = None
     """Not supported: new base files are sized from ``max_file_size_bytes`` and the record size,
     as Apache Hudi's default ``hoodie.copyonwrite.insert.auto.split=true`` does."""
-    log_file_max_size_bytes: PositiveInt | None = None
-    """Not supported: merge-on-read log files do not roll over by size (each delta commit writes its own)."""
+    log_file_max_size_bytes: PositiveInt = 1_073_741_824
+    """Merge-on-read: a log file is not grown past this many bytes. An append whose next block would
+    take the current log file over it writes that block into the next log version instead (a single
+    larger block gets a file of its own); a data block larger than this is split into several."""
     log_data_block_format: LogBlockFormat = LogBlockFormat.PARQUET
     """Merge-on-read log data blocks: ``parquet`` (PARQUET_DATA) or ``avro`` (AVRO_DATA, Apache Hudi's default)."""
     write_record_positions: bool = False
@@ -238,10 +240,6 @@ class WriteSettings(Section):
             "insert_split_size",
             "new base files are sized from max_file_size_bytes and the record size "
             "(Apache Hudi's default hoodie.copyonwrite.insert.auto.split=true ignores it too)",
-        ),
-        NotYet(
-            "log_file_max_size_bytes",
-            "merge-on-read log files do not roll over by size; each delta commit writes its own log file",
         ),
         NotYet("combine_before_delete", "incoming deletes are not pre-combined", accepted=(False,)),
     )

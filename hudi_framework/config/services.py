@@ -13,14 +13,21 @@ from pydantic import Field, model_validator
 
 from hudi_framework.config.base import CrossFieldError, CsvTuple, NonNegativeInt, PositiveInt, Section
 from hudi_framework.config.components import ComponentName, ComponentRef
-from hudi_framework.config.not_yet import ARCHIVAL, CLUSTERING, NotYet
-from hudi_framework.vocabulary import CleanerPolicy, CompactionTriggerStrategy
+from hudi_framework.config.not_yet import ARCHIVAL, NotYet
+from hudi_framework.vocabulary import (
+    CleanerPolicy,
+    ClusteringUpdateStrategy,
+    CompactionTriggerStrategy,
+    LayoutOptimizationStrategy,
+)
 
 __all__ = [
     "ArchiveSettings",
     "CleanSettings",
     "ClusteringSettings",
     "CompactionSettings",
+    "LogCompactionSettings",
+    "ServiceExecutionSettings",
     "ServiceSection",
     "ServicesSettings",
 ]
@@ -121,58 +128,131 @@ class CleanSettings(ServiceSection):
     """Plan from the partitions written since the last clean's retained commit instead of listing every partition."""
 
 
-_NO_ARCHIVAL = "the timeline is not archived; every instant stays on the active timeline"
-_NO_CLUSTERING = "tables are not clustered"
-
-
 class ArchiveSettings(Section):
-    """Timeline archival (not supported yet): only the values that mean "no archival" are accepted."""
+    """Timeline archival: moving the oldest completed instants off the active timeline into the archive."""
 
-    automatic: bool = False
-    """Only ``false``: the timeline is not archived (Apache Hudi's default is ``true``)."""
+    automatic: bool = True
+    """Archive after each commit when the active timeline holds more than ``max_commits`` commits."""
     async_enabled: bool = False
-    """Only ``false``."""
-    min_commits: PositiveInt | None = None
-    """Not supported yet (Apache Hudi's default is 20): instants always kept on the active timeline."""
-    max_commits: PositiveInt | None = None
-    """Not supported yet (Apache Hudi's default is 30): archive when the active timeline holds more
-    instants than this."""
+    """Only ``false``: archival runs inline, after the commit (or as ``hudi-fw archive``)."""
+    min_commits: PositiveInt = 20
+    """Completed commits an archival leaves on the active timeline."""
+    max_commits: PositiveInt = 30
+    """Completed commits on the active timeline that trigger an archival."""
+    timeline_compaction_batch_size: PositiveInt = 10
+    """LSM timeline (v8+): files of one layer that are merged into one file of the next layer."""
 
     not_yet = (
-        NotYet("automatic", _NO_ARCHIVAL, ARCHIVAL, accepted=(False,)),
-        NotYet("async_enabled", _NO_ARCHIVAL, ARCHIVAL, accepted=(False,)),
-        NotYet("min_commits", _NO_ARCHIVAL, ARCHIVAL),
-        NotYet("max_commits", _NO_ARCHIVAL, ARCHIVAL),
+        NotYet(
+            "async_enabled",
+            "archival runs inline after the commit or as `hudi-fw archive`, never concurrently with the write",
+            ARCHIVAL,
+            accepted=(False,),
+        ),
     )
 
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.max_commits <= self.min_commits:
+            raise CrossFieldError(
+                f"max_commits ({self.max_commits}) must be greater than min_commits ({self.min_commits})",
+                ("services", "archive", "max_commits"),
+            )
+        if self.timeline_compaction_batch_size < 2:
+            raise CrossFieldError(
+                "timeline_compaction_batch_size must be at least 2 (files merged at once)",
+                ("services", "archive", "timeline_compaction_batch_size"),
+            )
+        return self
 
-class ClusteringSettings(Section):
-    """Clustering (not supported yet): only the values that mean "no clustering" are accepted."""
+
+class ClusteringSettings(ServiceSection):
+    """Clustering: rewriting small file slices into fewer, bigger file groups, optionally sorted."""
+
+    kernel_fields: ClassVar[frozenset[str]] = frozenset(
+        {"service", "inline", "schedule_inline", "async_enabled", "max_commits", "async_max_commits", "update_strategy"}
+    )
+
+    service: ComponentName = "clustering"
+    """Registered name of the table service plugin that clusters."""
+    inline: bool = False
+    """Schedule and run clustering after each write once ``max_commits`` commits completed since the last one."""
+    schedule_inline: bool = False
+    """Only schedule (write the clustering plan) after such writes; another job runs it."""
+    async_enabled: bool = False
+    """Schedule after writes once ``async_max_commits`` commits completed since the last clustering;
+    ``hudi-fw clustering run`` executes the plans."""
+    max_commits: PositiveInt = 4
+    """Commits since the last clustering that trigger the next one (inline and schedule_inline)."""
+    async_max_commits: PositiveInt = 4
+    """Commits since the last clustering that trigger scheduling the next one (async_enabled)."""
+    update_strategy: ClusteringUpdateStrategy = ClusteringUpdateStrategy.REJECT
+    """What a write updating a file group under pending clustering does (Apache Hudi's default
+    rejects it with ``ClusteringUpdateError``)."""
+    small_file_limit_bytes: NonNegativeInt = 314_572_800
+    """File slices whose base file is smaller are clustering candidates."""
+    target_file_max_bytes: PositiveInt = 1_073_741_824
+    """Target size of clustered files: a group is written into ceil(group bytes / this) file groups."""
+    max_bytes_per_group: PositiveInt = 2_147_483_648
+    """Bytes of input one clustering group takes at most."""
+    max_num_groups: PositiveInt = 30
+    """Clustering groups one plan holds at most."""
+    sort_columns: CsvTuple = ()
+    """Columns clustered rows are ordered by (none: read order)."""
+    layout_optimize_strategy: LayoutOptimizationStrategy = LayoutOptimizationStrategy.LINEAR
+    """How rows are ordered by ``sort_columns``: ``linear``, ``z-order`` or ``hilbert``."""
+    preserve_commit_metadata: bool = True
+    """Rewritten rows keep their ``_hoodie_commit_time`` and sequence number."""
+    single_group_clustering_enabled: bool = True
+    """Plan a group of a single file slice too (always, when sort columns are set)."""
+    partition_regex_pattern: str | None = None
+    """Only partitions whose path matches this regular expression (fully) are clustered."""
+    partition_selected: CsvTuple = ()
+    """Only these partitions are clustered (takes precedence over the pattern)."""
+
+    not_yet = (
+        NotYet(
+            "update_strategy",
+            "writes under pending clustering are rejected (SparkRejectUpdateStrategy); the allow strategy "
+            "would let a clustering silently drop the updates it did not plan",
+            refused=(ClusteringUpdateStrategy.ALLOW,),
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.inline and self.schedule_inline:
+            raise CrossFieldError(
+                "inline already schedules; set inline or schedule_inline, not both",
+                ("services", "clustering", "schedule_inline"),
+            )
+        return self
+
+
+class ServiceExecutionSettings(Section):
+    """Where a service's per-file-group work runs on the local engine (Apache Hudi has no such keys).
+
+    Started from Spark (``SparkWriteClient``, Spark jobs), a service runs its tasks in Spark
+    executors and these fields do not apply.
+    """
+
+    local_workers: PositiveInt | None = None
+    """Processes of the local engine's pool (default: the CPUs this process may use, at most one
+    per task); ``1`` runs every task in process."""
+    local_min_bytes: NonNegativeInt = 256 * 1024 * 1024
+    """Work (bytes a plan reads) below which the tasks run in process: a worker process costs about
+    a second of CPU to start and rebuild its components, more than it saves on small plans
+    (docs/benchmarks.md). ``0``: always use the pool when there are two tasks or more."""
+
+
+class LogCompactionSettings(Section):
+    """Merge-on-read log compaction: merging a file slice's log blocks into one log file (no base rewrite)."""
 
     inline: bool = False
-    """Only ``false`` (Apache Hudi's default)."""
-    schedule_inline: bool = False
-    """Only ``false`` (Apache Hudi's default)."""
-    async_enabled: bool = False
-    """Only ``false`` (Apache Hudi's default)."""
-    max_commits: PositiveInt | None = None
-    """Not supported yet: commits since the last clustering that trigger the next one."""
-    small_file_limit_bytes: NonNegativeInt | None = None
-    """Not supported yet: files below this size are clustering candidates."""
-    target_file_max_bytes: PositiveInt | None = None
-    """Not supported yet: target size of clustered files."""
-    sort_columns: CsvTuple = ()
-    """Not supported yet: columns to sort clustered files by."""
-
-    not_yet = (
-        NotYet("inline", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
-        NotYet("schedule_inline", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
-        NotYet("async_enabled", _NO_CLUSTERING, CLUSTERING, accepted=(False,)),
-        NotYet("max_commits", _NO_CLUSTERING, CLUSTERING),
-        NotYet("small_file_limit_bytes", _NO_CLUSTERING, CLUSTERING),
-        NotYet("target_file_max_bytes", _NO_CLUSTERING, CLUSTERING),
-        NotYet("sort_columns", _NO_CLUSTERING, CLUSTERING, accepted=((),)),
-    )
+    """Plan and run a log compaction after each write (``hoodie.log.compaction.inline``)."""
+    blocks_threshold: PositiveInt = 5
+    """A file slice is log-compacted once a merged read applies at least this many of its log blocks
+    (``hoodie.log.compaction.blocks.threshold``)."""
 
 
 class ServicesSettings(Section):
@@ -183,6 +263,23 @@ class ServicesSettings(Section):
     clean: CleanSettings = Field(default_factory=CleanSettings)
     """Cleaning."""
     archive: ArchiveSettings = Field(default_factory=ArchiveSettings)
-    """Archival (not supported yet)."""
+    """Timeline archival."""
     clustering: ClusteringSettings = Field(default_factory=ClusteringSettings)
-    """Clustering (not supported yet)."""
+    """Clustering."""
+    execution: ServiceExecutionSettings = Field(default_factory=ServiceExecutionSettings)
+    """Where services run their per-file-group work on the local engine."""
+    log_compaction: LogCompactionSettings = Field(default_factory=LogCompactionSettings)
+    """Log compaction (merge-on-read tables)."""
+
+    @model_validator(mode="after")
+    def _check_archive_keeps_cleaned_history(self) -> Self:
+        # Apache Hudi's rule: archiving commits the cleaner still retains would let incremental
+        # reads miss data of those instants.
+        if self.archive.min_commits <= self.clean.commits_retained:
+            raise CrossFieldError(
+                f"min_commits ({self.archive.min_commits}, hoodie.keep.min.commits) must be greater than "
+                f"services.clean.commits_retained ({self.clean.commits_retained}, hoodie.clean.commits.retained): "
+                "archiving commits the cleaner retains loses incremental history",
+                ("services", "archive", "min_commits"),
+            )
+        return self

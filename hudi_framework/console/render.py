@@ -48,9 +48,9 @@ def properties_table(props: dict[str, str]) -> Table:
     return out
 
 
-def timeline_table(instants: Iterable[Instant]) -> Table:
+def timeline_table(instants: Iterable[Instant], *, title: str = "timeline") -> Table:
     """Instants with action, state and completion time."""
-    out = Table(title="timeline")
+    out = Table(title=title)
     for col in ("requested", "action", "state", "completed"):
         out.add_column(col)
     for inst in instants:

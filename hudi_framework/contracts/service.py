@@ -1,4 +1,4 @@
-"""The table service contract (compaction, cleaning).
+"""The table service contract (compaction, cleaning, clustering).
 
 A table service plans work as a requested instant (:meth:`TableService.schedule`) and executes it
 later (:meth:`TableService.execute`). The split of work:
@@ -23,12 +23,14 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 
 from hudi_framework.contracts.clean import CleanHost
+from hudi_framework.contracts.clustering import ClusteringHost
 from hudi_framework.contracts.compaction import CompactionHost
+from hudi_framework.contracts.task_runner import InProcessRunner, ServiceTaskRunner
 
 __all__ = ["TableService", "TableServiceHost"]
 
 
-class TableServiceHost(CompactionHost, CleanHost):
+class TableServiceHost(CompactionHost, CleanHost, ClusteringHost):
     """The kernel's side of one table for a service run (every service's part of it)."""
 
     @property
@@ -51,6 +53,13 @@ class TableServiceHost(CompactionHost, CleanHost):
     @abstractmethod
     def locked(self) -> AbstractContextManager[None]:
         """Hold the table lock while planning under optimistic concurrency control (a no-op otherwise)."""
+
+    @property
+    def task_runner(self) -> ServiceTaskRunner:
+        """Where the service's independent per-file-group tasks run: the engine of the job that
+        started it (Spark executors, the local engine's process pool or the calling process); a host
+        that does not say runs them in process."""
+        return InProcessRunner()
 
 
 __all__ = ["TableService"]

@@ -41,6 +41,12 @@ from hudi_framework.errors.data import (
     OrderingTypeError,
     UnsafePartitionPathError,
 )
+from hudi_framework.errors.layout import (
+    LayoutOptimizationError,
+    UnknownLayoutStrategyError,
+    UnknownSortColumnError,
+    UnsupportedSortColumnTypeError,
+)
 from hudi_framework.errors.log_format import (
     CorruptLogBlockError,
     HFileFormatError,
@@ -78,8 +84,12 @@ from hudi_framework.errors.read import (
     UnknownColumnError,
     UnsupportedQueryError,
 )
+from hudi_framework.errors.service_tasks import ServiceTaskError, ServiceWorkerLostError
 from hudi_framework.errors.services import (
     CleanError,
+    ClusteringExecutionError,
+    ClusteringPlanError,
+    ClusteringUpdateError,
     CompactionCorruptLogError,
     CompactionExecutionError,
     CompactionPlanError,
@@ -104,6 +114,7 @@ from hudi_framework.errors.table import (
     InstantMetadataError,
     InstantNotFoundError,
     InvalidInstantTimeError,
+    LsmTimelineError,
     MergeModeMismatchError,
     MissingDataFileError,
     PartialUpdateError,
@@ -127,6 +138,9 @@ __all__ = [
     "BloomFilterFormatError",
     "CleanError",
     "CleanedInstantError",
+    "ClusteringExecutionError",
+    "ClusteringPlanError",
+    "ClusteringUpdateError",
     "ColumnTypeError",
     "ColumnValueError",
     "CommitError",
@@ -166,6 +180,7 @@ __all__ = [
     "JobError",
     "JobVerificationError",
     "KeyFieldError",
+    "LayoutOptimizationError",
     "LockAcquireTimeoutError",
     "LockAcquisitionError",
     "LockLostError",
@@ -174,6 +189,7 @@ __all__ = [
     "LogBlockEncodeError",
     "LogFormatError",
     "LogRepairError",
+    "LsmTimelineError",
     "MergeError",
     "MergeModeMismatchError",
     "MergeStrategyNotFoundError",
@@ -198,6 +214,8 @@ __all__ = [
     "SchemaConversionError",
     "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
+    "ServiceTaskError",
+    "ServiceWorkerLostError",
     "StorageError",
     "StorageNotFoundError",
     "TableConfigCorruptError",
@@ -211,12 +229,15 @@ __all__ = [
     "UnknownColumnError",
     "UnknownComponentError",
     "UnknownConfigKeyError",
+    "UnknownLayoutStrategyError",
+    "UnknownSortColumnError",
     "UnsafeLockConfigError",
     "UnsafePartitionPathError",
     "UnsupportedFormatError",
     "UnsupportedLogBlockError",
     "UnsupportedOptionError",
     "UnsupportedQueryError",
+    "UnsupportedSortColumnTypeError",
     "WriteConflictError",
 ]
 

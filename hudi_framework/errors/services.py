@@ -6,6 +6,9 @@ from hudi_framework.errors.base import HudiError
 
 __all__ = [
     "CleanError",
+    "ClusteringExecutionError",
+    "ClusteringPlanError",
+    "ClusteringUpdateError",
     "CompactionCorruptLogError",
     "CompactionExecutionError",
     "CompactionPlanError",
@@ -139,3 +142,55 @@ class LogRepairError(TableServiceError):
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         super().__init__(f"cannot repair log file {path!r}: {reason}")
+
+
+class ClusteringPlanError(TableServiceError):
+    """A clustering cannot be scheduled, or a clustering plan is missing or invalid.
+
+    Attributes:
+        instant: The clustering instant concerned ("" when none was created).
+        reason: What is wrong.
+    """
+
+    def __init__(self, instant: str, reason: str) -> None:
+        self.instant = instant
+        self.reason = reason
+        where = f"clustering {instant}: " if instant else "clustering: "
+        super().__init__(where + reason)
+
+
+class ClusteringExecutionError(TableServiceError):
+    """Executing a clustering plan failed; the files it wrote were deleted and the plan is requested again.
+
+    Attributes:
+        instant: The clustering instant.
+        group: Index of the plan's input group that failed (-1 if not group-specific).
+    """
+
+    def __init__(self, instant: str, group: int, reason: str) -> None:
+        self.instant = instant
+        self.group = group
+        at = f" (input group {group})" if group >= 0 else ""
+        super().__init__(f"clustering {instant} failed{at}: {reason}")
+
+
+class ClusteringUpdateError(TableServiceError):
+    """A write updates or deletes rows of a file group that a pending clustering will replace.
+
+    Apache Hudi's default ``hoodie.clustering.updates.strategy`` (``SparkRejectUpdateStrategy``)
+    refuses such writes: the clustering rewrites the file group from the slice it planned, so the
+    update would be lost when it completes. Nothing was written.
+
+    Attributes:
+        instant: The pending clustering instant.
+        file_groups: ``partition/fileId`` of the file groups the write touches.
+    """
+
+    def __init__(self, instant: str, file_groups: list[str]) -> None:
+        self.instant = instant
+        self.file_groups = file_groups
+        shown = ", ".join(file_groups[:5]) + (f" (and {len(file_groups) - 5} more)" if len(file_groups) > 5 else "")
+        super().__init__(
+            f"not allowed to update file group(s) {shown} under pending clustering {instant} "
+            "(services.clustering.update_strategy=reject); run or wait for the clustering first"
+        )

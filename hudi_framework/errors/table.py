@@ -15,6 +15,7 @@ __all__ = [
     "InstantMetadataError",
     "InstantNotFoundError",
     "InvalidInstantTimeError",
+    "LsmTimelineError",
     "MergeModeMismatchError",
     "MissingDataFileError",
     "PartialUpdateError",
@@ -239,6 +240,15 @@ class IllegalTransitionError(TimelineError):
         self.to_state = to_state
         extra = f": {reason}" if reason else ""
         super().__init__(f"instant {instant} cannot go from {from_state} to {to_state}{extra}")
+
+
+class LsmTimelineError(TimelineError):
+    """The LSM timeline (archived instants of a v8+ table) cannot be read or written as asked."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"LSM timeline {path!r}: {reason}")
 
 
 class InstantMetadataError(TimelineError):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import struct
+from collections.abc import Iterable
 from typing import Any, Final
 
 import fastavro
@@ -89,20 +90,36 @@ def _encode_per_record(physical: pa.Table, schema: AvroSchema) -> bytes:
     names = physical.column_names
     # Column by column: Table.to_pylist (and maps_as_pydicts) builds one scalar object per value.
     columns = [_python_values(physical.column(i)) for i in range(physical.num_columns)]
+    # Not strict: every row comes from the conformed table, so no field can be missing.
+    rows = (dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True))
+    return encode_avro_datums(rows, physical.num_rows, parsed)
+
+
+def encode_avro_datums(records: Iterable[dict[str, Any]], count: int, parsed: Any) -> bytes:
+    """AVRO_DATA content (version 3) of ``count`` records given as Python values, one fastavro call
+    each, under the fastavro-parsed writer schema ``parsed`` (records Java reads as Avro objects:
+    the v6 archive's ``HoodieArchivedMetaEntry``).
+
+    Raises:
+        LogBlockEncodeError: A record does not fit the schema.
+    """
     out = io.BytesIO()
-    out.write(_HEAD.pack(AVRO_CONTENT_VERSION, physical.num_rows))
+    out.write(_HEAD.pack(AVRO_CONTENT_VERSION, count))
+    written = 0
     try:
-        for values in zip(*columns, strict=True):
+        for record in records:
             length_at = out.tell()
             out.write(b"\0\0\0\0")  # the datum's length, filled in below
-            # Not strict: every row comes from the conformed table, so no field can be missing.
-            fastavro.schemaless_writer(out, parsed, dict(zip(names, values, strict=True)))
+            fastavro.schemaless_writer(out, parsed, record)
             end = out.tell()
             out.seek(length_at)
             out.write(_INT32.pack(end - length_at - 4))
             out.seek(end)
-    except (ValueError, TypeError) as e:
-        raise LogBlockEncodeError(f"record does not fit the writer schema: {e}") from e
+            written += 1
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise LogBlockEncodeError(f"record does not fit the writer schema: {type(e).__name__}: {e}") from e
+    if written != count:
+        raise LogBlockEncodeError(f"{written} records given for a count of {count}")
     return out.getvalue()
 
 
@@ -141,15 +158,7 @@ def decode_avro_records(content: bytes, schema: AvroSchema) -> pa.Table:
         LogBlockDecodeError: The content is not version 3, or a record does not decode to exactly
             its stated length, or bytes are left over.
     """
-    total = len(content)
-    if total < _HEAD.size:
-        raise LogBlockDecodeError(f"data content of {total} bytes is shorter than its header")
-    version, count = _HEAD.unpack_from(content)
-    if version != AVRO_CONTENT_VERSION:
-        raise LogBlockDecodeError(f"avro data content version {version} is not supported (only 3)")
-    # Each record takes at least its 4-byte length; this bounds a damaged count before looping.
-    if count < 0 or count * 4 > total - _HEAD.size:
-        raise LogBlockDecodeError(f"implausible record count {count}")
+    count = _record_count(content)
     try:
         parsed = fastavro.parse_schema(strip_logical_types(schema))
         target = physical_schema(schema)
@@ -169,6 +178,29 @@ def decode_avro_records(content: bytes, schema: AvroSchema) -> pa.Table:
         return to_logical(pa.Table.from_pylist(rows, schema=target), schema)
     except Exception as e:
         raise LogBlockDecodeError(f"records do not convert to Arrow: {type(e).__name__}: {e}") from e
+
+
+def _record_count(content: bytes) -> int:
+    total = len(content)
+    if total < _HEAD.size:
+        raise LogBlockDecodeError(f"data content of {total} bytes is shorter than its header")
+    version, count = _HEAD.unpack_from(content)
+    if version != AVRO_CONTENT_VERSION:
+        raise LogBlockDecodeError(f"avro data content version {version} is not supported (only 3)")
+    # Each record takes at least its 4-byte length; this bounds a damaged count before looping.
+    if count < 0 or count * 4 > total - _HEAD.size:
+        raise LogBlockDecodeError(f"implausible record count {count}")
+    return int(count)
+
+
+def decode_avro_datums(content: bytes, parsed: Any) -> list[dict[str, Any]]:
+    """The records of AVRO_DATA content as Python values (the reverse of :func:`encode_avro_datums`).
+
+    Raises:
+        LogBlockDecodeError: Not version 3 content, or a record that does not decode to exactly its
+            stated length, or bytes left over.
+    """
+    return _read_rows(content, _record_count(content), parsed)
 
 
 def _read_rows(content: bytes, count: int, parsed: Any) -> list[dict[str, Any]]:

@@ -57,6 +57,7 @@ class HeaderKey(IntEnum):
     SCHEMA = 2
     #: ``"0"`` = rollback, the only command.
     COMMAND_BLOCK_TYPE = 3
+    #: Blocks a log compaction wrote: the instants whose blocks they replace, comma-separated.
     COMPACTED_BLOCK_TIMES = 4
     RECORD_POSITIONS = 5
     BLOCK_IDENTIFIER = 6
@@ -547,3 +548,10 @@ class CorruptBlock:
 LogBlock = DataBlock | DeleteBlock | CommandBlock | HFileBlock
 #: Anything a log reader yields.
 Block = DataBlock | DeleteBlock | CommandBlock | HFileBlock | CorruptBlock
+
+
+def compacted_instants(block: DataBlock | DeleteBlock) -> list[str]:
+    """The instants whose blocks ``block`` replaces (its COMPACTED_BLOCK_TIMES header); empty for a
+    block no log compaction wrote."""
+    value = block.header.get(HeaderKey.COMPACTED_BLOCK_TIMES)
+    return [t for t in value.split(",") if t] if value else []

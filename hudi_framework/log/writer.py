@@ -14,7 +14,8 @@ replace a log file another writer created.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -126,9 +127,27 @@ def create_next_log_file(
     if not offsets:
         raise LogBlockEncodeError("a log file needs at least one block")
     if existing is None:
-        existing = [
-            parsed for info in storage.list(partition_path) if (parsed := LogFileName.try_parse(info.name)) is not None
-        ]
+        existing = _listed(storage, partition_path)
+    return _create_next(
+        storage, partition_path, file_id, instant_time, write_token, data, offsets, existing, before_create
+    )
+
+
+def _listed(storage: StorageBackend, partition_path: str) -> list[LogFileName]:
+    return [parsed for info in storage.list(partition_path) if (parsed := LogFileName.try_parse(info.name)) is not None]
+
+
+def _create_next(
+    storage: StorageBackend,
+    partition_path: str,
+    file_id: str,
+    instant_time: str,
+    write_token: str,
+    data: bytes,
+    offsets: tuple[int, ...],
+    existing: Iterable[LogFileName],
+    before_create: Callable[[LogFileName], None] | None,
+) -> WrittenLogFile:
     version = next_log_version(existing, file_id, instant_time)
     last_error: PreconditionFailedError | None = None
     for attempt in range(MAX_VERSION_ATTEMPTS):
@@ -145,3 +164,60 @@ def create_next_log_file(
         return WrittenLogFile(key, len(data), offsets)
     assert last_error is not None
     raise last_error
+
+
+def pack_blocks(sizes: Sequence[int], max_size: int) -> list[range]:
+    """Split encoded blocks of ``sizes`` (in write order) into consecutive runs, one per log file.
+
+    A block starts a new file when adding it would take a non-empty file over ``max_size``
+    (``hoodie.logfile.max.size``); a block larger than that alone gets a file of its own.
+    """
+    runs: list[range] = []
+    start, size = 0, 0
+    for i, n in enumerate(sizes):
+        if i > start and size + n > max_size:
+            runs.append(range(start, i))
+            start, size = i, 0
+        size += n
+    if sizes:
+        runs.append(range(start, len(sizes)))
+    return runs
+
+
+def create_log_files(
+    storage: StorageBackend,
+    *,
+    partition_path: str,
+    file_id: str,
+    instant_time: str,
+    write_token: str,
+    encoded: Sequence[bytes],
+    max_size: int,
+    existing: Iterable[LogFileName] | None = None,
+    before_create: Callable[[LogFileName], None] | None = None,
+) -> list[tuple[WrittenLogFile, range]]:
+    """Write already encoded blocks into as many next log versions as ``max_size`` needs.
+
+    Like :func:`create_next_log_file` (same arguments) for each run of :func:`pack_blocks`, in
+    order, so every reader reads the blocks in write order (log versions ascend).
+
+    Returns:
+        Each file created with the indexes of the blocks it holds.
+
+    Raises:
+        LogBlockEncodeError: No blocks.
+        PreconditionFailedError: Other writers took :data:`MAX_VERSION_ATTEMPTS` versions in a row.
+    """
+    if not encoded:
+        raise LogBlockEncodeError("a log file needs at least one block")
+    known = _listed(storage, partition_path) if existing is None else list(existing)
+    written: list[tuple[WrittenLogFile, range]] = []
+    for run in pack_blocks([len(b) for b in encoded], max_size):
+        parts = [encoded[i] for i in run]
+        offsets = tuple(itertools.accumulate((len(p) for p in parts[:-1]), initial=0))
+        file = _create_next(
+            storage, partition_path, file_id, instant_time, write_token, b"".join(parts), offsets, known, before_create
+        )
+        known.append(file.name)
+        written.append((file, run))
+    return written

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -68,6 +69,7 @@ from hudi_framework.metadata.records import (
     metadata_record_schema,
 )
 from hudi_framework.table.properties import parse_properties
+from hudi_framework.timeline.archived_timeline import timeline_start
 from hudi_framework.timeline.timeline import Timeline
 
 __all__ = [
@@ -192,6 +194,11 @@ class MetadataTable:
         return self._timeline
 
     @property
+    def properties(self) -> Mapping[str, str]:
+        """The MDT's ``hoodie.properties``."""
+        return MappingProxyType(self._properties)
+
+    @property
     def table_version(self) -> int:
         """The MDT's ``hoodie.table.version``."""
         return self._version
@@ -238,6 +245,7 @@ class MetadataTable:
             completed_instants=self._timeline.completed(),
             table_version=max(self._version, 8),
             pending_compactions=pending,
+            timeline_start=timeline_start(self._timeline),
             base_file_extensions=("hfile",),
         )
 

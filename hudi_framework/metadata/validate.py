@@ -25,6 +25,7 @@ from hudi_framework.layout.file_group import FileGroupId
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.metadata.reader import MetadataTable
 from hudi_framework.metadata.records import MetadataPartition
+from hudi_framework.timeline.archived_timeline import timeline_start
 from hudi_framework.timeline.instant import COMPLETES_AS, Action
 
 if TYPE_CHECKING:
@@ -132,8 +133,14 @@ def validate_files(storage: StorageBackend, data_timeline: Timeline, data_proper
     version = int(data_properties.get("hoodie.table.version", "6"))
     completed = data_timeline.completed()
     listed = list_table(storage)
-    from_storage = committed_files(FileSystemView(listed, completed_instants=completed, table_version=version))
-    from_mdt = committed_files(FileSystemView(files_view(mdt), completed_instants=completed, table_version=version))
+    # Files of archived commits count as committed in both listings, as readers count them.
+    start = timeline_start(data_timeline)
+    from_storage = committed_files(
+        FileSystemView(listed, completed_instants=completed, table_version=version, timeline_start=start)
+    )
+    from_mdt = committed_files(
+        FileSystemView(files_view(mdt), completed_instants=completed, table_version=version, timeline_start=start)
+    )
     mismatch = {
         k: (int(from_mdt[k] or 0), int(from_storage[k] or 0))
         for k in from_storage.keys() & from_mdt.keys()

@@ -32,6 +32,7 @@ from hudi_framework.layout.discovery import list_table
 from hudi_framework.layout.fs_view import FileSystemView
 from hudi_framework.metadata_writer.options import MetadataWriteOptions
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.archived_timeline import timeline_start
 from hudi_framework.timeline.clean_metadata import CleanMetadata
 from hudi_framework.timeline.metadata import CommitMetadata
 from hudi_framework.timeline.timeline import Timeline
@@ -94,7 +95,10 @@ class InitContext:
     def view(self) -> FileSystemView:
         """The data table's file-system view from one storage listing (completed instants only)."""
         listed = list_table(self.storage)
-        return FileSystemView(listed, completed_instants=self.timeline.completed(), table_version=self.config.version)
+        return FileSystemView(
+            listed, completed_instants=self.timeline.completed(), table_version=self.config.version,
+            timeline_start=timeline_start(self.timeline),
+        )  # fmt: skip
 
     @cached_property
     def partitions(self) -> tuple[str, ...]:

@@ -52,6 +52,7 @@ from hudi_framework.read.skipping import (
     VALUE_COUNT,
 )
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.archived_timeline import timeline_start
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata
 
@@ -205,6 +206,7 @@ class PartitionStatsBuilder(PartitionBuilder):
                 partitions=recomputed,
                 completed_instants=[*timeline.completed(), this],
                 table_version=ctx.config.version,
+                timeline_start=timeline_start(timeline),
             )
             files = _latest_files(view, recomputed)
         older = [f for f in files if f not in written]

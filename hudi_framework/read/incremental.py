@@ -17,9 +17,10 @@ Apache Hudi's rules, per table version (``MergeOnReadIncrementalRelationV1``/``V
   filtered by commit time (``hoodie.datasource.read.incr.fallback.fulltablescan.enable``, default true
   for v8+, false for v6, which then raises
   :class:`~hudi_framework.errors.IncrementalPathNotFoundError`, naming the clean that deleted the
-  file). This reader does not read archived instants: v8+ windows reaching into a non-empty archive
-  scan fully and keep archived records by requested time (``begin < commit time < first active
-  instant``), where Java compares their completion times.
+  file). A window reaching into the archive (its ``begin`` is before the active timeline) reads the
+  archived instants (:mod:`hudi_framework.read.archived`): with fallback on it scans fully, keeping
+  the records of the window's instants (v8+; v6: the commit-time range), as Java does; with fallback
+  off the archived commits' metadata names the files written.
 * v6 refuses a window when a write older than a completed one is still pending ("hollow commit",
   Java's default ``hoodie.read.timeline.holes.resolution.policy=FAIL``), since requested-time windows
   would skip its records once it completes.
@@ -42,6 +43,7 @@ from typing import TYPE_CHECKING
 from hudi_framework.errors import IncrementalPathNotFoundError, IncrementalQueryError
 from hudi_framework.layout.fs_view import COMPLETION_TIME_SLICING_VERSION, check_base_file_formats
 from hudi_framework.layout.naming import BaseFileName, parse_data_file_name
+from hudi_framework.read.archived import CommitHistory
 from hudi_framework.read.filters import check_columns, normalize_filters
 from hudi_framework.read.merged_plan import instant_validity, plan_slice_tasks
 from hudi_framework.read.merged_task import InstantValidity
@@ -53,7 +55,6 @@ from hudi_framework.read.tasks import FileRef, build_tasks
 from hudi_framework.runtime.retained import cleaned_files, earliest_retained
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.metadata import ReplaceCommitMetadata
-from hudi_framework.timeline.timeline import META_FOLDER
 from hudi_framework.vocabulary import QueryType, TimelineTimezone
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def instants_in_window(
     ]
 
 
-def _reaches_archive(table: HudiTable, commits: Sequence[Instant], begin: str | None, by_completion: bool) -> bool:
+def _reaches_archive(commits: Sequence[Instant], begin: str | None, by_completion: bool) -> bool:
     """Whether the window may hold archived instants (Java's ``startInstantArchived``)."""
     if not commits:
         return False
@@ -89,10 +90,7 @@ def _reaches_archive(table: HudiTable, commits: Sequence[Instant], begin: str | 
         # v6 (Java ``isBeforeTimelineStarts``): a begin before the first active commit.
         return begin is None or begin < commits[0].requested_time
     first = min(_window_time(c, by_completion=True) for c in commits)
-    if begin is not None and begin >= first:
-        return False
-    history = f"{META_FOLDER}/{table.config.timeline_path}/{table.config.history_path}"
-    return any(info.name.endswith(".parquet") for info in table.storage.list(history))
+    return begin is None or begin < first
 
 
 def _check_hollow(timeline: Timeline, commits: Sequence[Instant]) -> None:
@@ -104,7 +102,9 @@ def _check_hollow(timeline: Timeline, commits: Sequence[Instant]) -> None:
         )
 
 
-def _written_files(timeline: Timeline, window: Sequence[Instant]) -> tuple[dict[tuple[str, str], FileRef], list[str]]:
+def _written_files(
+    timeline: CommitHistory, window: Sequence[Instant]
+) -> tuple[dict[tuple[str, str], FileRef], list[str]]:
     """The newest base file per file group written in the window, and every file written in it."""
     latest: dict[tuple[str, str], FileRef] = {}
     affected: list[str] = []
@@ -126,7 +126,7 @@ def _written_files(timeline: Timeline, window: Sequence[Instant]) -> tuple[dict[
     return latest, affected
 
 
-def _replaced(timeline: Timeline, window: Sequence[Instant], by_completion: bool) -> set[tuple[str, str]]:
+def _replaced(timeline: CommitHistory, window: Sequence[Instant], by_completion: bool) -> set[tuple[str, str]]:
     if by_completion:
         last = max(i.requested_time for i in window)
         return set(timeline.replaced_file_groups(as_of=last))
@@ -151,10 +151,11 @@ def _missing(storage: StorageBackend, keys: Iterable[str]) -> list[str]:
     return missing
 
 
-def _path_not_found(timeline: Timeline, key: str) -> IncrementalPathNotFoundError:
+def _path_not_found(history: CommitHistory, key: str) -> IncrementalPathNotFoundError:
     """The error for a missing file of the window, naming the clean that deleted it."""
+    timeline = history.timeline
     return IncrementalPathNotFoundError(
-        key, cleaned_by=cleaned_files(timeline).get(key), retained=earliest_retained(timeline)
+        key, cleaned_by=cleaned_files(timeline, history.archived).get(key), retained=earliest_retained(timeline)
     )
 
 
@@ -175,7 +176,8 @@ def _fallback_filter(
     requested = frozenset(i.requested_time for i in window)
     if not archived:
         return CommitTimeFilter(instants=requested)
-    # Archived instants are not read: keep records older than the active timeline by requested time.
+    # The archive could not be read (its format is not available): keep records older than the
+    # active timeline by requested time.
     first = commits[0].requested_time
     older = (
         CommitTimeRange(begin, end) if end is not None and end < first else CommitTimeRange(begin, first, False, False)
@@ -249,35 +251,42 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
     check_columns(filters, full_schema)
     schema = project(full_schema, options.columns)
     timeline = table.timeline
-    commits = timeline.commits_timeline()
-    window = instants_in_window(commits, begin, end, by_completion=by_completion)
+    active = timeline.commits_timeline()
     if not by_completion:
         # Java checks the whole completed timeline, before selecting the window.
-        _check_hollow(timeline, commits)
+        _check_hollow(timeline, active)
+    reached = _reaches_archive(active, begin, by_completion)
+    history = CommitHistory.of(table, reached)
+    if by_completion and history.archived is None and not history.archive_unreadable:
+        # v8+ (Java's IncrementalQueryAnalyzer): the start is archived only if something is.
+        reached = False
+    commits = history.commits_timeline()
+    window = instants_in_window(commits, begin, end, by_completion=by_completion)
     fallback = (
         by_completion if options.incremental_fallback_full_scan is None else options.incremental_fallback_full_scan
     )
     plan = ReadPlan(
         QueryType.INCREMENTAL, schema, begin=begin, end=end, instants=tuple(i.requested_time for i in window)
     )
-    archived = _reaches_archive(table, commits, begin, by_completion)
-    if fallback and archived:
-        scan_filter = _fallback_filter(commits, window, begin, end, by_completion=by_completion, archived=True)
+    if fallback and reached:
+        unread = history.archive_unreadable
+        scan_filter = _fallback_filter(commits, window, begin, end, by_completion=by_completion, archived=unread)
         return _full_scan(table, plan, full_schema, filters, scan_filter, options)
     if not window:
         return plan
     if config.is_mor:
         return _plan_mor(
-            table, plan, window, full_schema, filters, options, by_completion=by_completion, fallback=fallback
-        )
-    latest, affected = _written_files(timeline, window)
-    replaced = _replaced(timeline, window, by_completion)
+            table, history, plan, window, full_schema, filters, options, by_completion=by_completion,
+            fallback=fallback,
+        )  # fmt: skip
+    latest, affected = _written_files(history, window)
+    replaced = _replaced(history, window, by_completion)
     selected = [ref for key, ref in latest.items() if key not in replaced]
     # Java checks every file of the window on v8+ (V2 relation), only the files it reads on v6 (V1).
     missing = _missing(table.storage, affected if by_completion else [ref.key for ref in selected])
     if missing:
         if not fallback:
-            raise _path_not_found(timeline, missing[0])
+            raise _path_not_found(history, missing[0])
         scan_filter = _fallback_filter(commits, window, begin, end, by_completion=by_completion, archived=False)
         return _full_scan(table, plan, full_schema, filters, scan_filter, options)
     tasks = build_tasks(
@@ -287,7 +296,7 @@ def plan_incremental(table: HudiTable, options: ReadOptions) -> ReadPlan:
     return replace(plan, tasks=tasks)
 
 
-def _touched_groups(timeline: Timeline, window: Sequence[Instant]) -> tuple[set[tuple[str, str]], list[str]]:
+def _touched_groups(timeline: CommitHistory, window: Sequence[Instant]) -> tuple[set[tuple[str, str]], list[str]]:
     """File groups with a base or log file written in the window, and every file written in it."""
     groups: set[tuple[str, str]] = set()
     affected: list[str] = []
@@ -308,6 +317,7 @@ def _touched_groups(timeline: Timeline, window: Sequence[Instant]) -> tuple[set[
 
 def _plan_mor(
     table: HudiTable,
+    history: CommitHistory,
     plan: ReadPlan,
     window: Sequence[Instant],
     full_schema: pa.Schema,
@@ -318,9 +328,8 @@ def _plan_mor(
     fallback: bool,
 ) -> ReadPlan:
     """Merged slices of the file groups the window wrote, with only the window's log blocks."""
-    timeline = table.timeline
-    groups, affected = _touched_groups(timeline, window)
-    replaced = _replaced(timeline, window, by_completion)
+    groups, affected = _touched_groups(history, window)
+    replaced = _replaced(history, window, by_completion)
     last = max(i.requested_time for i in window)
     slices = [
         s
@@ -331,8 +340,8 @@ def _plan_mor(
     missing = _missing(table.storage, affected)
     if missing:
         if not fallback:
-            raise _path_not_found(timeline, missing[0])
-        commits = timeline.commits_timeline()
+            raise _path_not_found(history, missing[0])
+        commits = history.commits_timeline()
         scan_filter = _fallback_filter(
             commits, window, plan.begin, plan.end, by_completion=by_completion, archived=False
         )

@@ -7,6 +7,11 @@ Java's log record scanner rules (hudi-format.md section 4, "Reader rules"):
   the active timeline) and, for time travel, not after ``as_of``;
 * a COMMAND block (ROLLBACK) cancels every *earlier* block of its TARGET_INSTANT_TIME in the slice,
   whatever its own instant;
+* a valid block with the COMPACTED_BLOCK_TIMES header (written by a log compaction) replaces every
+  block of the instants it lists, wherever they are in the slice (a later log compaction may replace
+  an earlier one's blocks the same way). Its rows count where it is in the slice; Apache Hudi counts
+  them where the newest block they replace was, which differs only for a block of another writer
+  between the two, and then only for records of equal ordering values;
 * corrupt blocks are skipped and reported; intact blocks after them still count.
 
 Every block becomes rows of one *log schema*: the merge schema, plus ``_hoodie_is_deleted`` when the
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -33,7 +38,15 @@ from hudi_framework.contracts.arrays import from_numpy, python_array, repeated_s
 from hudi_framework.contracts.merger import IS_DELETED_FIELD, PRESENT_COLUMNS_FIELD
 from hudi_framework.contracts.merging.partial import presence_value
 from hudi_framework.errors import ReadError
-from hudi_framework.log.blocks import CommandBlock, CommandType, CorruptBlock, DataBlock, DeleteBlock, HFileBlock
+from hudi_framework.log.blocks import (
+    CommandBlock,
+    CommandType,
+    CorruptBlock,
+    DataBlock,
+    DeleteBlock,
+    HFileBlock,
+    compacted_instants,
+)
 from hudi_framework.log.delete_columns import DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
 from hudi_framework.log.reader import read_log_file
@@ -133,6 +146,7 @@ class LogRecordBuffer:
         self._spill: SpillPartitions | None = None
         self._instants: dict[int, str] = {}
         self._rollbacks: dict[str, int] = {}
+        self._replacements: list[tuple[int, tuple[str, ...]]] = []
 
     def __enter__(self) -> LogRecordBuffer:
         return self
@@ -152,9 +166,9 @@ class LogRecordBuffer:
 
     def add(self, table: pa.Table, *, instant: str, seq: int) -> None:
         """Append the rows of block ``seq`` written by ``instant`` (rows in the log schema)."""
+        self._instants[seq] = instant
         if not table.num_rows:
             return
-        self._instants[seq] = instant
         table = _with_seq(table, seq)
         if self._spill is not None:
             self._spill.write(table, key_partitions(table.column(self._key_field), self._num_partitions))
@@ -179,8 +193,25 @@ class LogRecordBuffer:
         """Cancel every block of ``target_instant`` added before block ``seq``."""
         self._rollbacks[target_instant] = max(seq, self._rollbacks.get(target_instant, -1))
 
+    def replace(self, instants: Iterable[str], *, seq: int) -> None:
+        """Cancel every block of ``instants``, added before or after, as block ``seq`` (a compacted
+        block) replaces them, unless a rollback cancels that block."""
+        self._replacements.append((seq, tuple(instants)))
+
+    def valid_instants(self) -> list[str]:
+        """The instants of the blocks that count (not rolled back, not replaced), in block order:
+        what a log compaction of these blocks lists in its COMPACTED_BLOCK_TIMES header."""
+        cancelled = set(self._cancelled())
+        return list(dict.fromkeys(inst for s, inst in sorted(self._instants.items()) if s not in cancelled))
+
+    def _rolled_back(self, seq: int) -> bool:
+        inst = self._instants.get(seq)
+        return inst is not None and seq < self._rollbacks.get(inst, -1)
+
     def _cancelled(self) -> list[int]:
-        return sorted(s for s, inst in self._instants.items() if inst in self._rollbacks and s < self._rollbacks[inst])
+        # A rolled-back compacted block replaces nothing (Java drops rolled-back instants first).
+        replaced = {i for s, instants in self._replacements if not self._rolled_back(s) for i in instants}
+        return sorted(s for s, inst in self._instants.items() if inst in replaced or self._rolled_back(s))
 
     def _valid(self, table: pa.Table) -> pa.Table:
         cancelled = self._cancelled()
@@ -362,6 +393,7 @@ def collect_log_records(
                 if positions is not None:
                     positions.add_block(block.header, rows.column(task.record_key_field))
                 buffer.add(rows, instant=block.instant_time or "", seq=seq)
+                buffer.replace(compacted_instants(block), seq=seq)
             elif isinstance(block, HFileBlock):
                 block.records  # noqa: B018 - raises UnsupportedLogBlockError naming the block type
     buffer.finish()

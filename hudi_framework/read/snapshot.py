@@ -12,6 +12,9 @@ blocks of instants completed at or before ``as_of``.
 The slices come from a view that knows the files the timeline names: a file of a slice read (in the
 partitions the filters keep) that storage lacks raises instead of serving an older slice, and time
 travel refuses instants whose history cleaning deleted (:mod:`hudi_framework.runtime.retained`).
+A time travel to an instant older than the active timeline reads the archive
+(:mod:`hudi_framework.read.archived`): the archived commits' files, replacements and cleans join the
+active timeline's, so the slices are the ones the archived history describes.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from hudi_framework.errors import TimeTravelError
 from hudi_framework.layout.fs_view import check_base_file_formats
+from hudi_framework.read.archived import archive_reached
 from hudi_framework.read.filters import check_columns, normalize_filters
 from hudi_framework.read.options import ReadOptions, resolve_instant_time
 from hudi_framework.read.plan import ReadPlan
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
     from hudi_framework.read.filters import Disjunction
     from hudi_framework.read.skipping import ColumnStatsSource
     from hudi_framework.runtime.table import HudiTable
+    from hudi_framework.timeline.archived_timeline import ArchivedTimeline
     from hudi_framework.timeline.timeline import Timeline
 
 #: Base file formats the reader can open.
@@ -83,22 +88,25 @@ def read_slices(
     filters: Disjunction,
     use_metadata: bool = False,
     by_stats: Callable[[Sequence[FileSlice], set[str]], set[str]] | None = None,
+    archived: ArchivedTimeline | None = None,
 ) -> tuple[list[FileSlice], set[str]]:
     """The latest slice of every live file group as of ``as_of``, and the partitions ``filters``
     keep by their paths (whose slices' files are checked, but for those ``by_stats`` returns: the
-    partitions statistics prune, given the slices and the partitions kept).
+    partitions statistics prune, given the slices and the partitions kept). ``archived``: the
+    archive, when ``as_of`` reaches into it.
 
     Raises:
         UnsupportedFormatError: Base files in a format other than parquet (Lance).
         MissingDataFileError: A file of a slice read is named by the timeline but not in storage.
         CleanedInstantError: ``as_of`` reads a file a clean deleted.
     """
-    view = table.file_system_view(check_files=True, use_metadata=use_metadata)
+    view = table.file_system_view(check_files=True, use_metadata=use_metadata, archived=archived)
     slices = view.latest_file_slices(as_of=as_of)
     check_base_file_formats(slices, READABLE_FORMATS)
     read = set(prune(table.config, [s.partition_path for s in slices], full_schema=full_schema, filters=filters)[0])
     checked = read - by_stats(slices, read) if by_stats is not None else read
-    check_slice_files(table, view, [s for s in slices if s.partition_path in checked], as_of, partitions=checked)
+    checked_slices = [s for s in slices if s.partition_path in checked]
+    check_slice_files(table, view, checked_slices, as_of, partitions=checked, archived=archived)
     return slices, read
 
 
@@ -142,7 +150,7 @@ def plan_snapshot(table: HudiTable, options: ReadOptions, *, stats_source: Colum
     pruning = PartitionPruning(filters, full_schema, stats_source, merged) if as_of is None else None
     slices, kept = read_slices(
         table, as_of=as_of, full_schema=full_schema, filters=filters, use_metadata=options.metadata_enable,
-        by_stats=pruning,
+        by_stats=pruning, archived=archive_reached(table, as_of) if as_of is not None else None,
     )  # fmt: skip
     slices, skipping = skip_slices(
         slices, kept, filters=filters, full_schema=full_schema, source=stats_source, merged=merged,

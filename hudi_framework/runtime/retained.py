@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from hudi_framework.layout.file_group import FileSlice
     from hudi_framework.layout.fs_view import FileSystemView
     from hudi_framework.runtime.table import HudiTable
+    from hudi_framework.timeline.archived_timeline import ArchivedTimeline
     from hudi_framework.timeline.timeline import Timeline
 
 __all__ = [
@@ -51,14 +52,22 @@ def _clean_metadata(timeline: Timeline, clean: Instant) -> CleanMetadata:
     return decode_clean_metadata(timeline.read_bytes(clean), path=storage.uri(timeline.file_key(clean)))
 
 
-def cleaned_files(timeline: Timeline) -> dict[str, str]:
-    """Storage key -> the completed clean that deleted it, over every clean of the active timeline."""
+def cleaned_files(timeline: Timeline, archived: ArchivedTimeline | None = None) -> dict[str, str]:
+    """Storage key -> the completed clean that deleted it, over every clean of the active timeline
+    (and of the archive, if given)."""
+    outcomes: list[tuple[str, CleanMetadata]] = []
+    if archived is not None:
+        for clean in archived.completed({Action.CLEAN}):
+            metadata = archived.clean_metadata(clean)
+            if metadata is not None:
+                outcomes.append((clean.requested_time, metadata))
+    outcomes += [(c.requested_time, _clean_metadata(timeline, c)) for c in timeline.completed({Action.CLEAN})]
     out: dict[str, str] = {}
-    for clean in timeline.completed({Action.CLEAN}):
-        for partition, outcome in _clean_metadata(timeline, clean).partitions.items():
+    for clean_time, metadata in outcomes:
+        for partition, outcome in metadata.partitions.items():
             group = FileGroupId(outcome.partition_path or partition, "")
             for name in outcome.success_delete_files:
-                out[group.key(name)] = clean.requested_time
+                out[group.key(name)] = clean_time
     return out
 
 
@@ -106,6 +115,7 @@ def check_slice_files(
     as_of: str | None,
     *,
     partitions: Collection[str] | None = None,
+    archived: ArchivedTimeline | None = None,
 ) -> None:
     """Raise if a file of ``slices`` (chosen as of ``as_of``) is named by the timeline but not in storage.
 
@@ -115,6 +125,7 @@ def check_slice_files(
         slices: The slices read.
         as_of: The time-travel instant, None for the latest state.
         partitions: The partitions read (to find the earliest readable instant); None for all.
+        archived: The archive, when ``as_of`` reaches into it (its cleans name deleted files too).
 
     Raises:
         CleanedInstantError: Time travel, and a clean deleted one of the files.
@@ -126,7 +137,7 @@ def check_slice_files(
         if as_of is None:
             raise
         timeline = table.timeline
-        cleaned = cleaned_files(timeline)
+        cleaned = cleaned_files(timeline, archived)
         deleted = [key for key in missing.missing if key in cleaned]
         if not deleted:
             raise

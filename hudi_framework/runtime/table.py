@@ -32,8 +32,10 @@ from hudi_framework.runtime.retained import check_slice_files
 from hudi_framework.storage.resolve import StorageSpec
 from hudi_framework.table.properties import PROPERTIES_KEY, create_properties, load_properties
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.timeline.archive import ArchivedInstant, archive_format
+from hudi_framework.timeline.archived_timeline import ArchivedTimeline, timeline_start
 from hudi_framework.timeline.commit_hooks import CommitHooks
-from hudi_framework.timeline.instant import WRITE_ACTIONS, Instant
+from hudi_framework.timeline.instant import WRITE_ACTIONS, Action, Instant, State
 from hudi_framework.timeline.instant_time import resolve_instant_time
 from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.vocabulary import TimelineTimezone
@@ -260,6 +262,35 @@ class HudiTable:
             )
         return self._timeline
 
+    @property
+    def archive_directory(self) -> str:
+        """Key of the archived timeline: ``.hoodie/timeline/history`` (v8+) or ``.hoodie/archived`` (v6)."""
+        return self._config.archive_directory
+
+    def archived_instants(self) -> list[ArchivedInstant]:
+        """Instants of the archived timeline, oldest first, with their metadata and plans.
+
+        An instant still on the active timeline is left out (an archival that crashed before deleting
+        its active files leaves it in both; the active one counts).
+
+        Raises:
+            LsmTimelineError: The archive cannot be read.
+        """
+        directory = self.archive_directory
+        # An archive never written is not read: no format module is loaded for it.
+        if not self._storage.list(directory):
+            return []
+        archived = archive_format(self._storage, self._config.timeline_layout_version, directory).read()
+        active = {(i.requested_time, i.comparable_action.value) for i in self.timeline.instants}
+        return [a for a in archived if (a.requested_time, a.action) not in active]
+
+    def archived_timeline(self) -> list[Instant]:
+        """The archived instants as completed instants (with their completion times on v8+)."""
+        return [
+            Instant(a.requested_time, Action(a.action), State.COMPLETED, a.completion_time)
+            for a in self.archived_instants()
+        ]
+
     def reload(self) -> HudiTable:
         """Re-read the config and the timeline (after other writers committed)."""
         self._properties = load_properties(self._storage)
@@ -288,7 +319,12 @@ class HudiTable:
 
     # ------------------------------------------------------------------ file layout
     def file_system_view(
-        self, *, partitions: list[str] | None = None, check_files: bool = False, use_metadata: bool = False
+        self,
+        *,
+        partitions: list[str] | None = None,
+        check_files: bool = False,
+        use_metadata: bool = False,
+        archived: ArchivedTimeline | None = None,
     ) -> FileSystemView:
         """List the table and build the view of its file groups (timeline facts wired in).
 
@@ -301,29 +337,40 @@ class HudiTable:
             use_metadata: Take the listing from the metadata table's ``files`` partition when it is
                 usable (readers' ``hoodie.metadata.enable``); otherwise, and whenever it is in doubt,
                 list storage (with a logged warning saying why).
+            archived: The table's archived instants, for reads that reach before the active
+                timeline (time travel to an archived instant): their completions, replacements and
+                written files join the active timeline's. Without them, files older than the
+                active timeline count as committed (Java's ``isBeforeTimelineStarts``).
         """
         timeline = self.timeline
         replaced = {
             FileGroupId(partition, file_id): inst.requested_time
             for (partition, file_id), inst in timeline.replaced_file_groups().items()
         }
+        completed = timeline.completed()
+        if archived is not None:
+            completed = [*archived.instants, *completed]
+            for (partition, file_id), inst in archived.replaced_file_groups().items():
+                replaced.setdefault(FileGroupId(partition, file_id), inst.requested_time)
+        start = timeline_start(timeline)
         pending: dict[FileGroupId, str] = {}
         for inst, plan in timeline.pending_compaction_plans().items():
             for op in plan.get("operations") or ():
                 pending[FileGroupId(op.get("partitionPath") or "", op["fileId"])] = inst.requested_time
-        timeline_files = self._timeline_files(partitions) if check_files else None
+        timeline_files = self._timeline_files(partitions, archived) if check_files else None
         if use_metadata:
             from_mdt = metadata_listing(
                 self._storage, self._properties, timeline, partitions, opened=self.metadata_table
             )
             if from_mdt is not None:
-                named = timeline_files if timeline_files is not None else self._timeline_files(partitions)
+                named = timeline_files if timeline_files is not None else self._timeline_files(partitions, archived)
                 view = FileSystemView(
                     from_mdt,
-                    completed_instants=timeline.completed(),
+                    completed_instants=completed,
                     table_version=self._config.version,
                     replaced_file_groups=replaced,
                     pending_compactions=pending,
+                    timeline_start=start,
                     timeline_files=named,
                 )
                 # A file of a latest slice that the timeline names but the MDT lacks: the MDT missed
@@ -334,30 +381,37 @@ class HudiTable:
                         return view
                     return FileSystemView(
                         from_mdt,
-                        completed_instants=timeline.completed(),
+                        completed_instants=completed,
                         table_version=self._config.version,
                         replaced_file_groups=replaced,
                         pending_compactions=pending,
+                        timeline_start=start,
                     )
                 warn_fallback(self._storage, f"it lacks {sorted(missing)[0]}, which the timeline names")
         return FileSystemView.from_storage(
             self._storage,
             partitions=partitions,
-            completed_instants=timeline.completed(),
+            completed_instants=completed,
             table_version=self._config.version,
             replaced_file_groups=replaced,
             pending_compactions=pending,
+            timeline_start=start,
             timeline_files=timeline_files,
         )
 
-    def _timeline_files(self, partitions: list[str] | None) -> dict[str, dict[str, str]]:
+    def _timeline_files(
+        self, partitions: list[str] | None, archived: ArchivedTimeline | None = None
+    ) -> dict[str, dict[str, str]]:
         """Partition -> file name -> the first completed write instant whose commit metadata names it."""
         timeline = self.timeline
         wanted = None if partitions is None else set(partitions)
         out: dict[str, dict[str, str]] = defaultdict(dict)
+        written = timeline.written_files(timeline.commits_timeline())
+        if archived is not None:
+            written = {**archived.written_files(archived.commits_timeline()), **written}
         # In timeline order: a v6 log file appended by several delta commits maps to the first one,
         # from which on snapshots read it.
-        for inst, files in timeline.written_files(timeline.commits_timeline()).items():
+        for inst, files in written.items():
             for partition, name in files:
                 if wanted is None or partition in wanted:
                     out[partition].setdefault(name, inst.requested_time)

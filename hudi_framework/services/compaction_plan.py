@@ -167,6 +167,8 @@ class CompactionPlan:
         version: Plan version (2).
         missing_schedule_partitions: Partitions a strategy skipped (incremental table services).
         preserve_hoodie_metadata: ``preserveHoodieMetadata`` (Java writes false for compaction).
+        compactor_class_name: ``strategy.compactorClassName``: Java names its log compaction
+            executor there; None writes no strategy (what Java writes for compaction).
     """
 
     operations: tuple[CompactionOperation, ...]
@@ -174,14 +176,17 @@ class CompactionPlan:
     version: int = COMPACTION_PLAN_VERSION
     missing_schedule_partitions: tuple[str, ...] = ()
     preserve_hoodie_metadata: bool = False
+    compactor_class_name: str | None = None
 
     def to_record(self) -> dict[str, Any]:
-        """The Avro record as Java writes it (no strategy, empty extra metadata)."""
+        """The Avro record as Java writes it (empty extra metadata; a strategy for log compaction only)."""
         return {
             "operations": [op.to_record() for op in self.operations],
             "extraMetadata": dict(self.extra_metadata),
             "version": self.version,
-            "strategy": None,
+            "strategy": None
+            if self.compactor_class_name is None
+            else {"compactorClassName": self.compactor_class_name, "strategyParams": {}, "version": 1},
             "preserveHoodieMetadata": self.preserve_hoodie_metadata,
             "missingSchedulePartitions": list(self.missing_schedule_partitions),
         }
@@ -199,6 +204,7 @@ class CompactionPlan:
             version=record.get("version") or COMPACTION_PLAN_VERSION,
             missing_schedule_partitions=tuple(record.get("missingSchedulePartitions") or ()),
             preserve_hoodie_metadata=bool(record.get("preserveHoodieMetadata")),
+            compactor_class_name=(record.get("strategy") or {}).get("compactorClassName"),
         )
 
     @property

@@ -44,6 +44,10 @@ PRELOADED: Final = (
     "hudi_framework.read.merged",  # merge-on-read tasks (the reader imports it where it merges)
     "hudi_framework.read.splits",
     "hudi_framework.runtime.table",
+    # Table services' tasks (compaction operations, big cleans' deletes) started from Spark.
+    "hudi_framework.spark.service_runner",
+    "hudi_framework.write.compactor",
+    "hudi_framework.write.cleaner",
 )
 
 

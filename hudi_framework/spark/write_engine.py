@@ -17,6 +17,8 @@ plan                ``plan_targets`` (file groups, insert buckets)             d
 start               requested + inflight instant                               driver
 routing + write     ``route_rows``; ``write_target`` once per file group       executors
 commit / abort      stats collected; markers reconciled; instant completed     driver
+inline services     plan + commit on the driver; one task per file slice       executors
+                    (compaction) or partition (big cleans)
 ==================  =========================================================  =========
 
 The keyed rows are persisted (memory and disk): the first job that needs them (the lookups when
@@ -40,6 +42,7 @@ from pyspark.sql import DataFrame, SparkSession
 from hudi_framework.metadata.index_source import metadata_index_source
 from hudi_framework.spark.arrow_types import SparkResources, SparkSchema
 from hudi_framework.spark.keys_stage import keyed_rows
+from hudi_framework.spark.service_runner import SparkTaskRunner
 from hudi_framework.spark.session_storage import check_session_s3
 from hudi_framework.spark.tagging_stage import narrow_tagging, tag_rows, without_stored_keys
 from hudi_framework.spark.worker import WorkerSpec
@@ -222,6 +225,9 @@ class SparkWriteClient(WritePipeline[DataFrame, _Staged]):
             key_changes=key_changes,
             log_stats=log_stats,
         )
+
+    def _service_runner(self) -> SparkTaskRunner:
+        return SparkTaskRunner(self._spark)
 
     def _release(self, staged: _Staged) -> None:
         staged.held.release()

@@ -145,7 +145,7 @@ def _write_task(
         incoming = pa.Table.from_batches(parts).drop_columns([TARGET, _SLOT, SEQ])
         changes: dict[str, FileKeyChanges] | None = {} if key_changes else None
         stats_of_logs: dict[str, pa.Table | None] | None = {} if log_stats else None
-        stat = write_target(
+        stats = write_target(
             components.storage,
             components.write.merger,
             ctx,
@@ -157,17 +157,19 @@ def _write_task(
             key_changes=changes,
             log_stats=stats_of_logs,
         )
-        # Only the keys a file group gained or lost travel to the driver, never its rows.
-        change = changes.get(stat.path or "") if changes else None
-        row = {
-            "target": pa.array([target], pa.int64()),
-            "token": pa.array([token], pa.string()),
-            "stat": pa.array([json.dumps(stat.model_dump(by_alias=True))], pa.string()),
-            "inserted": _key_list(change.inserted if change else None),
-            "deleted": _key_list(change.deleted if change else None),
-            "log_stats": pa.array([_ipc(stats_of_logs, stat.path or "")], pa.binary()),
-        }
-        yield from to_spark_batches(pa.table(row), out)
+        # Only the keys a file group gained or lost travel to the driver, never its rows; one row
+        # per file written (a log append that rolls over writes several).
+        for stat in stats:
+            change = changes.get(stat.path or "") if changes else None
+            row = {
+                "target": pa.array([target], pa.int64()),
+                "token": pa.array([token], pa.string()),
+                "stat": pa.array([json.dumps(stat.model_dump(by_alias=True))], pa.string()),
+                "inserted": _key_list(change.inserted if change else None),
+                "deleted": _key_list(change.deleted if change else None),
+                "log_stats": pa.array([_ipc(stats_of_logs, stat.path or "")], pa.binary()),
+            }
+            yield from to_spark_batches(pa.table(row), out)
 
     current = -1
     pending: list[pa.RecordBatch] = []
@@ -214,20 +216,24 @@ def _parse_stats(
     key_changes: dict[str, FileKeyChanges] | None = None,
     log_stats: dict[str, pa.Table | None] | None = None,
 ) -> list[WriteStat]:
-    stats: dict[int, WriteStat] = {}
+    stats: dict[int, list[WriteStat]] = {}
+    reporter: dict[int, str] = {}
     targets = table.column("target").to_pylist()
+    tokens = table.column("token").to_pylist()
     texts = table.column("stat").to_pylist()
-    for i, (target, text) in enumerate(zip(targets, texts, strict=True)):
-        if target in stats or not 0 <= target < len(plan.targets):
+    for i, (target, token, text) in enumerate(zip(targets, tokens, texts, strict=True)):
+        # One task reports each target (a file per row); a second task reporting it is a retry's duplicate.
+        if reporter.setdefault(target, token) != token or not 0 <= target < len(plan.targets):
             raise CommitError(f"file group target {target} was reported twice or is unknown")
-        stat = stats[target] = WriteStat.model_validate_json(text)
+        stat = WriteStat.model_validate_json(text)
+        stats.setdefault(target, []).append(stat)
         inserted, deleted = table.column("inserted")[i], table.column("deleted")[i]
         if key_changes is not None and stat.path and inserted.is_valid and deleted.is_valid:
             key_changes[stat.path] = FileKeyChanges(inserted.values, deleted.values)
         handed = table.column("log_stats")[i].as_py()
         if log_stats is not None and stat.path and handed is not None:
             log_stats[stat.path] = pa.ipc.open_stream(handed).read_all() if handed else None
-    return [stats[t] for t in sorted(stats)]
+    return [stat for t in sorted(stats) for stat in stats[t]]
 
 
 def write_file_groups(

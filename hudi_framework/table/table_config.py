@@ -98,6 +98,15 @@ class TableConfig:
 
     # ------------------------------------------------------------------ derived
     @property
+    def archive_directory(self) -> str:
+        """Key of the archived timeline under the table's root: the ``archived/`` commits log
+        (``hoodie.archivelog.folder``, layout 1) or the LSM history (``hoodie.timeline.history.path``
+        under ``hoodie.timeline.path``, layout 2)."""
+        if self.timeline_layout_version == 1:
+            return f".hoodie/{self.archive_folder.strip('/')}"
+        return f".hoodie/{self.timeline_path.strip('/')}/{self.history_path.strip('/')}"
+
+    @property
     def partition_fields(self) -> tuple[str, ...]:
         """Partition field names without CustomKeyGenerator's ``:TYPE`` suffixes."""
         return tuple(f.split(":", 1)[0] for f in self.partition_fields_raw)

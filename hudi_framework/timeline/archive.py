@@ -1,7 +1,8 @@
 """The archived timeline: instants moved off the active timeline, in the table's archive format.
 
 Two formats hold them: table version 6 (timeline layout 1) appends to the Hudi log files of
-``.hoodie/archived/`` (:mod:`hudi_framework.timeline.archive_v6`); versions 8 and 9 (layout 2) keep
+``.hoodie/archived/`` (:mod:`hudi_framework.log.archive_v6`, records coded by
+:mod:`hudi_framework.timeline.archived_entry`); versions 8 and 9 (layout 2) keep
 an LSM tree of Parquet files under ``.hoodie/timeline/history/``
 (:mod:`hudi_framework.timeline.lsm`). Both read and write :class:`ArchivedInstant` records; the
 format module is loaded on demand, so a table of one layout never imports the other's machinery.
@@ -25,7 +26,8 @@ class ArchivedInstant:
 
     Attributes:
         requested_time: The instant time.
-        completion_time: When it completed (layout 2 archives keep it; layout 1 archives do not: None).
+        completion_time: When it completed (layout 2 archives keep it; layout 1 records carry it as
+            ``stateTransitionTime`` where the writer kept it, as Apache Hudi 1.x does; else None).
         action: The completed action as the active timeline names it (``commit``, ``deltacommit``,
             ``replacecommit``, ``clean``, ``rollback``, ``savepoint``, ``restore``, ``indexing``...).
         metadata: The completed instant file's content, encoded as the table's active timeline
@@ -56,7 +58,7 @@ class ArchiveFormat(Protocol):
 
 
 #: Module and factory per timeline layout version.
-_FORMATS = {1: ("hudi_framework.timeline.archive_v6", "V6Archive"), 2: ("hudi_framework.timeline.lsm", "LsmArchive")}
+_FORMATS = {1: ("hudi_framework.log.archive_v6", "V6Archive"), 2: ("hudi_framework.timeline.lsm", "LsmArchive")}
 
 
 def archive_format(storage: StorageBackend, layout_version: int, directory: str) -> ArchiveFormat:

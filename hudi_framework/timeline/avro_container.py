@@ -44,6 +44,7 @@ class AvroSchemaName(enum.StrEnum):
     SAVEPOINT_METADATA = "HoodieSavepointMetadata"
     RESTORE_PLAN = "HoodieRestorePlan"
     RESTORE_METADATA = "HoodieRestoreMetadata"
+    ARCHIVED_META_ENTRY = "HoodieArchivedMetaEntry"
 
 
 @dataclass(frozen=True, slots=True)

@@ -247,6 +247,15 @@ class Timeline:
         commits = self.commits_timeline(as_of=as_of)
         return commits[-1] if commits else None
 
+    @property
+    def start(self) -> str | None:
+        """Requested time of the first instant on the active timeline (None when empty).
+
+        Instants older than it were archived: data files they wrote count as committed (Java's
+        ``isBeforeTimelineStarts``), as do log blocks they wrote.
+        """
+        return self._instants[0].requested_time if self._instants else None
+
     def last_requested_time(self) -> str | None:
         """The greatest requested time of any instant, or None on an empty timeline."""
         return max((i.requested_time for i in self._instants), default=None)
@@ -274,6 +283,14 @@ class Timeline:
         if info is None:
             raise InstantNotFoundError(f"instant {instant} has no {wanted} file")
         return info.key
+
+    def state_files(self, instant: Instant) -> dict[State, str]:
+        """Storage key of each state's file the instant has on the timeline (requested, inflight, completed).
+
+        Raises:
+            InstantNotFoundError: The instant is not on the timeline.
+        """
+        return {state: info.key for state, info in self._entry(instant).files.items()}
 
     def read_bytes(self, instant: Instant, state: State | None = None) -> bytes:
         """Raw content of the instant's file for ``state`` (default: its current state)."""

@@ -13,14 +13,17 @@ from hudi_framework.vocabulary.hudi_enum import HudiEnum
 __all__ = [
     "BaseFileFormat",
     "CleanerPolicy",
+    "ClusteringUpdateStrategy",
     "CompactionTriggerStrategy",
     "ConcurrencyMode",
     "DataSkippingSource",
     "FailedWritesPolicy",
     "InsertDupPolicy",
+    "LayoutOptimizationStrategy",
     "LogBlockFormat",
     "ParquetCodec",
     "QueryType",
+    "SpatialCurveBuildMethod",
     "TimestampType",
 ]
 
@@ -111,6 +114,17 @@ class CompactionTriggerStrategy(HudiEnum):
     NUM_OR_TIME = "NUM_OR_TIME"
 
 
+class SpatialCurveBuildMethod(HudiEnum):
+    """How z-order and Hilbert map a value to its coordinate (``hoodie.layout.optimize.curve.build.method``)."""
+
+    #: From the value itself (its bytes, order-preserved): cheap, but a column with a wide range of
+    #: values dominates the curve.
+    DIRECT = "direct"
+    #: From the value's rank among range boundaries drawn from a sample
+    #: (``hoodie.layout.optimize.build.curve.sample.size``): every column gets an equal share.
+    SAMPLE = "sample"
+
+
 class DataSkippingSource(HudiEnum):
     """Where data skipping takes file column statistics from (``data.skipping.source``, this project's key)."""
 
@@ -120,3 +134,31 @@ class DataSkippingSource(HudiEnum):
     #: Each candidate base file's Parquet footer, read on the planner: one ranged read per file
     #: (a GET on object stores), worth it when filters rule out most files.
     PARQUET_FOOTERS = "parquet_footers"
+
+
+class ClusteringUpdateStrategy(HudiEnum):
+    """What a write does to a file group under pending clustering (``hoodie.clustering.updates.strategy``).
+
+    Apache Hudi names its strategies by class (its default is the reject strategy); those class
+    names are accepted for the values.
+    """
+
+    REJECT = "reject"
+    ALLOW = "allow"
+
+
+ClusteringUpdateStrategy._aliases_ = {
+    "ORG.APACHE.HUDI.CLIENT.CLUSTERING.UPDATE.STRATEGY.SPARKREJECTUPDATESTRATEGY": "REJECT",
+    "ORG.APACHE.HUDI.CLIENT.CLUSTERING.UPDATE.STRATEGY.SPARKALLOWUPDATESTRATEGY": "ALLOW",
+}
+
+
+class LayoutOptimizationStrategy(HudiEnum):
+    """How clustering orders rows by its sort columns (``hoodie.layout.optimize.strategy``)."""
+
+    LINEAR = "linear"
+    Z_ORDER = "z-order"
+    HILBERT = "hilbert"
+
+
+LayoutOptimizationStrategy._aliases_ = {"ZORDER": "Z_ORDER"}

@@ -99,7 +99,7 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         storage = self.table.storage
         jobs = [(i, t, idx) for i, (t, idx) in enumerate(zip(plan.targets, per_target, strict=True)) if idx is not None]
 
-        def run(job: tuple[int, FileGroupWrite, npt.NDArray[np.int64]]) -> WriteStat:
+        def run(job: tuple[int, FileGroupWrite, npt.NDArray[np.int64]]) -> list[WriteStat]:
             task_id, target, idx = job
             # Each task takes its own rows, so the copy of a large batch is spread over the workers.
             return write_target(
@@ -112,11 +112,11 @@ class WriteClient(WritePipeline[pa.Table, pa.Table]):
         # side by side, one per core, as Spark runs them on executors; stats keep plan order.
         workers = min(len(jobs), os.cpu_count() or 1)
         if workers <= 1:
-            return [run(job) for job in jobs]
+            return [stat for job in jobs for stat in run(job)]
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hudi-write") as pool:
             futures = [pool.submit(run, job) for job in jobs]
             try:
-                return [future.result() for future in futures]
+                return [stat for future in futures for stat in future.result()]
             except BaseException:
                 # The commit fails: tasks not started yet never start (the rollback removes the rest).
                 for future in futures:

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.log.blocks import CommandBlock, CommandType, DataBlock, DeleteBlock
+from hudi_framework.log.blocks import CommandBlock, CommandType, DataBlock, DeleteBlock, compacted_instants
 from hudi_framework.log.reader import read_log_file
 from hudi_framework.read.corrupt_blocks import AssessedCorruptBlock, CorruptBlockTracker
 from hudi_framework.read.merged_task import InstantValidity
@@ -81,6 +81,7 @@ def scan_log_stats(
     blocks = rollbacks = 0
     records: list[_Records] = []
     cancelled_before: dict[str, int] = {}
+    replacements: list[_Records] = []  # compacted blocks: the instants they replace, as keys
     tracker = CorruptBlockTracker(instant_in_file_name=instant_in_file_name)
     seq = 0
     for key in log_file_keys:
@@ -94,7 +95,12 @@ def scan_log_stats(
                     cancelled_before[block.target_instant_time] = seq
             elif isinstance(block, DataBlock | DeleteBlock) and validity.is_valid(block.instant_time):
                 records.append(_Records(block.instant_time or "", seq, _key_array(block, key_field)))
-    kept = [r.keys for r in records if r.seq >= cancelled_before.get(r.instant, -1)]
+                if replaced := compacted_instants(block):
+                    replacements.append(_Records(block.instant_time or "", seq, pa.array(replaced, pa.string())))
+    valid = [r for r in records if r.seq >= cancelled_before.get(r.instant, -1)]
+    # A rolled-back compacted block replaces nothing.
+    gone = {i for r in replacements if r.seq >= cancelled_before.get(r.instant, -1) for i in r.keys.to_pylist()}
+    kept = [r.keys for r in valid if r.instant not in gone]
     keys = pa.concat_arrays(kept) if kept else pa.array([], pa.string())
     distinct = pc.unique(keys.drop_null())
     return LogScanStats(

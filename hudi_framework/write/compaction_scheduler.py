@@ -11,7 +11,7 @@ allows while it is newer than every instant and completion on the timeline.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hudi_framework.contracts.compaction import CompactionSelector
@@ -125,6 +125,8 @@ def schedule_compaction(
     *,
     instant_time: str | None = None,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    action: Action = Action.COMPACTION,
+    finish: Callable[[CompactionPlan], CompactionPlan] | None = None,
 ) -> str | None:
     """Plan a compaction and write its ``T.compaction.requested`` file.
 
@@ -133,6 +135,8 @@ def schedule_compaction(
         strategy: The compaction service's strategy.
         instant_time: The compaction instant; a new time after every instant by default.
         max_file_size: ``hoodie.parquet.max.file.size``.
+        action: ``logcompaction`` plans a log compaction (``T.logcompaction.requested``).
+        finish: Completes the plan before it is written (a log compaction's strategy fields).
 
     Returns:
         The compaction instant, or None when no file slice needs compacting (nothing is written).
@@ -151,7 +155,9 @@ def schedule_compaction(
     if plan is None:
         return None
     _check_merger_installed(table, instant)
-    requested = writer.create_requested(Action.COMPACTION, instant, encode_compaction_plan(plan))
+    if finish is not None:
+        plan = finish(plan)
+    requested = writer.create_requested(action, instant, encode_compaction_plan(plan))
     # A delta commit that completed while we planned may have logs the plan does not name yet
     # that would fall into the compacted slice; drop the plan rather than lose them.
     late = [i for i in writer.timeline().completed() if i.requested_time not in completed_before]

@@ -15,6 +15,12 @@ A slice with a corrupt log block that may hold committed rows is refused
 ``services.compaction.skip_corrupt_log_blocks`` is set: readers skip such a block, and a new base
 file written without its rows would make their loss permanent. Apache Hudi compacts such slices
 silently.
+
+The operations are independent: the driver plans, starts the instant, hands one task per operation
+(a :class:`CompactionTask`: the operation and the picklable :class:`CompactionJob`) to a
+:class:`~hudi_framework.contracts.task_runner.ServiceTaskRunner` (in process, the local engine's
+process pool, or Spark executors: the engine that started the compaction), collects the write
+stats and commits. A task's failure fails the whole compaction, with the same rollback.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -31,15 +37,19 @@ import pyarrow.parquet as pq
 
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.arrays import repeated_dictionary
-from hudi_framework.contracts.compaction import TOTAL_LOG_FILES_SIZE
+from hudi_framework.contracts.compaction import TOTAL_IO_READ_MB, TOTAL_LOG_FILES_SIZE
 from hudi_framework.contracts.indexing.footer import bloom_footer_metadata
+from hudi_framework.contracts.merger import RecordMerger
+from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.contracts.storage_paths import join_key
+from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import (
     CommitVetoedError,
     CompactionCorruptLogError,
     CompactionExecutionError,
     CompactionPlanError,
     InstantNotFoundError,
+    ServiceTaskError,
 )
 from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.layout.file_group import FileSlice
@@ -59,20 +69,25 @@ from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.compaction_log_stats import LogScanStats, scan_log_stats
 from hudi_framework.write.compaction_scheduler import timeline_writer
 from hudi_framework.write.file_group_task import WriteTaskContext
-from hudi_framework.write.incomplete import discard_incomplete_writes, sweep_metadata_incomplete_writes
-from hudi_framework.write.markers import IOType, create_marker, delete_markers, marked_data_files
+from hudi_framework.write.incomplete import discard_marked_attempt
+from hudi_framework.write.markers import IOType, create_marker, delete_markers
 from hudi_framework.write.session import WriteSession
+from hudi_framework.write.task_pool import LocalTaskRunner
+from hudi_framework.write.worker import TaskStorage, WorkerSpec
 
 FILE_NAME_FIELD = META_FIELDS[4]
 _LOG = logging.getLogger(__name__)
 
-#: Merges one file slice: ``(table, slice task) -> merged live rows`` (all meta columns).
-SliceMerge = Callable[[HudiTable, MergedReadTask], Iterable[pa.RecordBatch]]
+#: Merges one file slice: ``(storage, slice task) -> merged live rows`` (all meta columns). A
+#: runner that leaves the process pickles it: a module-level function.
+SliceMerge = Callable[[StorageBackend, MergedReadTask], Iterable[pa.RecordBatch]]
+
+_MB = 1024 * 1024
 
 
-def merge_slice(table: HudiTable, task: MergedReadTask) -> Iterable[pa.RecordBatch]:
+def merge_slice(storage: StorageBackend, task: MergedReadTask) -> Iterable[pa.RecordBatch]:
     """The reader's merge of one file slice (the rows a snapshot query returns for it)."""
-    return merge_file_slice(table.storage, task)
+    return merge_file_slice(storage, task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,34 +111,74 @@ class CompactionResult:
 
 
 @dataclass(frozen=True, slots=True)
-class _Job:
-    """What every operation of one compaction shares."""
+class CompactionJob:
+    """What every operation of one compaction shares (picklable: it travels with each task).
 
-    table: HudiTable
+    Attributes:
+        storage: The table's storage (the driver's in process; rebuilt from the spec elsewhere).
+        instant: The compaction instant.
+        ctx: File schema, Parquet and bloom options of the new base files.
+        validity: Which instants' log blocks count (fixed before the instant went inflight).
+        merge_schema: Schema of the merged rows.
+        key_field: The record key column.
+        max_memory_bytes: Merge memory budget per slice.
+        merger: The table's record merger.
+        ordering_fields: The table's ordering fields.
+        table_version: ``hoodie.table.version``.
+        timeline_v8: The timeline layout is 1.x's (write stats carry ``prevBaseFile``, ``numUpdates``).
+        merge: Merges one slice.
+        skip_corrupt_log_blocks: Compact slices whose corrupt blocks may hold committed rows.
+    """
+
+    storage: TaskStorage
     instant: str
     ctx: WriteTaskContext
     validity: InstantValidity
     merge_schema: pa.Schema
     key_field: str
     max_memory_bytes: int
-    merge: SliceMerge
+    merger: RecordMerger
+    ordering_fields: tuple[str, ...]
+    table_version: int
+    timeline_v8: bool
+    merge: SliceMerge = field(default=merge_slice)
     skip_corrupt_log_blocks: bool = False
 
 
-def pending_compaction(table: HudiTable, instant: str) -> Instant:
-    """The pending compaction ``instant``.
+@dataclass(frozen=True, slots=True)
+class CompactionTask:
+    """One operation of a compaction, as a service task.
+
+    Attributes:
+        job: What the compaction's operations share.
+        op: The file slice to compact.
+        index: The operation's position in the plan (names the new base file's write token).
+    """
+
+    job: CompactionJob
+    op: CompactionOperation
+    index: int
+
+
+def run_compaction_task(task: CompactionTask) -> WriteStat:
+    """Compact one operation (a service task: runs where the runner runs it)."""
+    return compact_operation(task.job, task.op, task.index)
+
+
+def pending_compaction(table: HudiTable, instant: str, action: Action = Action.COMPACTION) -> Instant:
+    """The pending compaction (or, with ``action`` ``logcompaction``, log compaction) ``instant``.
 
     Raises:
         CompactionPlanError: No such compaction, or it already completed.
     """
     try:
-        found = table.timeline.get(instant, Action.COMPACTION)
+        found = table.timeline.get(instant, action)
     except InstantNotFoundError:
-        raise CompactionPlanError(instant, "no such compaction on the timeline") from None
+        raise CompactionPlanError(instant, f"no such {action} on the timeline") from None
     if found.is_completed:
         raise CompactionPlanError(instant, "already completed")
-    if found.action is not Action.COMPACTION:
-        raise CompactionPlanError(instant, f"instant is a {found.action}, not a compaction")
+    if found.action is not action:
+        raise CompactionPlanError(instant, f"instant is a {found.action}, not a {action}")
     return found
 
 
@@ -133,28 +188,19 @@ def read_plan(table: HudiTable, instant: Instant) -> CompactionPlan:
     return decode_compaction_plan(table.storage.read(key), path=key)
 
 
-def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
+def rollback_inflight(table: HudiTable, instant: str, action: Action = Action.COMPACTION) -> list[str]:
     """Undo a failed or crashed attempt: delete its marked files, markers and inflight file.
 
-    The requested plan stays, so the compaction can be executed again.
+    The requested plan stays, so the compaction (or log compaction, by ``action``) can be executed again.
 
     Returns:
         The data file keys deleted.
     """
     storage = table.storage
-    deleted = []
-    marked = marked_data_files(storage, instant)
-    for key in marked:
-        if storage.exists(key):
-            storage.delete(key)
-            deleted.append(key)
-    # A crashed run may also have left a base file (or its instant file) half-written.
-    discard_incomplete_writes(storage, {k.rpartition("/")[0] for k in marked}, set(marked).__contains__)
-    sweep_metadata_incomplete_writes(storage)
-    delete_markers(storage, instant)
+    deleted = discard_marked_attempt(storage, instant)
     timeline = table.reload().timeline
     try:
-        current = timeline.get(instant, Action.COMPACTION)
+        current = timeline.get(instant, action)
         inflight_key = timeline.file_key(current, State.INFLIGHT)
     except InstantNotFoundError:
         return deleted
@@ -164,25 +210,27 @@ def rollback_inflight(table: HudiTable, instant: str) -> list[str]:
     return deleted
 
 
-def _base_keys(job: _Job, file_slice: FileSlice) -> tuple[pa.Array, Mapping[bytes, bytes] | None]:
+def _base_keys(
+    job: CompactionJob, storage: StorageBackend, file_slice: FileSlice
+) -> tuple[pa.Array, Mapping[bytes, bytes] | None]:
     """The base file's record keys and its key/value footer (None without a base file)."""
     key = file_slice.base_file_key
     if key is None:
         return pa.array([], pa.string()), None
-    with job.table.storage.open_input(key) as f:
+    with storage.open_input(key) as f:
         parquet = pq.ParquetFile(f)
         column = parquet.read(columns=[job.key_field]).column(0)
         footer = parquet.metadata.metadata or {}
     return pc.cast(column.combine_chunks(), pa.string()), footer
 
 
-def _slice_task(job: _Job, file_slice: FileSlice) -> MergedReadTask:
+def _slice_task(job: CompactionJob, file_slice: FileSlice) -> MergedReadTask:
     return MergedReadTask.whole_slice(
         file_slice,
         validity=job.validity,
-        merger=table_merger(job.table),
+        merger=job.merger,
         merge_schema=job.merge_schema,
-        ordering_fields=job.table.config.ordering_fields,
+        ordering_fields=job.ordering_fields,
         record_key_field=job.key_field,
         max_memory_bytes=job.max_memory_bytes,
     )
@@ -193,12 +241,13 @@ def _count(values: pa.Array, among: pa.Array, *, inside: bool) -> int:
     return int(pc.sum(mask if inside else pc.invert(mask)).as_py() or 0)
 
 
-def _check_corrupt_blocks(job: _Job, op: CompactionOperation, logs: LogScanStats) -> None:
+def _check_corrupt_blocks(
+    job: CompactionJob, storage: StorageBackend, op: CompactionOperation, logs: LogScanStats
+) -> None:
     """Refuse the slice if a corrupt block may hold committed rows, unless the user accepted the loss."""
     lossy = [c for c in logs.corrupt if c.status.may_lose_rows]
     if not lossy:
         return
-    storage = job.table.storage
     if not job.skip_corrupt_log_blocks:
         first = lossy[0]
         raise CompactionCorruptLogError(
@@ -219,10 +268,9 @@ def _check_corrupt_blocks(job: _Job, op: CompactionOperation, logs: LogScanStats
         )  # fmt: skip
 
 
-def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteStat:
+def compact_operation(job: CompactionJob, op: CompactionOperation, index: int) -> WriteStat:
     """Write the new base file of one operation and return its write stat."""
-    table = job.table
-    storage = table.storage
+    storage = job.storage.get()
     file_slice = op.file_slice()
     name = BaseFileName(op.file_id, f"{index}-0-0", job.instant, job.ctx.extension).name
     key = join_key(op.partition_path, name)
@@ -233,16 +281,16 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
         file_slice.log_file_keys,
         job.validity,
         key_field=job.key_field,
-        instant_in_file_name=table.config.version >= WRITER_IN_LOG_NAME_VERSION,
+        instant_in_file_name=job.table_version >= WRITER_IN_LOG_NAME_VERSION,
     )
-    _check_corrupt_blocks(job, op, logs)
+    _check_corrupt_blocks(job, storage, op, logs)
     scan_ms = int((time.monotonic() - started) * 1000)
     create_marker(storage, job.instant, op.partition_path, name, IOType.MERGE if op.data_file_name else IOType.CREATE)
-    batches = list(job.merge(table, _slice_task(job, file_slice)))
+    batches = list(job.merge(storage, _slice_task(job, file_slice)))
     rows = pa.Table.from_batches(batches, schema=job.merge_schema) if batches else job.merge_schema.empty_table()
     rows = rows.select([f.name for f in job.ctx.schema if f.name in rows.column_names])
     keys = pc.cast(rows.column(job.key_field).combine_chunks(), pa.string())
-    base_keys, base_footer = _base_keys(job, file_slice)
+    base_keys, base_footer = _base_keys(job, storage, file_slice)
     in_base = pc.is_in(keys, value_set=base_keys)
     if job.ctx.populate_meta_fields:
         names = repeated_dictionary(name, rows.num_rows)
@@ -266,7 +314,7 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
     upsert_ms = int((time.monotonic() - started) * 1000)
 
     updated = pc.filter(keys, in_base)
-    v8 = table.config.timeline_layout_version != LAYOUT_V1
+    v8 = job.timeline_v8
     return WriteStat(
         file_id=op.file_id,
         path=key,
@@ -294,6 +342,13 @@ def compact_operation(job: _Job, op: CompactionOperation, index: int) -> WriteSt
     )
 
 
+def _work_bytes(plan: CompactionPlan) -> int:
+    """Bytes the plan's slices read, from the plan's metrics (whole MB, at least the log files)."""
+    return sum(
+        max(int(op.metric(TOTAL_IO_READ_MB)) * _MB, int(op.metric(TOTAL_LOG_FILES_SIZE))) for op in plan.operations
+    )
+
+
 def execute_compaction(
     table: HudiTable,
     instant: str,
@@ -301,6 +356,7 @@ def execute_compaction(
     *,
     merge: SliceMerge = merge_slice,
     skip_corrupt_log_blocks: bool = False,
+    runner: ServiceTaskRunner | None = None,
 ) -> CompactionResult:
     """Execute the pending compaction ``instant`` and complete it as a ``commit``.
 
@@ -308,16 +364,20 @@ def execute_compaction(
         table: The table.
         instant: The compaction instant (requested, or inflight after a crash).
         settings: Parquet, bloom filter and merge-memory options; defaults otherwise.
-        merge: Merges one slice (the reader's merge; tests inject failures here).
+        merge: Merges one slice (the reader's merge; tests inject failures here). A runner that
+            leaves the process pickles it: a module-level function.
         skip_corrupt_log_blocks: Compact slices whose corrupt log blocks may hold committed rows
             (the compaction service's ``skip_corrupt_log_blocks`` option).
+        runner: Runs the operations (one task each); None: the local engine's
+            (:class:`~hudi_framework.write.task_pool.LocalTaskRunner`, ``services.execution``).
 
     Returns:
         The completed instant, plan and write stats.
 
     Raises:
         CompactionPlanError: No such pending compaction, or its plan cannot be decoded.
-        CompactionExecutionError: An operation failed; its files were deleted and the plan is requested again.
+        CompactionExecutionError: An operation failed (a task's worker process died included); its
+            files were deleted and the plan is requested again.
         CompactionCorruptLogError: A slice has a corrupt log block that may hold committed rows (and
             ``skip_corrupt_log_blocks`` is not set); same cleanup.
         CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed the compaction; same cleanup.
@@ -334,25 +394,27 @@ def execute_compaction(
     writer = timeline_writer(table)
     # Schema and validity are fixed before the instant goes inflight: the plan's slices as scheduled.
     merge_schema = read_schema(table)
-    job = _Job(
-        table=table,
+    job = CompactionJob(
+        storage=TaskStorage(WorkerSpec.of(table, settings), table.storage),
         instant=instant,
         ctx=session.task_context(cfg, instant, table.schema()),
         validity=instant_validity(table),
         merge_schema=merge_schema,
         key_field=record_key_field(table),
         max_memory_bytes=settings.merger.max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES,
+        merger=table_merger(table),
+        ordering_fields=cfg.ordering_fields,
+        table_version=cfg.version,
+        timeline_v8=cfg.timeline_layout_version != LAYOUT_V1,
         merge=merge,
         skip_corrupt_log_blocks=skip_corrupt_log_blocks,
     )
+    # The plan's metrics are a read-only view, which does not pickle: tasks carry a plain copy.
+    tasks = [CompactionTask(job, replace(op, metrics=dict(op.metrics)), i) for i, op in enumerate(plan.operations)]
+    runner = runner or LocalTaskRunner(settings.services.execution)
     inflight = writer.transition_to_inflight(found)
-    current = ""
     try:
-        stats = []
-        for index, op in enumerate(plan.operations):
-            current = str(op.file_group)
-            stats.append(compact_operation(job, op, index))
-        current = ""
+        stats = runner.map(run_compaction_task, tasks, work_bytes=_work_bytes(plan), label=f"compaction {instant}")
         by_partition: dict[str, list[WriteStat]] = {}
         for stat in stats:
             by_partition.setdefault(stat.partition_path or "", []).append(stat)
@@ -366,9 +428,14 @@ def execute_compaction(
     except (CompactionCorruptLogError, CommitVetoedError):
         rollback_inflight(table, instant)
         raise
+    except ServiceTaskError as e:
+        rollback_inflight(table, instant)
+        index = e.task_index
+        failed = str(plan.operations[index].file_group) if index is not None and index < len(tasks) else ""
+        raise CompactionExecutionError(instant, failed, e.reason) from e
     except Exception as e:
         rollback_inflight(table, instant)
-        raise CompactionExecutionError(instant, current, f"{type(e).__name__}: {e}") from e
+        raise CompactionExecutionError(instant, "", f"{type(e).__name__}: {e}") from e
     except BaseException:
         rollback_inflight(table, instant)
         raise

@@ -100,6 +100,8 @@ class WriteTaskContext:
         append_to_stored: With ``keep_incoming``: a file group with a base file gets the rows
             appended after its stored rows (``HoodieConcatHandle``); False merges them with the
             stored rows like an upsert (``hoodie.merge.allow.duplicate.on.inserts=false``).
+        log_file_max_size: Merge-on-read appends roll over to the next log version rather than
+            grow a log file past this (``hoodie.logfile.max.size``).
     """
 
     instant: str
@@ -117,6 +119,7 @@ class WriteTaskContext:
     partial_columns: tuple[str, ...] = ()
     keep_incoming: bool = False
     append_to_stored: bool = True
+    log_file_max_size: int = 1_073_741_824
 
     def appends(self, target: FileGroupWrite) -> bool:
         """Whether ``target`` gets the incoming rows appended as they are instead of merged."""

@@ -22,12 +22,18 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 
 from hudi_framework.layout.naming import parse_data_file_name
-from hudi_framework.write.markers import MARKER_ROOT, STAGING_DIR_PREFIX
+from hudi_framework.write.markers import MARKER_ROOT, STAGING_DIR_PREFIX, delete_markers, marked_data_files
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.storage import IncompleteWrite, StorageBackend
 
-__all__ = ["discard_incomplete_of", "discard_incomplete_writes", "is_data_target", "sweep_metadata_incomplete_writes"]
+__all__ = [
+    "discard_incomplete_of",
+    "discard_incomplete_writes",
+    "discard_marked_attempt",
+    "is_data_target",
+    "sweep_metadata_incomplete_writes",
+]
 
 _META: Final = ".hoodie"
 _STAGING: Final = f"{MARKER_ROOT}/{STAGING_DIR_PREFIX}"
@@ -85,3 +91,23 @@ def sweep_metadata_incomplete_writes(storage: StorageBackend) -> list[str]:
     if not storage.small_writes_leave_incomplete:
         return []  # small writes there are atomic requests: nothing to find, so no listing
     return _discard(storage, storage.list_incomplete(_META, recursive=True), lambda w: is_data_target(w.target))
+
+
+def discard_marked_attempt(storage: StorageBackend, instant: str) -> list[str]:
+    """Delete what a failed or crashed table-service attempt of ``instant`` wrote: every data file its
+    markers name, their half-written leftovers, then the markers. The instant's files stay.
+
+    Returns:
+        The data file keys deleted.
+    """
+    deleted = []
+    marked = marked_data_files(storage, instant)
+    for key in marked:
+        if storage.exists(key):
+            storage.delete(key)
+            deleted.append(key)
+    # A crashed run may also have left a base file (or its instant file) half-written.
+    discard_incomplete_writes(storage, {k.rpartition("/")[0] for k in marked}, set(marked).__contains__)
+    sweep_metadata_incomplete_writes(storage)
+    delete_markers(storage, instant)
+    return deleted

@@ -11,6 +11,7 @@ the file group's latest slice, as Apache Hudi's append handle writes them (hudi-
   schema as SCHEMA and the IS_PARTIAL header ``true``, as Apache Hudi 1.1's append handle does;
 * v8+: a new file ``.<fileId>_<deltaCommit>.log.1_<token>``; v6: the next version of
   ``.<fileId>_<sliceBaseInstant>.log.N_<token>`` (a pending compaction's instant when one is pending);
+  blocks that would take a file over ``hoodie.logfile.max.size`` go to the next version (rollover);
 * an ``APPEND`` marker before the file, so a failed write can be rolled back;
 * inserts (rows routed with ``INSERTED`` true) go into the data block like updates; the write stat
   counts them (``numInserts``) and the record index is told their keys, as Java's append handle
@@ -24,7 +25,10 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import itertools
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,12 +39,12 @@ from hudi_framework.contracts.arrays import contiguous, from_numpy, repeated_str
 from hudi_framework.contracts.merger import MergeContext, RecordMerger
 from hudi_framework.contracts.merging.flags import delete_mask
 from hudi_framework.contracts.storage import StorageBackend
-from hudi_framework.contracts.storage_paths import join_key
 from hudi_framework.layout.naming import LogFileName
-from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey, LogBlock
+from hudi_framework.log.blocks import DataBlock, DeleteBlock, HeaderKey
+from hudi_framework.log.codec import encode_block
 from hudi_framework.log.delete_columns import ORDERING_ARROW_TYPES, DeleteColumns
 from hudi_framework.log.delete_records import COMMIT_TIME_ORDERING, OrderingType, OrderingValue
-from hudi_framework.log.writer import create_next_log_file
+from hudi_framework.log.writer import WrittenLogFile, create_log_files
 from hudi_framework.metadata.key_changes import FileKeyChanges
 from hudi_framework.metadata_writer.file_column_stats import indexable, records_stats
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json, with_meta_fields
@@ -56,7 +60,17 @@ from hudi_framework.write.file_group_task import (
 from hudi_framework.write.markers import IOType, create_marker
 from hudi_framework.write.record_positions import base_file_positions, positioned
 
-__all__ = ["append_file_group", "delete_columns", "log_block_schema", "ordering_column", "ordering_values"]
+__all__ = [
+    "LogPart",
+    "append_file_group",
+    "data_parts",
+    "delete_columns",
+    "delete_part",
+    "log_block_schema",
+    "ordering_column",
+    "ordering_values",
+    "write_log_parts",
+]
 
 #: First table version whose log files are named by their own delta commit.
 _OWN_INSTANT_LOG_VERSION = 8
@@ -223,8 +237,89 @@ def _positions(
     return base_file_positions(storage, target.base_file_key, incoming.column(RECORD_KEY))
 
 
-def _of(positions: npt.NDArray[np.int64] | None, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64] | None:
+def _of(positions: npt.NDArray[np.int64] | None, rows: npt.NDArray[np.bool_] | slice) -> npt.NDArray[np.int64] | None:
     return None if positions is None else positions[rows]
+
+
+@dataclass(frozen=True, slots=True)
+class LogPart:
+    """One encoded block of an append and what it holds (for its log file's write stat)."""
+
+    encoded: bytes
+    upserts: int = 0
+    inserted: pa.Array | None = None
+    deleted: pa.Array | None = None
+    records: pa.Table | None = None
+
+
+def data_parts(
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    records: pa.Table,
+    keys: pa.ChunkedArray | pa.Array,
+    positions: npt.NDArray[np.int64] | None,
+    inserted: npt.NDArray[np.bool_],
+    extra_header: dict[HeaderKey, str] | None = None,
+) -> list[LogPart]:
+    """The data block(s) of ``records`` (of keys ``keys``, ``inserted`` flagging new ones): one, or
+    (over ``log_file_max_size``) as many as keep each under it; ``extra_header`` goes into each."""
+    partial = bool(ctx.partial_columns)
+    schema_json = log_block_schema(ctx, partial=partial)
+
+    def part(start: int, stop: int) -> LogPart:
+        rows, header = positioned(
+            records.slice(start, stop - start), _of(positions, slice(start, stop)), target.base_instant or ""
+        )
+        if partial:
+            header[HeaderKey.IS_PARTIAL] = "true"
+        header.update(extra_header or {})
+        block = DataBlock.create(
+            rows,
+            instant_time=ctx.instant,
+            schema=schema_json,
+            block_type=ctx.log_block_type,
+            extra_header=header or None,
+            compression=ctx.parquet.compression,
+        )
+        new = contiguous(keys.slice(start, stop - start).filter(pa.array(inserted[start:stop]))).cast(pa.string())
+        return LogPart(encode_block(block), stop - start, new, None, block.records)
+
+    n = records.num_rows
+    whole = part(0, n)
+    if len(whole.encoded) <= ctx.log_file_max_size or n < 2:
+        return [whole]
+    # Encoded size grows about linearly with rows; a margin keeps each piece under the limit.
+    pieces = min(n, math.ceil(len(whole.encoded) * 1.1 / ctx.log_file_max_size))
+    bounds = np.linspace(0, n, pieces + 1).astype(np.int64)
+    return [part(int(a), int(b)) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def delete_part(
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    deletes: pa.Table,
+    positions: npt.NDArray[np.int64] | None,
+    extra_header: dict[HeaderKey, str] | None = None,
+) -> LogPart:
+    """The DELETE block of ``deletes`` (key, partition and ordering columns)."""
+    deletes, header = positioned(deletes, positions, target.base_instant or "")
+    header.update(extra_header or {})
+    schema_json = log_block_schema(ctx)
+    columns = delete_columns(deletes, target.partition, ctx.ordering_fields if ctx.delete_ordering else ())
+    if columns is not None:
+        block = DeleteBlock.create_from_columns(
+            columns, instant_time=ctx.instant, schema=schema_json, extra_header=header or None
+        )
+    else:
+        block = DeleteBlock.create(
+            deletes.column(RECORD_KEY).to_pylist(),
+            [target.partition] * deletes.num_rows,
+            instant_time=ctx.instant,
+            ordering_values=ordering_values(deletes, ctx.ordering_fields),
+            schema=schema_json,
+            extra_header=header or None,
+        )
+    return LogPart(encode_block(block), deleted=contiguous(deletes.column(RECORD_KEY)).cast(pa.string()))
 
 
 def append_file_group(
@@ -238,8 +333,12 @@ def append_file_group(
     merger: RecordMerger | None = None,
     key_changes: dict[str, FileKeyChanges] | None = None,
     log_stats: dict[str, pa.Table | None] | None = None,
-) -> WriteStat:
-    """Append ``incoming`` (updates and deletes of one file group) to a new log file of its latest slice.
+) -> list[WriteStat]:
+    """Append ``incoming`` (updates and deletes of one file group) to new log files of its latest slice.
+
+    One log file, unless the blocks exceed ``ctx.log_file_max_size`` (``hoodie.logfile.max.size``):
+    then the data is split into several blocks and the blocks spread over log files of increasing
+    version, one write stat each (as Apache Hudi's append handle reports a rolled-over log file).
 
     Args:
         storage: Backend rooted at the table base path.
@@ -254,12 +353,12 @@ def append_file_group(
             AWS DMS ``Op = D`` or Debezium ``_change_operation_type = d``) go to the DELETE block with
             their ordering value, as Apache Hudi's append handle writes deletes of those payloads.
         key_changes: When given, the keys inserted and the keys of the DELETE block are put there
-            under the log file's key (the record index's upkeep).
-        log_stats: When given, the column statistics of the data block's records are put there
-            under the log file's key (the column_stats upkeep, :mod:`~hudi_framework.metadata.log_file_stats`).
+            under each log file's key (the record index's upkeep).
+        log_stats: When given, the column statistics of each log file's data records are put there
+            under its key (the column_stats upkeep, :mod:`~hudi_framework.metadata.log_file_stats`).
 
     Returns:
-        The delta write stat of the log file.
+        The delta write stat of each log file written, in version order.
     """
     if target.slice_instant is None:
         raise ValueError(f"file group {target.partition}/{target.file_id} has no slice to append to")
@@ -274,84 +373,106 @@ def append_file_group(
         incoming = incoming.drop_columns([INSERTED])
     upserts = incoming.filter(pa.array(~deleted))
     deletes = incoming.filter(pa.array(deleted))
-    schema_json = log_block_schema(ctx)
     positions = _positions(storage, ctx, target, incoming)
-    blocks: list[LogBlock] = []
-    data: DataBlock | None = None
+    parts: list[LogPart] = []
     if upserts.num_rows:
         records = _data_records(upserts, ctx, target.file_id, task_partition_id)
-        records, header = positioned(records, _of(positions, ~deleted), target.base_instant or "")
-        partial = bool(ctx.partial_columns)
-        if partial:
-            header[HeaderKey.IS_PARTIAL] = "true"
-        data = DataBlock.create(
-            records,
-            instant_time=ctx.instant,
-            schema=log_block_schema(ctx, partial=True) if partial else schema_json,
-            block_type=ctx.log_block_type,
-            extra_header=header or None,
-            compression=ctx.parquet.compression,
-        )
-        blocks.append(data)
+        keys = upserts.column(RECORD_KEY)
+        parts += data_parts(ctx, target, records, keys, _of(positions, ~deleted), inserted[~deleted])
     if deletes.num_rows:
-        deletes, header = positioned(deletes, _of(positions, deleted), target.base_instant or "")
-        columns = delete_columns(deletes, target.partition, ctx.ordering_fields if ctx.delete_ordering else ())
-        if columns is not None:
-            blocks.append(
-                DeleteBlock.create_from_columns(
-                    columns, instant_time=ctx.instant, schema=schema_json, extra_header=header or None
-                )
-            )
-        else:
-            blocks.append(
-                DeleteBlock.create(
-                    deletes.column(RECORD_KEY).to_pylist(),
-                    [target.partition] * deletes.num_rows,
-                    instant_time=ctx.instant,
-                    ordering_values=ordering_values(deletes, ctx.ordering_fields),
-                    schema=schema_json,
-                    extra_header=header or None,
-                )
-            )
+        parts.append(delete_part(ctx, target, deletes, _of(positions, deleted)))
+    return write_log_parts(
+        storage, ctx, target, parts, write_token=write_token, key_changes=key_changes, log_stats=log_stats
+    )
+
+
+def write_log_parts(
+    storage: StorageBackend,
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    parts: Sequence[LogPart],
+    *,
+    write_token: str = "0-0-0",
+    key_changes: dict[str, FileKeyChanges] | None = None,
+    log_stats: dict[str, pa.Table | None] | None = None,
+) -> list[WriteStat]:
+    """Write ``parts`` into new log files of ``target``'s slice (rolling over at ``ctx.log_file_max_size``),
+    each after its ``APPEND`` marker; return one delta write stat per file (see :func:`append_file_group`)."""
     own_instant = ctx.table_version >= _OWN_INSTANT_LOG_VERSION
+    assert target.slice_instant is not None
 
     def mark(name: LogFileName) -> None:
         create_marker(storage, ctx.instant, target.partition, name.name, IOType.APPEND)
 
-    written = create_next_log_file(
+    written = create_log_files(
         storage,
         partition_path=target.partition,
         file_id=target.file_id,
         instant_time=ctx.instant if own_instant else target.slice_instant,
         write_token=write_token,
-        blocks=blocks,
+        encoded=[p.encoded for p in parts],
+        max_size=ctx.log_file_max_size,
         existing=() if own_instant else None,
         before_create=mark,
     )
-    name = written.name
     # v8+ (observed in Java 1.x tables): prevCommit is the delta commit itself, baseFile "" and
-    # logFiles just the new file; v6: the slice's base instant, base file and all its log files.
-    log_files = [name.name] if own_instant else [*target.slice_log_files, name.name]
-    n_upserts = int(np.count_nonzero(~deleted))
-    n_inserts = int(np.count_nonzero(inserted))
-    path = join_key(target.partition, name.name)
-    if key_changes is not None and (deletes.num_rows or n_inserts):
-        gone = contiguous(deletes.column(RECORD_KEY)).cast(pa.string())
-        new = contiguous(incoming.column(RECORD_KEY).filter(pa.array(inserted))).cast(pa.string())
-        key_changes[path] = FileKeyChanges(new.drop_null(), gone.drop_null())
+    # logFiles the new files; v6: the slice's base instant, base file and all its log files.
+    log_files = [] if own_instant else list(target.slice_log_files)
+    stats = []
+    for file, run in written:
+        log_files.append(file.name.name)
+        held = [parts[i] for i in run]
+        stats.append(_file_stat(ctx, target, file, held, list(log_files), own_instant))
+        _report_keys(file.key, held, key_changes, log_stats, target.partition)
+    return stats
+
+
+def _report_keys(
+    key: str,
+    held: Sequence[LogPart],
+    key_changes: dict[str, FileKeyChanges] | None,
+    log_stats: dict[str, pa.Table | None] | None,
+    partition: str,
+) -> None:
+    """Tell the index upkeep what one log file holds: keys inserted and deleted, column statistics."""
+    new = [p.inserted for p in held if p.inserted is not None and len(p.inserted)]
+    gone = [p.deleted for p in held if p.deleted is not None and len(p.deleted)]
+    if key_changes is not None and (new or gone):
+        key_changes[key] = FileKeyChanges(
+            pa.concat_arrays(new).drop_null() if new else pa.array([], pa.string()),
+            pa.concat_arrays(gone).drop_null() if gone else pa.array([], pa.string()),
+        )
     if log_stats is not None:
-        # The block's records as they were conformed for encoding: what reading the file back gives.
-        indexed = [] if data is None else [f.name for f in data.records.schema if indexable(f.type)]
-        log_stats[path] = None if data is None else records_stats(target.partition, name.name, data.records, indexed)
+        # The blocks' records as they were conformed for encoding: what reading the file back gives.
+        records = [p.records for p in held if p.records is not None]
+        if not records:
+            log_stats[key] = None
+            return
+        table = pa.concat_tables(records)
+        indexed = [f.name for f in table.schema if indexable(f.type)]
+        log_stats[key] = records_stats(partition, key.rsplit("/", 1)[-1], table, indexed)
+
+
+def _file_stat(
+    ctx: WriteTaskContext,
+    target: FileGroupWrite,
+    file: WrittenLogFile,
+    held: Sequence[LogPart],
+    log_files: list[str],
+    own_instant: bool,
+) -> WriteStat:
+    n_upserts = sum(p.upserts for p in held)
+    n_inserts = sum(len(p.inserted) for p in held if p.inserted is not None)
+    n_deletes = sum(len(p.deleted) for p in held if p.deleted is not None)
     return WriteStat(
         file_id=target.file_id,
-        path=path,
+        path=file.key,
         prev_commit=ctx.instant if own_instant else target.slice_instant,
         num_writes=n_upserts,
-        num_deletes=int(deletes.num_rows),
+        num_deletes=n_deletes,
         num_update_writes=n_upserts - n_inserts,
         num_inserts=n_inserts,
-        total_write_bytes=written.size,
+        total_write_bytes=file.size,
         total_write_errors=0,
         partition_path=target.partition,
         total_log_records=0,
@@ -359,8 +480,8 @@ def append_file_group(
         total_log_blocks=0,
         total_corrupt_log_block=0,
         total_rollback_blocks=0,
-        file_size_in_bytes=written.size,
-        log_version=name.version,
+        file_size_in_bytes=file.size,
+        log_version=file.name.version,
         log_offset=0,
         base_file="" if own_instant else target.slice_base_file,
         log_files=log_files,

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import MetadataTableUnusableError
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.layout.fs_view import check_base_file_formats
@@ -38,6 +39,7 @@ from hudi_framework.metadata_writer.sync import MetadataTableSync
 from hudi_framework.runtime.table import SUPPORTED_BASE_FORMATS
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.batch import check_batch_schema, require_key_fields
+from hudi_framework.write.clustering_updates import clustering_file_groups, reject_clustering_updates
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import WriteBaseline
 from hudi_framework.write.insert_duplicates import insert_dup_policy
@@ -207,6 +209,11 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         log file written (:mod:`~hudi_framework.metadata.log_file_stats`).
         """
 
+    def _service_runner(self) -> ServiceTaskRunner | None:
+        """Where inline services run their per-file-group tasks: this engine's executors
+        (None: the local engine's process pool or the calling process)."""
+        return None
+
     def _release(self, staged: StagedT) -> None:
         """Free what staging holds (cached data); called once the write ended, however it ended."""
 
@@ -259,6 +266,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             record_size = session.settings.write.record_size_estimate
             if _has_inserts(summary):
                 record_size = session.record_size(table)
+            clustering = clustering_file_groups(table.timeline)
             plan = plan_targets(
                 op,
                 summary,
@@ -269,7 +277,9 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 merge_on_read=mor,
                 writer_slices=writer_slices,
                 log_inserts=mor and _log_inserts_kept(txn, session),
+                clustering=clustering.keys(),
             )
+            reject_clustering_updates(plan.located, clustering)
             # A partition no listing would find loses its rows: refuse before anything is written.
             check_new_partitions((t.partition for t in plan.targets), partitions)
             txn.start()
@@ -300,7 +310,9 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                     steps.run("release", lambda: self._release(staged))
         runs = []
         if steps.run("reload", table.reload) is not None:
-            runs = run_inline_services(table, session.settings, session.plugins, on_failure=steps.record)
+            runs = run_inline_services(
+                table, session.settings, session.plugins, on_failure=steps.record, runner=self._service_runner()
+            )
         failures = (*txn.post_commit_failures, *steps.failures)
         return WriteResult(done, op, tuple(stats), services=tuple(runs), post_commit_failures=failures)
 

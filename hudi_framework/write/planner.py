@@ -27,7 +27,7 @@ carry :data:`INSERTED`, so the log task counts its inserts and tells the record 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -368,6 +368,7 @@ def plan_targets(
     merge_on_read: bool = False,
     writer_slices: Sequence[FileSlice] | None = None,
     log_inserts: bool = False,
+    clustering: Collection[tuple[str, str]] = frozenset(),
 ) -> TargetPlan:
     """Plan the file groups of one write from the summary of its rows (driver side, no I/O).
 
@@ -401,6 +402,8 @@ def plan_targets(
             )
         else:
             small = _small_files(latest_slices, sizing.small_file_limit)
+        if clustering:
+            small = {p: [f for f in files if (p, f.file_id) not in clustering] for p, files in small.items()}
     appended = merge_on_read and log_inserts
     rewrite = frozenset(() if appended else ((p, f.file_id) for p in insert_counts for f in small.get(p, ())))
     targets = _Targets(latest_slices, writer_slices=writer, merge_on_read=merge_on_read, rewrite=rewrite)

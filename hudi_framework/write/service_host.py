@@ -5,6 +5,10 @@ from the kernel goes through the host, bound to one table and the session's sett
 facts and file listings for the decision, then the machinery that carries it out (plan files,
 :mod:`hudi_framework.write.compactor`, :mod:`hudi_framework.write.cleaner`, the table lock, the
 rollback of failed writes). The kernel builds one per service call (:func:`build_table_service`).
+
+The host also carries the engine the service's per-file-group work runs on (a
+:class:`~hudi_framework.contracts.task_runner.ServiceTaskRunner`): Spark executors when a Spark
+writer or job started the service, the local engine's process pool or the calling process otherwise.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from collections.abc import Hashable, Iterator, Sequence
 from hudi_framework.config.services import ServiceSection
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.clean import CleanDecision, LastClean, ServiceInstant
+from hudi_framework.contracts.clustering import ClusteringSelector
 from hudi_framework.contracts.compaction import CompactionSelector
 from hudi_framework.contracts.service import TableService, TableServiceHost
+from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import ConfigError, TableError
 from hudi_framework.layout.file_group import FileGroup, FileGroupId
 from hudi_framework.lock import table_lock
@@ -32,12 +38,15 @@ from hudi_framework.services.clean_plan import (
     savepoint_extra_metadata,
 )
 from hudi_framework.services.clean_trigger import commits_since_last_clean
+from hudi_framework.services.clustering_plan import ClusteringPlan
 from hudi_framework.services.compaction_plan import CompactionPlan
 from hudi_framework.timeline.clean_metadata import decode_clean_metadata
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.instant_time import datetime_to_instant_time
 from hudi_framework.vocabulary import FailedWritesPolicy
 from hudi_framework.write.cleaner import CleanResult, execute_clean
+from hudi_framework.write.clusterer import ClusteringResult, execute_clustering, rollback_clustering
+from hudi_framework.write.clustering_scheduler import build_clustering_plan, schedule_clustering
 from hudi_framework.write.compaction_scheduler import build_compaction_plan, schedule_compaction
 from hudi_framework.write.compactor import (
     CompactionResult,
@@ -51,6 +60,7 @@ from hudi_framework.write.failed_writes import rollback_failed_writes, sweep_lef
 from hudi_framework.write.metadata_upkeep import metadata_table_upkeep, metadata_write_options
 from hudi_framework.write.rollback import RollbackResult
 from hudi_framework.write.savepoint import Savepoint, list_savepoints
+from hudi_framework.write.task_pool import LocalTaskRunner
 from hudi_framework.write.transaction import timeline_writer
 
 __all__ = ["ServiceHost", "build_table_service", "open_table_service", "table_service_host"]
@@ -64,14 +74,22 @@ class ServiceHost(TableServiceHost):
         settings: The session's settings (parquet, bloom filter, merge memory, lock, failed-writes
             policy); defaults otherwise.
         merge: Merges one file slice during compaction (the reader's merge; tests inject failures).
+        runner: Runs the services' per-file-group tasks (None: the local engine's runner, from
+            ``services.execution``).
     """
 
     def __init__(
-        self, table: HudiTable, settings: HudiSettings | None = None, *, merge: SliceMerge = merge_slice
+        self,
+        table: HudiTable,
+        settings: HudiSettings | None = None,
+        *,
+        merge: SliceMerge = merge_slice,
+        runner: ServiceTaskRunner | None = None,
     ) -> None:
         self.table = table
         self.settings = settings or HudiSettings()
         self._merge = merge
+        self.runner = runner
 
     # ------------------------------------------------------------------ common
     @property
@@ -109,6 +127,11 @@ class ServiceHost(TableServiceHost):
         else:
             yield
 
+    @property
+    def task_runner(self) -> ServiceTaskRunner:
+        """The runner given, else the local engine's (``services.execution``)."""
+        return self.runner or LocalTaskRunner(self.settings.services.execution)
+
     # ------------------------------------------------------------------ compaction
     def compaction_plan(self, selector: CompactionSelector, instant: str) -> CompactionPlan | None:
         """The plan a compaction at ``instant`` would run (nothing is written)."""
@@ -125,12 +148,41 @@ class ServiceHost(TableServiceHost):
     def execute_compaction(self, instant: str, *, skip_corrupt_log_blocks: bool = False) -> CompactionResult:
         """Execute the pending compaction ``instant`` and complete it."""
         return execute_compaction(
-            self.table, instant, self.settings, merge=self._merge, skip_corrupt_log_blocks=skip_corrupt_log_blocks
+            self.table,
+            instant,
+            self.settings,
+            merge=self._merge,
+            skip_corrupt_log_blocks=skip_corrupt_log_blocks,
+            runner=self.runner,
         )
 
     def rollback_compaction(self, instant: str) -> list[str]:
         """Undo a failed or crashed attempt of ``instant``."""
         return rollback_inflight(self.table, instant)
+
+    # ------------------------------------------------------------------ clustering
+    def clustering_plan(self, selector: ClusteringSelector, instant: str) -> ClusteringPlan | None:
+        """The plan a clustering would run (nothing is written; ``instant`` only names it)."""
+        return build_clustering_plan(self.table, selector, max_file_size=self.settings.write.max_file_size_bytes)
+
+    def schedule_clustering(self, selector: ClusteringSelector, *, instant_time: str | None = None) -> str | None:
+        """Plan with ``selector`` and write the requested clustering."""
+        return schedule_clustering(
+            self.table, selector, instant_time=instant_time, max_file_size=self.settings.write.max_file_size_bytes
+        )
+
+    def execute_clustering(self, instant: str) -> ClusteringResult:
+        """Execute the pending clustering ``instant`` and complete it as a ``replacecommit``."""
+        return execute_clustering(self.table, instant, self.settings)
+
+    def rollback_clustering(self, instant: str) -> list[str]:
+        """Undo a failed or crashed attempt of ``instant`` (the plan stays requested)."""
+        return rollback_clustering(self.table, instant)
+
+    def pending_clustering(self) -> list[str]:
+        """Pending clustering instants, oldest first (the table is re-read)."""
+        plans = self.table.reload().timeline.pending_clustering_plans()
+        return sorted(i.requested_time for i in plans)
 
     # ------------------------------------------------------------------ cleaning: the planner's inputs
     def commits(self, *, include_pending: bool = False) -> list[Instant]:
@@ -221,7 +273,7 @@ class ServiceHost(TableServiceHost):
 
     def execute_clean(self, instant: str) -> CleanResult:
         """Delete the planned files and complete the clean (the completion under the lock with OCC)."""
-        return execute_clean(self.table, instant, self._concurrency())
+        return execute_clean(self.table, instant, self._concurrency(), settings=self.settings, runner=self.runner)
 
     @property
     def lazy_failed_writes(self) -> bool:

@@ -235,6 +235,7 @@ class WriteSession:
             partial_columns=self.partial_columns(config, schema, incoming, operation),
             keep_incoming=is_insert(operation),
             append_to_stored=w.merge_allow_duplicate_on_inserts,
+            log_file_max_size=w.log_file_max_size_bytes,
         )
 
     def partial_columns(

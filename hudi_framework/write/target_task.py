@@ -36,8 +36,10 @@ def write_target(
     keygen: KeyGenerator | None = None,
     key_changes: dict[str, FileKeyChanges] | None = None,
     log_stats: dict[str, pa.Table | None] | None = None,
-) -> WriteStat:
+) -> list[WriteStat]:
     """Write ``incoming`` to ``target``: a log append when planned so, else a new base file.
+
+    Returns the write stat of each file written (a log append that rolls over writes several).
 
     See :func:`~hudi_framework.write.file_group_task.write_file_group` and
     :func:`~hudi_framework.write.log_task.append_file_group` for the arguments.
@@ -49,14 +51,16 @@ def write_target(
         )  # fmt: skip
     if INSERTED in incoming.column_names:  # a rewrite finds its inserts against its base file
         incoming = incoming.drop_columns([INSERTED])
-    return write_file_group(
-        storage,
-        merger,
-        ctx,
-        target,
-        incoming,
-        task_partition_id=task_partition_id,
-        write_token=write_token,
-        keygen=keygen,
-        key_changes=key_changes,
-    )
+    return [
+        write_file_group(
+            storage,
+            merger,
+            ctx,
+            target,
+            incoming,
+            task_partition_id=task_partition_id,
+            write_token=write_token,
+            keygen=keygen,
+            key_changes=key_changes,
+        )
+    ]

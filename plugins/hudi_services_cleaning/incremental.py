@@ -5,8 +5,9 @@ retained commit ``E``. Slices whose successor was written before the previous cl
 cleaned then, so only partitions written by commits in ``[previous E, new E)`` need listing, plus
 those of savepoints deleted since the previous clean (their files were kept then). Commits are read
 from their metadata (written and replaced partitions). The full listing is used instead when there
-is no usable previous clean: none, one without a retained commit, or a deleted savepoint whose
-commit is gone. ``KEEP_LATEST_FILE_VERSIONS`` always lists every partition, as in Apache Hudi.
+is no usable previous clean: none, one without a retained commit, one whose retained commit was
+archived since (the commits after it are no longer all on the active timeline), or a deleted
+savepoint whose commit is gone. ``KEEP_LATEST_FILE_VERSIONS`` always lists every partition, as in Apache Hudi.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def partitions_to_clean(host: CleanHost, retain_from: str, savepoints: list[str]
     if last is None or not last.earliest_commit_to_retain:
         return None
     commits = host.commits()
+    if commits and last.earliest_commit_to_retain < commits[0].requested_time:
+        return None
     out: set[str] = set()
     for commit in commits:
         if last.earliest_commit_to_retain <= commit.requested_time < retain_from:

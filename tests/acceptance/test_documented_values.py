@@ -15,6 +15,7 @@ module): :data:`COVERED_ELSEWHERE` names the Spark tests, which must exist.
 from __future__ import annotations
 
 import enum
+import importlib.util
 import re
 import time
 import types
@@ -33,7 +34,7 @@ from hudi_framework import Components
 from hudi_framework.config import HudiSettings
 from hudi_framework.config.base import Section
 from hudi_framework.config.job import JobBatch
-from hudi_framework.errors import ConfigError, DuplicateKeyError, JobError
+from hudi_framework.errors import ClusteringUpdateError, ConfigError, DuplicateKeyError, JobError
 from hudi_framework.jobs import generate
 from hudi_framework.jobs.runner import run_job
 from hudi_framework.log import DataBlock, read_log_file
@@ -427,6 +428,39 @@ def timestamp_type(field: str, value: str, path: Path) -> None:
     assert sorted(got.column(KEY).to_pylist()) == [r[0] for r in FIRST]
 
 
+def clustering_layout(field: str, value: str, path: Path) -> None:
+    """Inline clustering after two commits, rows ordered by ``ts`` as the strategy says."""
+    if value != "linear" and importlib.util.find_spec("hudi_framework.layout.space_curves") is None:
+        pytest.skip(f"{value} needs hudi_framework.layout.space_curves, not installed here")
+    extra = {
+        "services.clustering.inline": True,
+        "services.clustering.max_commits": 2,
+        "services.clustering.sort_columns": [TS],
+        "write.small_file_limit_bytes": 0,
+    }
+    table = write_three(settings_with(field, value, path, **extra))
+    replaced = [i for i in table.reload().timeline.completed({Action.REPLACE_COMMIT})]
+    assert replaced, "no clustering ran"
+    assert table.timeline.read_commit_metadata(replaced[0]).operation_type == "CLUSTER"
+    if value == "linear":
+        for s in table.latest_file_slices():
+            ts = pq.read_table(path / s.partition_path / (s.base_file_name or ""), columns=[TS]).column(0)
+            assert ts.to_pylist() == sorted(ts.to_pylist())
+
+
+def clustering_update_strategy(field: str, value: str, path: Path) -> None:
+    """``reject``: an update of a file group under pending clustering fails and writes nothing."""
+    extra = {"services.clustering.schedule_inline": True, "services.clustering.async_max_commits": 1}
+    settings = settings_with(field, value, path, **extra)
+    table = HudiTable.create(str(path), table_config_from_settings(settings))
+    client = WriteClient(table, settings)
+    client.insert(_rows_table(FIRST))  # schedules a clustering of the new file groups
+    assert table.reload().timeline.pending_clustering_plans()
+    with pytest.raises(ClusteringUpdateError):
+        client.upsert(_rows_table(CHANGES))
+    assert read_rows(table) == sorted(FIRST)
+
+
 #: The generated trips sample's key, partition and ordering fields, and a small job.
 TRIPS: dict[str, Any] = {
     "table.record_key_fields": [generate.KEY_FIELD],
@@ -522,6 +556,8 @@ RUNNERS: dict[str, Runner] = {
     "merger.mode": merge_mode,
     "services.compaction.trigger_strategy": compaction_trigger,
     "services.clean.policy": clean_policy,
+    "services.clustering.layout_optimize_strategy": clustering_layout,
+    "services.clustering.update_strategy": clustering_update_strategy,
     "storage.s3.addressing_style": addressing_style,
     "job.source": job_source,
     "job.initial_operation": job_initial_operation,

@@ -18,23 +18,17 @@ from typing import Any
 import pytest
 
 from hudi_framework.config import HudiSettings
-from hudi_framework.config.not_yet import ARCHIVAL, CLUSTERING, METADATA_TABLE
+from hudi_framework.config.not_yet import ARCHIVAL, METADATA_TABLE
 from hudi_framework.errors import ConfigError, UnsupportedOptionError
 from hudi_framework.spark.options import SourceOptions
 
+#: Apache Hudi's update strategy that lets writes into file groups under pending clustering.
+ALLOW_UPDATES = "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy"
+
 #: (Apache Hudi key, value, roadmap item or None).
 HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
-    ("hoodie.clustering.inline", "true", CLUSTERING),
-    ("hoodie.clustering.schedule.inline", "true", CLUSTERING),
-    ("hoodie.clustering.async.enabled", "true", CLUSTERING),
-    ("hoodie.clustering.inline.max.commits", "4", CLUSTERING),
-    ("hoodie.clustering.plan.strategy.small.file.limit", "1000", CLUSTERING),
-    ("hoodie.clustering.plan.strategy.target.file.max.bytes", "1000000", CLUSTERING),
-    ("hoodie.clustering.plan.strategy.sort.columns", "ts", CLUSTERING),
-    ("hoodie.archive.automatic", "true", ARCHIVAL),
+    ("hoodie.clustering.updates.strategy", ALLOW_UPDATES, None),
     ("hoodie.archive.async", "true", ARCHIVAL),
-    ("hoodie.keep.min.commits", "20", ARCHIVAL),
-    ("hoodie.keep.max.commits", "30", ARCHIVAL),
     ("hoodie.index.type", "RECORD_LEVEL_INDEX", METADATA_TABLE),
     ("hoodie.index.type", "INMEMORY", None),
     (
@@ -44,7 +38,6 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ),
     ("hoodie.compaction.strategy", "UnBoundedPartitionAwareCompactionStrategy", None),
     ("hoodie.write.markers.type", "TIMELINE_SERVER_BASED", None),
-    ("hoodie.logfile.max.size", "1073741824", None),
     ("hoodie.copyonwrite.insert.split.size", "500000", None),
     ("hoodie.combine.before.delete", "true", None),
     ("hoodie.datasource.write.drop.partition.columns", "true", None),
@@ -59,6 +52,7 @@ HONEST: list[tuple[str, str]] = [
     ("hoodie.clustering.schedule.inline", "false"),
     ("hoodie.clustering.async.enabled", "false"),
     ("hoodie.archive.automatic", "false"),
+    ("hoodie.archive.automatic", "true"),
     ("hoodie.archive.async", "false"),
     ("hoodie.write.markers.type", "DIRECT"),
     ("hoodie.combine.before.delete", "false"),
@@ -73,16 +67,12 @@ HONEST: list[tuple[str, str]] = [
 
 #: (settings field path, value) as a config file or ``HudiSettings(...)`` gives them.
 FIELDS: list[tuple[str, Any, str | None]] = [
-    ("services.clustering.inline", True, CLUSTERING),
-    ("services.clustering.max_commits", 2, CLUSTERING),
-    ("services.clustering.sort_columns", ["ts"], CLUSTERING),
-    ("services.archive.automatic", True, ARCHIVAL),
-    ("services.archive.min_commits", 12, ARCHIVAL),
+    ("services.clustering.update_strategy", "allow", None),
+    ("services.archive.async_enabled", True, ARCHIVAL),
     ("index.type", "partitioned-record-level", METADATA_TABLE),
     ("index.type", "in-memory", None),
     ("services.compaction.strategy", "bounded-partition-aware", None),
     ("services.compaction.strategy", {"name": "unbounded-partition-aware"}, None),
-    ("write.log_file_max_size_bytes", 1024, None),
     ("write.insert_split_size", 100, None),
     ("write.combine_before_delete", True, None),
     ("table.drop_partition_columns", True, None),
@@ -105,9 +95,7 @@ def test_a_hoodie_option_without_its_feature_is_refused(key: str, value: str, ro
     _check(caught.value, key, roadmap)
 
 
-@pytest.mark.parametrize(
-    ("key", "value", "roadmap"), HOODIE_OPTIONS[:3] + HOODIE_OPTIONS[11:12] + HOODIE_OPTIONS[15:16]
-)
+@pytest.mark.parametrize(("key", "value", "roadmap"), HOODIE_OPTIONS[:3] + HOODIE_OPTIONS[5:6] + HOODIE_OPTIONS[9:10])
 def test_spark_options_are_refused_alike(key: str, value: str, roadmap: str | None) -> None:
     options = {"path": "/tmp/t", "hoodie.table.name": "t", key: value}
     with pytest.raises(UnsupportedOptionError) as caught:
@@ -139,35 +127,34 @@ def test_a_settings_field_without_its_feature_is_refused(path: str, value: Any, 
 
 def test_a_config_file_names_the_option_and_the_file(tmp_path: Path) -> None:
     config = tmp_path / "job.toml"
-    config.write_text("[services.clustering]\ninline = true\n")
+    config.write_text('[services.clustering]\nupdate_strategy = "allow"\n')
     with pytest.raises(UnsupportedOptionError) as caught:
         HudiSettings.load(config, env=False)
-    _check(caught.value, "services.clustering.inline", CLUSTERING)
+    _check(caught.value, "services.clustering.update_strategy", None)
     assert caught.value.source == str(config)
 
 
 def test_the_environment_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HUDI_SERVICES__ARCHIVE__AUTOMATIC", "true")
+    monkeypatch.setenv("HUDI_SERVICES__ARCHIVE__ASYNC_ENABLED", "true")
     with pytest.raises(UnsupportedOptionError) as caught:
         HudiSettings.load()
-    _check(caught.value, "HUDI_SERVICES__ARCHIVE__AUTOMATIC", ARCHIVAL)
+    _check(caught.value, "HUDI_SERVICES__ARCHIVE__ASYNC_ENABLED", ARCHIVAL)
 
 
 def test_defaults_and_their_json_round_trip_validate() -> None:
     """Spark executors get the settings as JSON: every field explicit, the unsupported ones too."""
     settings = HudiSettings.load(env=False)
     assert HudiSettings.model_validate_json(settings.model_dump_json()) == settings
-    assert not settings.services.archive.automatic
+    assert settings.services.archive.automatic
     assert not settings.services.clustering.inline
-    assert settings.services.archive.min_commits is None
-    assert settings.write.log_file_max_size_bytes is None
+    assert (settings.services.archive.min_commits, settings.services.archive.max_commits) == (20, 30)
 
 
 def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
     config = tmp_path / "job.toml"
     config.write_text(
         f'"hoodie.table.name" = "t"\n"path" = "{tmp_path / "t"}"\n'
-        '"hoodie.datasource.write.recordkey.field" = "id"\n"hoodie.clustering.inline" = "true"\n'
+        '"hoodie.datasource.write.recordkey.field" = "id"\n"hoodie.clustering.updates.strategy" = "allow"\n'
     )
     proc = subprocess.run(
         [sys.executable, "-c", "from hudi_framework.cli.app import main; main()",
@@ -176,7 +163,7 @@ def test_the_cli_refuses_with_one_line_and_status_2(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith(
-        "error: UnsupportedOptionError: invalid value for 'hoodie.clustering.inline': not supported yet: "
+        "error: UnsupportedOptionError: invalid value for 'hoodie.clustering.updates.strategy': not supported yet: "
     ), proc.stderr
     assert proc.stderr.count("\n") == 1
     assert not (tmp_path / "t").exists()

@@ -113,3 +113,20 @@ def test_version_1_paths_reduce_to_names() -> None:
     )  # fmt: skip
     assert op.data_file_name == "f-0_0-0-0_1.parquet"
     assert op.delta_file_names == (".f-0_1.log.1_0-0-0",)
+
+
+def test_a_log_compaction_plan_carries_its_executor_and_round_trips() -> None:
+    from hudi_framework.write.log_compactor import LOG_COMPACTION_EXECUTOR
+
+    op = CompactionOperation(
+        FileGroupId("p", "fg-0"), "20250101000000000", (".fg-0_20250101000000001.log.1_0-0-0",), None
+    )
+    plan = CompactionPlan((op,), preserve_hoodie_metadata=True, compactor_class_name=LOG_COMPACTION_EXECUTOR)
+    data = encode_compaction_plan(plan)
+    record = read_container(data).record
+    assert record["strategy"] == {"compactorClassName": LOG_COMPACTION_EXECUTOR, "strategyParams": {}, "version": 1}
+    assert record["preserveHoodieMetadata"] is True
+    decoded = decode_compaction_plan(data)
+    assert decoded.compactor_class_name == LOG_COMPACTION_EXECUTOR
+    assert [o.file_group for o in decoded.operations] == [op.file_group]
+    assert decode_compaction_plan(encode_compaction_plan(CompactionPlan((op,)))).compactor_class_name is None

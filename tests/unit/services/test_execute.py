@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import CompactionExecutionError, CompactionPlanError
 from hudi_framework.read.merged_task import MergedReadTask
 from hudi_framework.read.reader import read_table
@@ -115,11 +116,11 @@ def test_v6_commit_is_json_without_v8_fields(copy_table: CopyTable) -> None:
 def _failing_merge(after: int) -> object:
     calls: list[int] = []
 
-    def merge(table: HudiTable, task: MergedReadTask) -> Iterable[pa.RecordBatch]:
+    def merge(storage: StorageBackend, task: MergedReadTask) -> Iterable[pa.RecordBatch]:
         calls.append(1)
         if len(calls) > after:
             raise OSError("disk full")
-        return merge_slice(table, task)
+        return merge_slice(storage, task)
 
     return merge
 

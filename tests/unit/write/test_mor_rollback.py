@@ -42,12 +42,12 @@ def _fail_second_append(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     written: list[str] = []
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
-        stat = append_file_group(*args, **kwargs)
-        assert stat.path is not None
-        written.append(stat.path)
+        stats = append_file_group(*args, **kwargs)
+        assert all(stat.path is not None for stat in stats)
+        written.extend(stat.path or "" for stat in stats)
         if len(written) == 2:
             raise RuntimeError("injected append failure")
-        return stat
+        return stats
 
     monkeypatch.setattr(target_task, "append_file_group", flaky)  # the local engine writes through write_target
     return written

@@ -1,0 +1,469 @@
+"""Executing a clustering plan: each input group's rows rewritten into new file groups, then a ``replacecommit``.
+
+Order on storage: ``T.clustering.inflight`` (``T.replacecommit.inflight`` on layout 1), then per
+group its markers and new base files (fresh file ids, named with the clustering instant ``T``),
+then the completed ``replacecommit`` last, whose ``partitionToReplaceFileIds`` names every input
+file group. Until it exists readers see the input file groups only: the new files belong to a
+pending instant.
+
+Each group is one call of :func:`cluster_group` taking the group (its slices resolved) and the
+:class:`ClusteringJob` every group shares, and returning the write stats: the unit of work an
+engine can run anywhere. A group's rows are the merged read of its slices (log files applied, as a
+snapshot query returns them), optionally ordered by the plan's sort columns (``linear``: column by
+column; ``z-order`` / ``hilbert``: a space-filling curve over them), split into the plan's
+``numOutputFileGroups`` contiguous runs, one base file each. With ``preserveHoodieMetadata`` (the
+default, as Apache Hudi's ``hoodie.clustering.preserve.commit.metadata``) rows keep their commit
+time and sequence number, so incremental queries do not see the rewrite as new data.
+
+A failure rolls the attempt back before the error propagates: the marked files are deleted, then
+the markers and the inflight file, leaving the plan requested so it can run again. Executing an
+instant that is already inflight (a crashed run) does the same rollback first. Apache Hudi does not
+roll back a pending clustering on its own either; a writer never touches it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.arrays import repeated_dictionary
+from hudi_framework.contracts.indexing.footer import bloom_footer_metadata
+from hudi_framework.contracts.storage_paths import join_key
+from hudi_framework.errors import (
+    ClusteringExecutionError,
+    ClusteringPlanError,
+    CommitVetoedError,
+    InstantNotFoundError,
+    WriteConflictError,
+)
+from hudi_framework.layout.file_group import FileGroupId, FileSlice
+from hudi_framework.layout.naming import BaseFileName, new_file_id
+from hudi_framework.lock import table_lock
+from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.read.merged import merge_file_slice
+from hudi_framework.read.merged_plan import instant_validity, record_key_field, table_merger
+from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
+from hudi_framework.read.schema import read_schema
+from hudi_framework.runtime.table import HudiTable
+from hudi_framework.services.clustering_plan import ClusteringPlan, SliceInfo, decode_clustering_plan
+from hudi_framework.timeline.instant import Action, Instant, State
+from hudi_framework.timeline.metadata import ReplaceCommitMetadata, RuntimeStats, WriteStat
+from hudi_framework.timeline.naming import LAYOUT_V1
+from hudi_framework.vocabulary import WriteOperationType
+from hudi_framework.write.base_file_writer import write_base_file
+from hudi_framework.write.compaction_scheduler import timeline_writer
+from hudi_framework.write.concurrency import WriteConcurrency
+from hudi_framework.write.conflicts import check_write_conflicts, file_groups_of_write
+from hudi_framework.write.file_group_task import WriteTaskContext, stamp_incoming
+from hudi_framework.write.incomplete import discard_marked_attempt
+from hudi_framework.write.markers import IOType, create_marker, delete_markers
+from hudi_framework.write.session import WriteSession
+
+__all__ = [
+    "ClusteringJob",
+    "ClusteringResult",
+    "ResolvedGroup",
+    "check_layout_strategy",
+    "cluster_group",
+    "execute_clustering",
+    "pending_clustering",
+    "read_clustering_plan",
+    "rollback_clustering",
+    "row_order",
+]
+
+FILE_NAME_FIELD = META_FIELDS[4]
+#: Orders the space-filling curves give; ``linear`` sorts column by column here.
+CURVE_STRATEGIES = frozenset({"z-order", "hilbert"})
+#: The module providing the curves (``curve_order(table, columns, strategy) -> indices``).
+_CURVES_MODULE = "hudi_framework.layout.space_curves"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusteringResult:
+    """What one clustering did.
+
+    Attributes:
+        instant: The completed ``replacecommit`` instant.
+        plan: The plan executed.
+        stats: One write stat per new base file.
+    """
+
+    instant: Instant
+    plan: ClusteringPlan
+    stats: tuple[WriteStat, ...]
+
+    @property
+    def num_writes(self) -> int:
+        """Rows in the new base files."""
+        return sum(s.num_writes or 0 for s in self.stats)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusteringJob:
+    """What every group of one clustering shares.
+
+    Attributes:
+        table: The table.
+        instant: The clustering instant.
+        ctx: Base file schema, Parquet and bloom filter options.
+        validity: Which instants' log blocks count (fixed before the instant went inflight).
+        merge_schema: Schema of merged rows.
+        key_field: The record key column.
+        max_memory_bytes: Merge memory budget per slice.
+        sort_columns: Columns rows are ordered by (none: read order).
+        layout_strategy: ``linear``, ``z-order`` or ``hilbert``.
+        preserve_metadata: Keep rows' commit time and sequence number.
+        v8: Table version 8 or later (layout 2 write stats).
+    """
+
+    table: HudiTable
+    instant: str
+    ctx: WriteTaskContext
+    validity: InstantValidity
+    merge_schema: pa.Schema
+    key_field: str
+    max_memory_bytes: int
+    sort_columns: tuple[str, ...] = ()
+    layout_strategy: str = "linear"
+    preserve_metadata: bool = True
+    v8: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedGroup:
+    """One input group with its slices as the file-system view lists them.
+
+    Attributes:
+        index: The group's position in the plan (names its write tokens).
+        partition_path: The group's partition.
+        slices: The slices, restricted to the files the plan names.
+        num_output_file_groups: New file groups to write.
+    """
+
+    index: int
+    partition_path: str
+    slices: tuple[FileSlice, ...]
+    num_output_file_groups: int
+
+
+def row_order(rows: pa.Table, columns: Sequence[str], strategy: str) -> pa.Array:
+    """Indices that order ``rows`` by ``columns`` as ``strategy`` says.
+
+    ``linear`` sorts by the columns in turn (ascending, nulls first, as Spark's ``sort``);
+    ``z-order`` and ``hilbert`` come from the space-filling curve module.
+
+    Raises:
+        ClusteringPlanError: A column is not in the rows, or the strategy is unknown or not installed.
+    """
+    missing = [c for c in columns if c not in rows.column_names]
+    if missing:
+        raise ClusteringPlanError("", f"sort column(s) {missing} not in the table's schema")
+    if strategy == "linear":
+        return pc.sort_indices(rows, sort_keys=[(c, "ascending", "at_start") for c in columns])
+    if strategy not in CURVE_STRATEGIES:
+        raise ClusteringPlanError("", f"unknown layout optimization strategy {strategy!r}")
+    try:
+        curves = importlib.import_module(_CURVES_MODULE)
+    except ImportError:
+        raise ClusteringPlanError("", f"layout optimization strategy {strategy!r} is not available here") from None
+    order: pa.Array = curves.curve_order(rows.select(list(columns)), list(columns), strategy)
+    return order
+
+
+def check_layout_strategy(instant: str, plan: ClusteringPlan) -> None:
+    """Refuse a plan whose row order cannot be produced here, before anything is written.
+
+    Raises:
+        ClusteringPlanError: The strategy is unknown, or its curve module is not installed.
+    """
+    strategy = plan.layout_strategy
+    if not plan.sort_columns or strategy == "linear":
+        return
+    if strategy not in CURVE_STRATEGIES:
+        raise ClusteringPlanError(instant, f"unknown layout optimization strategy {strategy!r}")
+    if importlib.util.find_spec(_CURVES_MODULE) is None:
+        raise ClusteringPlanError(instant, f"layout optimization strategy {strategy!r} is not available here")
+
+
+def pending_clustering(table: HudiTable, instant: str) -> Instant:
+    """The pending clustering ``instant``.
+
+    Raises:
+        ClusteringPlanError: No such clustering, or it already completed.
+    """
+    timeline = table.timeline
+    try:
+        found = timeline.get(instant, Action.CLUSTERING)
+    except InstantNotFoundError:
+        raise ClusteringPlanError(instant, "no such clustering on the timeline") from None
+    if found.is_completed:
+        raise ClusteringPlanError(instant, "already completed")
+    if found not in timeline.pending_clustering_plans():
+        raise ClusteringPlanError(instant, f"instant is a {found.action} without a clustering plan")
+    return found
+
+
+def read_clustering_plan(table: HudiTable, instant: Instant) -> ClusteringPlan:
+    """Decode the plan in the clustering's requested file."""
+    key = table.timeline.file_key(instant, State.REQUESTED)
+    plan = decode_clustering_plan(table.storage.read(key), path=key)
+    return plan
+
+
+def rollback_clustering(table: HudiTable, instant: str) -> list[str]:
+    """Undo a failed or crashed attempt: delete its marked files, markers and inflight file.
+
+    The requested plan stays, so the clustering can be executed again.
+
+    Returns:
+        The data file keys deleted.
+    """
+    storage = table.storage
+    deleted = discard_marked_attempt(storage, instant)
+    timeline = table.reload().timeline
+    try:
+        current = timeline.get(instant, Action.CLUSTERING)
+    except InstantNotFoundError:
+        return deleted
+    if current.state is State.INFLIGHT:
+        storage.delete(timeline.file_key(current, State.INFLIGHT))
+    table.reload()
+    return deleted
+
+
+def _group_rows(job: ClusteringJob, group: ResolvedGroup) -> pa.Table:
+    merger = table_merger(job.table)
+    parts: list[pa.RecordBatch] = []
+    for file_slice in group.slices:
+        task = MergedReadTask.whole_slice(
+            file_slice,
+            validity=job.validity,
+            merger=merger,
+            merge_schema=job.merge_schema,
+            ordering_fields=job.table.config.ordering_fields,
+            record_key_field=job.key_field,
+            max_memory_bytes=job.max_memory_bytes,
+        )
+        parts.extend(merge_file_slice(job.table.storage, task))
+    rows = pa.Table.from_batches(parts, schema=job.merge_schema) if parts else job.merge_schema.empty_table()
+    return rows.select([f.name for f in job.ctx.schema if f.name in rows.column_names])
+
+
+def _runs(num_rows: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous (offset, length) runs of nearly equal length covering ``num_rows`` rows."""
+    parts = max(1, min(parts, num_rows))
+    base, extra = divmod(num_rows, parts)
+    out, offset = [], 0
+    for i in range(parts):
+        length = base + (1 if i < extra else 0)
+        out.append((offset, length))
+        offset += length
+    return out
+
+
+def cluster_group(group: ResolvedGroup, job: ClusteringJob) -> list[WriteStat]:
+    """Rewrite one input group into new file groups; return one write stat per new base file.
+
+    The unit of work of a clustering: it reads the group's slices, writes the new files (each
+    marked first) and touches nothing else, so an engine may run groups anywhere and in any order.
+    """
+    started = time.monotonic()
+    rows = _group_rows(job, group)
+    if job.sort_columns and rows.num_rows > 1:
+        rows = rows.take(row_order(rows, job.sort_columns, job.layout_strategy))
+    if not job.preserve_metadata and rows.num_rows:
+        rows = stamp_incoming(rows, job.instant, group.index)
+    scan_ms = int((time.monotonic() - started) * 1000)
+    storage = job.table.storage
+    stats = []
+    for n, (offset, length) in enumerate(_runs(rows.num_rows, group.num_output_file_groups)):
+        chunk = rows.slice(offset, length)
+        file_id = new_file_id()
+        name = BaseFileName(file_id, f"{group.index}-{n}-0", job.instant, job.ctx.extension).name
+        key = join_key(group.partition_path, name)
+        create_marker(storage, job.instant, group.partition_path, name, IOType.CREATE)
+        write_started = time.monotonic()
+        if job.ctx.populate_meta_fields:
+            index = chunk.schema.get_field_index(FILE_NAME_FIELD)
+            chunk = chunk.set_column(index, FILE_NAME_FIELD, repeated_dictionary(name, chunk.num_rows))
+            keys = pc.cast(chunk.column(job.key_field).combine_chunks(), pa.string())
+            footer = bloom_footer_metadata(keys, job.ctx.bloom)
+            size = write_base_file(storage, key, chunk, footer=footer, options=job.ctx.parquet, schema=job.ctx.schema)
+        else:
+            size = write_base_file(storage, key, chunk, options=job.ctx.parquet, schema=job.ctx.schema)
+        create_ms = int((time.monotonic() - write_started) * 1000)
+        stats.append(
+            WriteStat(
+                file_id=file_id,
+                path=key,
+                prev_commit="null",
+                num_writes=chunk.num_rows,
+                num_deletes=0,
+                num_update_writes=0,
+                num_inserts=chunk.num_rows,
+                total_write_bytes=size,
+                total_write_errors=0,
+                partition_path=group.partition_path,
+                file_size_in_bytes=size,
+                runtime_stats=RuntimeStats(total_scan_time=scan_ms, total_create_time=create_ms, total_upsert_time=0),
+                # Java's counters of a create handle: zero, not absent.
+                total_log_records=0,
+                total_updated_records_compacted=0,
+                total_log_blocks=0,
+                total_corrupt_log_block=0,
+                total_rollback_blocks=0,
+                total_log_files_compacted=0,
+                total_log_read_time_ms=0,
+                total_log_size_compacted=0,
+                # Apache Hudi 1.x writes 0 here; v6 (0.x) has no such field.
+                num_updates=0 if job.v8 else None,
+            )
+        )
+    return stats
+
+
+def _resolve(table: HudiTable, instant: str, plan: ClusteringPlan) -> list[ResolvedGroup]:
+    """Each group's slices from the file-system view, restricted to the files the plan names.
+
+    Raises:
+        ClusteringPlanError: A file the plan names is no longer there (cleaned or lost).
+    """
+    partitions = sorted({g.partition_path for g in plan.input_groups})
+    view = table.file_system_view(partitions=partitions, check_files=True)
+    groups = []
+    for index, group in enumerate(plan.input_groups):
+        slices = tuple(_resolve_slice(view.file_slices(info.file_group), info, instant) for info in group.slices)
+        view.check_files(slices)
+        groups.append(ResolvedGroup(index, group.partition_path, slices, group.num_output_file_groups))
+    return groups
+
+
+def _resolve_slice(candidates: Sequence[FileSlice], info: SliceInfo, instant: str) -> FileSlice:
+    names = info.file_names
+    for file_slice in candidates:
+        held = {n for n in (file_slice.base_file_name, *file_slice.log_file_names) if n}
+        if names and names <= held:
+            logs = [log for log in file_slice.log_files if log.name in names]
+            base = file_slice.base_file if file_slice.base_file_name in names else None
+            return FileSlice.create(file_slice.file_group_id, file_slice.base_instant_time, base, logs)
+    raise ClusteringPlanError(instant, f"the files of file group {info.file_group} named by the plan are gone")
+
+
+def _complete(
+    table: HudiTable,
+    concurrency: WriteConcurrency,
+    inflight: Instant,
+    metadata: ReplaceCommitMetadata,
+) -> Instant:
+    """Write the completed replacecommit; under OCC, holding the lock and after the conflict check."""
+    writer = timeline_writer(table)
+    if not (concurrency.optimistic and concurrency.open_lock is not None):
+        return writer.complete(inflight, metadata)
+    groups = file_groups_of_write(metadata.write_stats(), metadata.partition_to_replace_file_ids)
+    with table_lock(concurrency.open_lock(), table=concurrency.table, policy=concurrency.lock_policy) as held:
+        held.ensure_held()
+        # A write completed since the clustering was planned may have changed a slice it rewrites.
+        check_write_conflicts(writer.timeline(), inflight.requested_time, groups)
+        return writer.complete(inflight, metadata)
+
+
+def execute_clustering(table: HudiTable, instant: str, settings: HudiSettings | None = None) -> ClusteringResult:
+    """Execute the pending clustering ``instant`` and complete it as a ``replacecommit``.
+
+    Args:
+        table: The table.
+        instant: The clustering instant (requested, or inflight after a crash).
+        settings: Parquet, bloom filter, merge-memory and lock options; defaults otherwise.
+
+    Returns:
+        The completed instant, plan and write stats.
+
+    Raises:
+        ClusteringPlanError: No such pending clustering, its plan cannot be decoded, or its files are gone.
+        ClusteringExecutionError: A group failed; its files were deleted and the plan is requested again.
+        WriteConflictError: Under optimistic concurrency control, a write completed since the
+            clustering was scheduled touched one of its file groups; same cleanup.
+        CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed the clustering; same cleanup.
+    """
+    settings = settings or HudiSettings()
+    table.reload()
+    found = pending_clustering(table, instant)
+    if found.state is State.INFLIGHT:
+        rollback_clustering(table, instant)
+        found = pending_clustering(table, instant)
+    plan = read_clustering_plan(table, found)
+    check_layout_strategy(instant, plan)
+    groups = _resolve(table, instant, plan)
+    session = WriteSession(table, settings)
+    cfg = table.config
+    job = ClusteringJob(
+        table=table,
+        instant=instant,
+        ctx=session.task_context(cfg, instant, table.schema()),
+        validity=instant_validity(table),
+        merge_schema=read_schema(table),
+        key_field=record_key_field(table),
+        max_memory_bytes=settings.merger.max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES,
+        sort_columns=plan.sort_columns,
+        layout_strategy=plan.layout_strategy,
+        preserve_metadata=plan.preserve_hoodie_metadata,
+        v8=cfg.timeline_layout_version != LAYOUT_V1,
+    )
+    writer = timeline_writer(table)
+    inflight = writer.transition_to_inflight(found)
+    current = -1
+    try:
+        stats: list[WriteStat] = []
+        for group in groups:
+            current = group.index
+            stats.extend(cluster_group(group, job))
+        current = -1
+        metadata = _metadata(table, session, plan, stats)
+        done = _complete(table, WriteConcurrency.from_settings(settings, table), inflight, metadata)
+    except (CommitVetoedError, WriteConflictError, ClusteringPlanError):
+        rollback_clustering(table, instant)
+        raise
+    except Exception as e:
+        rollback_clustering(table, instant)
+        raise ClusteringExecutionError(instant, current, f"{type(e).__name__}: {e}") from e
+    except BaseException:
+        rollback_clustering(table, instant)
+        raise
+    delete_markers(table.storage, instant)
+    writer.notify_completed(inflight, done, metadata)
+    table.reload()
+    return ClusteringResult(done, plan, tuple(stats))
+
+
+def _metadata(
+    table: HudiTable, session: WriteSession, plan: ClusteringPlan, stats: list[WriteStat]
+) -> ReplaceCommitMetadata:
+    by_partition: dict[str, list[WriteStat]] = {}
+    for stat in stats:
+        by_partition.setdefault(stat.partition_path or "", []).append(stat)
+    replaced: dict[str, list[str]] = {}
+    for fg in _input_groups(plan):
+        replaced.setdefault(fg.partition_path, []).append(fg.file_id)
+    return ReplaceCommitMetadata(
+        partition_to_write_stats=by_partition,
+        partition_to_replace_file_ids=replaced,
+        compacted=False,
+        extra_metadata={"schema": session.schema_json(table.config, table.schema())},
+        operation_type=WriteOperationType.CLUSTER.value,
+    )
+
+
+def _input_groups(plan: ClusteringPlan) -> list[FileGroupId]:
+    seen: dict[FileGroupId, None] = {}
+    for group in plan.input_groups:
+        for info in group.slices:
+            seen.setdefault(info.file_group, None)
+    return list(seen)
