@@ -127,13 +127,14 @@ def test_a_task_failing_after_writing_its_file(
     calls: list[str] = []
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
-        stat = write_target(*args, **kwargs)  # the file and its marker exist from here on
+        stats = write_target(*args, **kwargs)  # the files and their markers exist from here on
+        (stat,) = stats  # one file per target here (no log rollover)
         assert stat.path is not None
         calls.append(stat.path)
         assert (sc.path / stat.path).is_file()
         if len(calls) - 1 == fail_on:
             raise StorageError("injected task failure after the file was written")
-        return stat
+        return stats
 
     monkeypatch.setattr(client_module, "write_target", flaky)
     data = to_table(sc.rows.rows(sc.live_keys()[:20]) + sc.rows.rows(range(2000, 2010)))

@@ -16,6 +16,7 @@ from hudi_framework.errors import (
 )
 from hudi_framework.read import ReadOptions, plan_read, read_table
 from hudi_framework.timeline import Action
+from tests.acceptance.archiving import archive_oldest
 from tests.unit.read.builder import FileWrite, TableBuilder, rows, t
 
 Row = tuple[str, float, str]
@@ -138,23 +139,27 @@ def test_cleaned_files_fail_on_v6_unless_fallback_is_on(tmp_path: Path) -> None:
     assert _incr(b, None, t(1), options=on) == [("c", 3.0, t(1))]
 
 
-def test_window_reaching_into_the_archive_scans_fully(tmp_path: Path) -> None:
+def test_window_reaching_into_the_archive(tmp_path: Path) -> None:
     b = TableBuilder(str(tmp_path))
-    # "old" was written by an instant that has been archived since: only its commit time is left.
-    b.commit(t(5), [FileWrite("sf", "f1-0", rows(("old", 0, 0.5, "sf"), ("a", 5, 1.0, "sf")), [t(0), t(5)])])
+    b.commit(t(0), [FileWrite("la", "f0-0", rows(("old", 0, 0.5, "la")))])
+    b.commit(t(5), [FileWrite("sf", "f1-0", rows(("a", 5, 1.0, "sf")))])
     b.commit(t(6), [FileWrite("nyc", "f2-0", rows(("c", 6, 3.0, "nyc")))])
-    assert not plan_read(b.table, ReadOptions(query_type="incremental")).full_table_scan
-    assert _incr(b) == [("a", 1.0, t(5)), ("c", 3.0, t(6))]
-    history = tmp_path / ".hoodie" / "timeline" / "history"
-    history.mkdir(parents=True, exist_ok=True)
-    (history / f"{t(0)}_{t(0)}_0.parquet").write_bytes(b"")
-    assert plan_read(b.table, ReadOptions(query_type="incremental")).full_table_scan
-    assert _incr(b) == [("a", 1.0, t(5)), ("c", 3.0, t(6)), ("old", 0.5, t(0))]
-    assert _incr(b, None, t(1)) == [("old", 0.5, t(0))]
-    # Windows after the first active instant never reach the archive.
-    assert not plan_read(b.table, ReadOptions(query_type="incremental", begin=_bound(b, 1))).full_table_scan
+    first = _bound(b, 1)
+    assert [i.requested_time for i in archive_oldest(b.table, keep=2)] == [t(0)]
+    b.table.reload()
+    on = {"hoodie.datasource.read.incr.fallback.fulltablescan.enable": "true"}
     off = {"hoodie.datasource.read.incr.fallback.fulltablescan.enable": "false"}
-    assert _incr(b, options=off) == [("a", 1.0, t(5)), ("c", 3.0, t(6))]
+    incremental = ReadOptions(query_type="incremental")
+    assert plan_read(b.table, incremental.model_copy(update={"incremental_fallback_full_scan": True})).full_table_scan
+    fallback_off = incremental.model_copy(update={"incremental_fallback_full_scan": False})
+    assert not plan_read(b.table, fallback_off).full_table_scan
+    everything = [("a", 1.0, t(5)), ("c", 3.0, t(6)), ("old", 0.5, t(0))]
+    # Either way the archived commit's rows are in the window: by a full scan, or by the files its
+    # archived commit metadata names.
+    assert _incr(b, options=on) == _incr(b, options=off) == everything
+    assert _incr(b, None, first, options=on) == _incr(b, None, first, options=off) == [("old", 0.5, t(0))]
+    # Windows after the first active instant never reach the archive.
+    assert not plan_read(b.table, ReadOptions(query_type="incremental", begin=_bound(b, 2))).full_table_scan
 
 
 def test_hollow_commit_fails_on_v6(tmp_path: Path) -> None:
