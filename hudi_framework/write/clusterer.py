@@ -26,8 +26,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import time
+import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -35,16 +36,19 @@ import pyarrow.compute as pc
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.contracts.arrays import repeated_dictionary
 from hudi_framework.contracts.indexing.footer import bloom_footer_metadata
+from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.contracts.storage_paths import join_key
+from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import (
     ClusteringExecutionError,
     ClusteringPlanError,
     CommitVetoedError,
     InstantNotFoundError,
+    ServiceTaskError,
     WriteConflictError,
 )
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
-from hudi_framework.layout.naming import BaseFileName, new_file_id
+from hudi_framework.layout.naming import BaseFileName, new_file_id, new_file_id_prefix
 from hudi_framework.lock import table_lock
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read.merged import merge_file_slice
@@ -65,10 +69,13 @@ from hudi_framework.write.file_group_task import WriteTaskContext, stamp_incomin
 from hudi_framework.write.incomplete import discard_marked_attempt
 from hudi_framework.write.markers import IOType, create_marker, delete_markers
 from hudi_framework.write.session import WriteSession
+from hudi_framework.write.task_pool import LocalTaskRunner
+from hudi_framework.write.worker import TaskStorage, WorkerSpec
 
 __all__ = [
     "ClusteringJob",
     "ClusteringResult",
+    "ClusteringTask",
     "ResolvedGroup",
     "check_layout_strategy",
     "cluster_group",
@@ -77,6 +84,7 @@ __all__ = [
     "read_clustering_plan",
     "rollback_clustering",
     "row_order",
+    "run_clustering_task",
 ]
 
 FILE_NAME_FIELD = META_FIELDS[4]
@@ -108,33 +116,40 @@ class ClusteringResult:
 
 @dataclass(frozen=True, slots=True)
 class ClusteringJob:
-    """What every group of one clustering shares.
+    """What every group of one clustering shares (picklable: it travels with each task).
 
     Attributes:
-        table: The table.
+        storage: The table's storage (the driver's in process; rebuilt from the spec elsewhere).
         instant: The clustering instant.
         ctx: Base file schema, Parquet and bloom filter options.
         validity: Which instants' log blocks count (fixed before the instant went inflight).
         merge_schema: Schema of merged rows.
         key_field: The record key column.
         max_memory_bytes: Merge memory budget per slice.
+        merger: The table's record merger.
+        ordering_fields: The table's ordering fields.
         sort_columns: Columns rows are ordered by (none: read order).
         layout_strategy: ``linear``, ``z-order`` or ``hilbert``.
         preserve_metadata: Keep rows' commit time and sequence number.
         v8: Table version 8 or later (layout 2 write stats).
+        file_id_seed: Drawn once per run: a group's new file ids derive from it and the group's
+            index, so a retried task (Spark retries a lost executor's) rewrites the same files.
     """
 
-    table: HudiTable
+    storage: TaskStorage
     instant: str
     ctx: WriteTaskContext
     validity: InstantValidity
     merge_schema: pa.Schema
     key_field: str
     max_memory_bytes: int
+    merger: RecordMerger
+    ordering_fields: tuple[str, ...]
     sort_columns: tuple[str, ...] = ()
     layout_strategy: str = "linear"
     preserve_metadata: bool = True
     v8: bool = True
+    file_id_seed: str = field(default_factory=new_file_id_prefix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +167,24 @@ class ResolvedGroup:
     partition_path: str
     slices: tuple[FileSlice, ...]
     num_output_file_groups: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClusteringTask:
+    """One input group of a clustering, as a service task.
+
+    Attributes:
+        job: What the clustering's groups share.
+        group: The group, its slices resolved.
+    """
+
+    job: ClusteringJob
+    group: ResolvedGroup
+
+
+def run_clustering_task(task: ClusteringTask) -> list[WriteStat]:
+    """Cluster one group (a service task: runs where the runner runs it)."""
+    return cluster_group(task.group, task.job)
 
 
 def row_order(rows: pa.Table, columns: Sequence[str], strategy: str) -> pa.Array:
@@ -240,19 +273,19 @@ def rollback_clustering(table: HudiTable, instant: str) -> list[str]:
 
 
 def _group_rows(job: ClusteringJob, group: ResolvedGroup) -> pa.Table:
-    merger = table_merger(job.table)
+    storage = job.storage.get()
     parts: list[pa.RecordBatch] = []
     for file_slice in group.slices:
         task = MergedReadTask.whole_slice(
             file_slice,
             validity=job.validity,
-            merger=merger,
+            merger=job.merger,
             merge_schema=job.merge_schema,
-            ordering_fields=job.table.config.ordering_fields,
+            ordering_fields=job.ordering_fields,
             record_key_field=job.key_field,
             max_memory_bytes=job.max_memory_bytes,
         )
-        parts.extend(merge_file_slice(job.table.storage, task))
+        parts.extend(merge_file_slice(storage, task))
     rows = pa.Table.from_batches(parts, schema=job.merge_schema) if parts else job.merge_schema.empty_table()
     return rows.select([f.name for f in job.ctx.schema if f.name in rows.column_names])
 
@@ -282,11 +315,12 @@ def cluster_group(group: ResolvedGroup, job: ClusteringJob) -> list[WriteStat]:
     if not job.preserve_metadata and rows.num_rows:
         rows = stamp_incoming(rows, job.instant, group.index)
     scan_ms = int((time.monotonic() - started) * 1000)
-    storage = job.table.storage
+    storage = job.storage.get()
     stats = []
+    prefix = str(uuid.uuid5(uuid.UUID(job.file_id_seed), str(group.index)))
     for n, (offset, length) in enumerate(_runs(rows.num_rows, group.num_output_file_groups)):
         chunk = rows.slice(offset, length)
-        file_id = new_file_id()
+        file_id = new_file_id(prefix, n)
         name = BaseFileName(file_id, f"{group.index}-{n}-0", job.instant, job.ctx.extension).name
         key = join_key(group.partition_path, name)
         create_marker(storage, job.instant, group.partition_path, name, IOType.CREATE)
@@ -375,13 +409,17 @@ def _complete(
         return writer.complete(inflight, metadata)
 
 
-def execute_clustering(table: HudiTable, instant: str, settings: HudiSettings | None = None) -> ClusteringResult:
+def execute_clustering(
+    table: HudiTable, instant: str, settings: HudiSettings | None = None, *, runner: ServiceTaskRunner | None = None
+) -> ClusteringResult:
     """Execute the pending clustering ``instant`` and complete it as a ``replacecommit``.
 
     Args:
         table: The table.
         instant: The clustering instant (requested, or inflight after a crash).
         settings: Parquet, bloom filter, merge-memory and lock options; defaults otherwise.
+        runner: Runs the groups (one task each); None: the local engine's
+            (:class:`~hudi_framework.write.task_pool.LocalTaskRunner`, ``services.execution``).
 
     Returns:
         The completed instant, plan and write stats.
@@ -405,32 +443,39 @@ def execute_clustering(table: HudiTable, instant: str, settings: HudiSettings | 
     session = WriteSession(table, settings)
     cfg = table.config
     job = ClusteringJob(
-        table=table,
+        storage=TaskStorage(WorkerSpec.of(table, settings), table.storage),
         instant=instant,
         ctx=session.task_context(cfg, instant, table.schema()),
         validity=instant_validity(table),
         merge_schema=read_schema(table),
         key_field=record_key_field(table),
         max_memory_bytes=settings.merger.max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES,
+        merger=table_merger(table),
+        ordering_fields=cfg.ordering_fields,
         sort_columns=plan.sort_columns,
         layout_strategy=plan.layout_strategy,
         preserve_metadata=plan.preserve_hoodie_metadata,
         v8=cfg.timeline_layout_version != LAYOUT_V1,
     )
+    tasks = [ClusteringTask(job, group) for group in groups]
+    runner = runner or LocalTaskRunner(settings.services.execution)
+    work = sum(f.base_file.size or 0 for g in groups for f in g.slices if f.base_file is not None)
     writer = timeline_writer(table)
     inflight = writer.transition_to_inflight(found)
     current = -1
     try:
-        stats: list[WriteStat] = []
-        for group in groups:
-            current = group.index
-            stats.extend(cluster_group(group, job))
-        current = -1
+        per_group = runner.map(run_clustering_task, tasks, work_bytes=work, label=f"clustering {instant}")
+        stats = [stat for group_stats in per_group for stat in group_stats]
         metadata = _metadata(table, session, plan, stats)
         done = _complete(table, WriteConcurrency.from_settings(settings, table), inflight, metadata)
     except (CommitVetoedError, WriteConflictError, ClusteringPlanError):
         rollback_clustering(table, instant)
         raise
+    except ServiceTaskError as e:
+        rollback_clustering(table, instant)
+        index = e.task_index
+        failed = groups[index].index if index is not None and index < len(groups) else current
+        raise ClusteringExecutionError(instant, failed, e.reason) from e
     except Exception as e:
         rollback_clustering(table, instant)
         raise ClusteringExecutionError(instant, current, f"{type(e).__name__}: {e}") from e

@@ -173,7 +173,7 @@ class ServiceHost(TableServiceHost):
 
     def execute_clustering(self, instant: str) -> ClusteringResult:
         """Execute the pending clustering ``instant`` and complete it as a ``replacecommit``."""
-        return execute_clustering(self.table, instant, self.settings)
+        return execute_clustering(self.table, instant, self.settings, runner=self.runner)
 
     def rollback_clustering(self, instant: str) -> list[str]:
         """Undo a failed or crashed attempt of ``instant`` (the plan stays requested)."""
