@@ -20,7 +20,8 @@ Either way the ready file tells the test to kill.
 operation that ignores the rows: ``rollback`` (``hudi-fw rollback``: the latest commit),
 ``restore:<savepoint time>``, ``clean`` (a forced round of the clean service), ``compact`` (schedule
 a compaction and execute every pending one), ``cluster`` (the same with clustering), ``logcompact``
-(schedule a log compaction of slices with at least two log blocks and execute it).
+(schedule a log compaction of slices with at least two log blocks and execute it), ``archive`` (one
+archival of the timeline, as ``hudi-fw archive`` runs it).
 
 Two more environment variables, read only by this script: ``HUDI_FAULT_SETTINGS`` (JSON of
 :class:`HudiSettings` fields, used instead of the hoodie options, e.g. for lock lease timings that
@@ -42,6 +43,7 @@ from hudi_framework.config import HudiSettings
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.transitions import TimelineWriter
+from hudi_framework.write.archival import archive_timeline
 from hudi_framework.write.client import WriteClient
 from hudi_framework.write.log_compactor import execute_log_compaction, schedule_log_compaction
 from hudi_framework.write.savepoint import restore_to_savepoint, rollback_latest_commit
@@ -84,6 +86,8 @@ def run_operation(table: HudiTable, settings: HudiSettings, operation: str, rows
         service.schedule(host)
         for instant in sorted(table.reload().timeline.pending_clustering_plans()):
             service.execute(host, instant.requested_time)
+    elif operation == "archive":
+        archive_timeline(table, settings)
     elif operation == "logcompact":
         instant = schedule_log_compaction(table, blocks_threshold=2)
         assert instant is not None, "nothing to log-compact"
