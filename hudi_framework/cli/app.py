@@ -33,6 +33,7 @@ from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.runtime.components import Components
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.from_settings import table_config_from_settings
+from hudi_framework.timeline.instant import Instant
 
 app = typer.Typer(help="Create and inspect Apache Hudi tables.", no_args_is_help=True, add_completion=False)
 show = typer.Typer(help="Show a table, its timeline, file slices or schema.", no_args_is_help=True)
@@ -169,17 +170,22 @@ def show_timeline(
     table = _open(path, config)
     timeline = table.timeline
     instants = list(timeline.commits_timeline()) if commits_only else list(timeline.instants)
+    old: list[Instant] = []
     if archived:
         from hudi_framework.read.archived import archived_timeline
 
-        old = archived_timeline(table)
-        instants = [*(old.commits_timeline() if commits_only else old.instants), *instants]
+        history = archived_timeline(table)
+        old = list(history.commits_timeline() if commits_only else history.instants)
+        instants = [*old, *instants]
     if as_json:
-        rows = [
+        rows: list[dict[str, object]] = [
             {"requested": i.requested_time, "action": i.action.value, "state": i.state.value,
              "completed": i.completion_time}
             for i in instants
         ]  # fmt: skip
+        if archived:  # which ones the archive holds
+            for n, row in enumerate(rows):
+                row["archived"] = n < len(old)
         typer.echo(json.dumps(rows, indent=2))
         return
     _console().print(render.timeline_table(instants))

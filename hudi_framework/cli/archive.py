@@ -15,11 +15,10 @@ from rich.table import Table
 
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
 from hudi_framework.cli.service_cli import console as make_console
-from hudi_framework.runtime.table import HudiTable
 from hudi_framework.timeline.instant import Instant
 from hudi_framework.write.archival import archive_timeline
 
-__all__ = ["archive", "archived_rows"]
+__all__ = ["archive"]
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 OptionOpt = Annotated[
@@ -37,11 +36,6 @@ def _rows(instants: list[Instant], where: str) -> list[dict[str, str | None]]:
          "completed": i.completion_time, "timeline": where}
         for i in instants
     ]  # fmt: skip
-
-
-def archived_rows(table: HudiTable) -> list[dict[str, str | None]]:
-    """The archived instants as ``show timeline`` rows (``timeline``: ``archived``)."""
-    return _rows(table.archived_timeline(), "archived")
 
 
 def archive(path: PathArg, config: ConfigOpt = None, option: OptionOpt = None, as_json: JsonOpt = False) -> None:

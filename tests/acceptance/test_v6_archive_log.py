@@ -151,6 +151,7 @@ def test_show_timeline_archived_lists_archived_then_active(tmp_path: Path) -> No
     result = runner.invoke(app, ["show", "timeline", str(tmp_path / "t"), "--json", "--archived"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
+    assert [r.pop("archived") for r in rows] == [True] * len(moved) + [False] * len(plain)
     assert rows[len(moved) :] == plain
     assert [(r["requested"], r["action"], r["state"]) for r in rows[: len(moved)]] == [
         (i.requested_time, i.action.value, "completed") for i in moved

@@ -133,8 +133,12 @@ def test_automatic_off_keeps_everything_until_hudi_fw_archive(place: Place) -> N
     shown = runner.invoke(app, ["show", "timeline", place.uri, "--archived", "--json"])
     assert shown.exit_code == 0, shown.output
     listed = json.loads(shown.output)
-    assert [r["requested"] for r in listed if r["action"] == "commit"] == data
-    assert all(r["state"] == "completed" and r["completed"] for r in listed)
+    # The archived instants first (flagged), then the active ones.
+    assert [r["requested"] for r in listed if r["archived"] and r["action"] == "commit"] == data
+    assert [r["requested"] for r in listed if not r["archived"] and r["action"] == "commit"] == writer.instants[
+        len(data) :
+    ]
+    assert all(r["state"] == "completed" and r["completed"] for r in listed if r["archived"])
     assert rows_of(read_table(table)) == writer.model
 
 
