@@ -330,6 +330,8 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("services.clustering.max_bytes_per_group", "hoodie.clustering.plan.strategy.max.bytes.per.group"),
     _k("services.clustering.max_num_groups", "hoodie.clustering.plan.strategy.max.num.groups"),
     _k("services.clustering.layout_optimize_strategy", "hoodie.layout.optimize.strategy"),
+    _k("services.clustering.layout_optimize_build_method", "hoodie.layout.optimize.curve.build.method"),
+    _k("services.clustering.layout_optimize_sample_size", "hoodie.layout.optimize.build.curve.sample.size"),
     _k("services.clustering.preserve_commit_metadata", "hoodie.clustering.preserve.commit.metadata"),
     _k(
         "services.clustering.single_group_clustering_enabled",

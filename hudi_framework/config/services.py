@@ -19,6 +19,7 @@ from hudi_framework.vocabulary import (
     ClusteringUpdateStrategy,
     CompactionTriggerStrategy,
     LayoutOptimizationStrategy,
+    SpatialCurveBuildMethod,
 )
 
 __all__ = [
@@ -170,8 +171,11 @@ class ClusteringSettings(ServiceSection):
     """Clustering: rewriting small file slices into fewer, bigger file groups, optionally sorted."""
 
     kernel_fields: ClassVar[frozenset[str]] = frozenset(
-        {"service", "inline", "schedule_inline", "async_enabled", "max_commits", "async_max_commits", "update_strategy"}
-    )
+        {
+            "service", "inline", "schedule_inline", "async_enabled", "max_commits", "async_max_commits",
+            "update_strategy", "layout_optimize_build_method", "layout_optimize_sample_size",
+        }
+    )  # fmt: skip
 
     service: ComponentName = "clustering"
     """Registered name of the table service plugin that clusters."""
@@ -201,6 +205,11 @@ class ClusteringSettings(ServiceSection):
     """Columns clustered rows are ordered by (none: read order)."""
     layout_optimize_strategy: LayoutOptimizationStrategy = LayoutOptimizationStrategy.LINEAR
     """How rows are ordered by ``sort_columns``: ``linear``, ``z-order`` or ``hilbert``."""
+    layout_optimize_build_method: SpatialCurveBuildMethod = SpatialCurveBuildMethod.DIRECT
+    """How z-order and Hilbert map a value to its coordinate: ``direct`` (the value's own bits) or
+    ``sample`` (its rank among boundaries from a sample, so every column gets an equal share)."""
+    layout_optimize_sample_size: PositiveInt = 200_000
+    """Rows sampled for the ``sample`` build method's boundaries."""
     preserve_commit_metadata: bool = True
     """Rewritten rows keep their ``_hoodie_commit_time`` and sequence number."""
     single_group_clustering_enabled: bool = True

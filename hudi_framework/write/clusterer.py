@@ -23,8 +23,6 @@ roll back a pending clustering on its own either; a writer never touches it.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import time
 import uuid
 from collections.abc import Sequence
@@ -49,6 +47,7 @@ from hudi_framework.errors import (
 )
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
 from hudi_framework.layout.naming import BaseFileName, new_file_id, new_file_id_prefix
+from hudi_framework.layout.space_curves import DEFAULT_SAMPLE_SIZE, curve_order
 from hudi_framework.lock import table_lock
 from hudi_framework.model.schema import META_FIELDS
 from hudi_framework.read.merged import merge_file_slice
@@ -88,10 +87,8 @@ __all__ = [
 ]
 
 FILE_NAME_FIELD = META_FIELDS[4]
-#: Orders the space-filling curves give; ``linear`` sorts column by column here.
-CURVE_STRATEGIES = frozenset({"z-order", "hilbert"})
-#: The module providing the curves (``curve_order(table, columns, strategy) -> indices``).
-_CURVES_MODULE = "hudi_framework.layout.space_curves"
+#: The row orders a plan may name (``hoodie.layout.optimize.strategy``).
+LAYOUT_STRATEGIES = frozenset({"linear", "z-order", "hilbert"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +127,8 @@ class ClusteringJob:
         ordering_fields: The table's ordering fields.
         sort_columns: Columns rows are ordered by (none: read order).
         layout_strategy: ``linear``, ``z-order`` or ``hilbert``.
+        build_method: How the curves build coordinates (``hoodie.layout.optimize.curve.build.method``).
+        sample_size: Rows sampled for ``sample`` coordinates (``hoodie.layout.optimize.build.curve.sample.size``).
         preserve_metadata: Keep rows' commit time and sequence number.
         v8: Table version 8 or later (layout 2 write stats).
         file_id_seed: Drawn once per run: a group's new file ids derive from it and the group's
@@ -147,6 +146,8 @@ class ClusteringJob:
     ordering_fields: tuple[str, ...]
     sort_columns: tuple[str, ...] = ()
     layout_strategy: str = "linear"
+    build_method: str = "direct"
+    sample_size: int = DEFAULT_SAMPLE_SIZE
     preserve_metadata: bool = True
     v8: bool = True
     file_id_seed: str = field(default_factory=new_file_id_prefix)
@@ -187,43 +188,41 @@ def run_clustering_task(task: ClusteringTask) -> list[WriteStat]:
     return cluster_group(task.group, task.job)
 
 
-def row_order(rows: pa.Table, columns: Sequence[str], strategy: str) -> pa.Array:
-    """Indices that order ``rows`` by ``columns`` as ``strategy`` says.
-
-    ``linear`` sorts by the columns in turn (ascending, nulls first, as Spark's ``sort``);
-    ``z-order`` and ``hilbert`` come from the space-filling curve module.
+def row_order(
+    rows: pa.Table,
+    columns: Sequence[str],
+    strategy: str,
+    *,
+    build_method: str = "direct",
+    sample_size: int = DEFAULT_SAMPLE_SIZE,
+) -> pa.Array:
+    """Indices that order ``rows`` by ``columns`` as ``strategy`` says
+    (:func:`~hudi_framework.layout.space_curves.curve_order`: ``linear`` column by column, ascending,
+    nulls first and NaN last as Spark sorts; ``z-order`` and ``hilbert`` along their curves, with
+    coordinates built ``build_method``).
 
     Raises:
-        ClusteringPlanError: A column is not in the rows, or the strategy is unknown or not installed.
+        ClusteringPlanError: A column is not in the rows, or the strategy is unknown.
     """
     missing = [c for c in columns if c not in rows.column_names]
     if missing:
         raise ClusteringPlanError("", f"sort column(s) {missing} not in the table's schema")
-    if strategy == "linear":
-        return pc.sort_indices(rows, sort_keys=[(c, "ascending", "at_start") for c in columns])
-    if strategy not in CURVE_STRATEGIES:
+    if strategy not in LAYOUT_STRATEGIES:
         raise ClusteringPlanError("", f"unknown layout optimization strategy {strategy!r}")
-    try:
-        curves = importlib.import_module(_CURVES_MODULE)
-    except ImportError:
-        raise ClusteringPlanError("", f"layout optimization strategy {strategy!r} is not available here") from None
-    order: pa.Array = curves.curve_order(rows.select(list(columns)), list(columns), strategy)
-    return order
+    return curve_order(
+        rows.select(list(columns)), list(columns), strategy, build_method=build_method, sample_size=sample_size
+    )
 
 
 def check_layout_strategy(instant: str, plan: ClusteringPlan) -> None:
     """Refuse a plan whose row order cannot be produced here, before anything is written.
 
     Raises:
-        ClusteringPlanError: The strategy is unknown, or its curve module is not installed.
+        ClusteringPlanError: The strategy is unknown.
     """
     strategy = plan.layout_strategy
-    if not plan.sort_columns or strategy == "linear":
-        return
-    if strategy not in CURVE_STRATEGIES:
+    if plan.sort_columns and strategy not in LAYOUT_STRATEGIES:
         raise ClusteringPlanError(instant, f"unknown layout optimization strategy {strategy!r}")
-    if importlib.util.find_spec(_CURVES_MODULE) is None:
-        raise ClusteringPlanError(instant, f"layout optimization strategy {strategy!r} is not available here")
 
 
 def pending_clustering(table: HudiTable, instant: str) -> Instant:
@@ -311,7 +310,10 @@ def cluster_group(group: ResolvedGroup, job: ClusteringJob) -> list[WriteStat]:
     started = time.monotonic()
     rows = _group_rows(job, group)
     if job.sort_columns and rows.num_rows > 1:
-        rows = rows.take(row_order(rows, job.sort_columns, job.layout_strategy))
+        order = row_order(
+            rows, job.sort_columns, job.layout_strategy, build_method=job.build_method, sample_size=job.sample_size
+        )
+        rows = rows.take(order)
     if not job.preserve_metadata and rows.num_rows:
         rows = stamp_incoming(rows, job.instant, group.index)
     scan_ms = int((time.monotonic() - started) * 1000)
@@ -454,6 +456,8 @@ def execute_clustering(
         ordering_fields=cfg.ordering_fields,
         sort_columns=plan.sort_columns,
         layout_strategy=plan.layout_strategy,
+        build_method=settings.services.clustering.layout_optimize_build_method.value,
+        sample_size=settings.services.clustering.layout_optimize_sample_size,
         preserve_metadata=plan.preserve_hoodie_metadata,
         v8=cfg.timeline_layout_version != LAYOUT_V1,
     )

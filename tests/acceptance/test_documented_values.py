@@ -15,7 +15,6 @@ module): :data:`COVERED_ELSEWHERE` names the Spark tests, which must exist.
 from __future__ import annotations
 
 import enum
-import importlib.util
 import re
 import time
 import types
@@ -37,6 +36,7 @@ from hudi_framework.config.job import JobBatch
 from hudi_framework.errors import ClusteringUpdateError, ConfigError, DuplicateKeyError, JobError
 from hudi_framework.jobs import generate
 from hudi_framework.jobs.runner import run_job
+from hudi_framework.layout.space_curves import curve_order
 from hudi_framework.log import DataBlock, read_log_file
 from hudi_framework.log.framing import PREFIX_SIZE, decode_frame_body
 from hudi_framework.plugin import ComponentKind, ComponentRegistry
@@ -430,8 +430,6 @@ def timestamp_type(field: str, value: str, path: Path) -> None:
 
 def clustering_layout(field: str, value: str, path: Path) -> None:
     """Inline clustering after two commits, rows ordered by ``ts`` as the strategy says."""
-    if value != "linear" and importlib.util.find_spec("hudi_framework.layout.space_curves") is None:
-        pytest.skip(f"{value} needs hudi_framework.layout.space_curves, not installed here")
     extra = {
         "services.clustering.inline": True,
         "services.clustering.max_commits": 2,
@@ -446,6 +444,26 @@ def clustering_layout(field: str, value: str, path: Path) -> None:
         for s in table.latest_file_slices():
             ts = pq.read_table(path / s.partition_path / (s.base_file_name or ""), columns=[TS]).column(0)
             assert ts.to_pylist() == sorted(ts.to_pylist())
+
+
+def clustering_build_method(field: str, value: str, path: Path) -> None:
+    """Inline z-order clustering after two commits with the curve's coordinates built ``value``:
+    the files hold the same rows, in the curve's order."""
+    extra = {
+        "services.clustering.inline": True,
+        "services.clustering.max_commits": 2,
+        "services.clustering.sort_columns": [TS, "id"],
+        "services.clustering.layout_optimize_strategy": "z-order",
+        "services.clustering.layout_optimize_sample_size": 16,
+        "write.small_file_limit_bytes": 0,
+    }
+    settings = settings_with(field, value, path, **extra)
+    table = write_three(settings)
+    assert table.reload().timeline.completed({Action.REPLACE_COMMIT}), "no clustering ran"
+    for s in table.latest_file_slices():
+        rows = pq.read_table(path / s.partition_path / (s.base_file_name or ""), columns=[TS, "id"])
+        expected = curve_order(rows, [TS, "id"], "z-order", build_method=value, sample_size=16)
+        assert expected.to_pylist() == list(range(rows.num_rows)), "rows not in the curve's order"
 
 
 def clustering_update_strategy(field: str, value: str, path: Path) -> None:
@@ -557,6 +575,7 @@ RUNNERS: dict[str, Runner] = {
     "services.compaction.trigger_strategy": compaction_trigger,
     "services.clean.policy": clean_policy,
     "services.clustering.layout_optimize_strategy": clustering_layout,
+    "services.clustering.layout_optimize_build_method": clustering_build_method,
     "services.clustering.update_strategy": clustering_update_strategy,
     "storage.s3.addressing_style": addressing_style,
     "job.source": job_source,
