@@ -120,37 +120,23 @@ def run_inline_services(
         TableServiceError: A service failed (a failed compaction was rolled back to requested).
     """
     runs: list[ServiceRun] = []
-    try:
-        runs = _inline_compaction(table, settings, components, runner)
-    except Exception as e:
-        if on_failure is None:
-            raise
-        on_failure(settings.services.compaction.service, e)
-    try:
-        runs += _inline_clustering(table, settings, components, runner)
-    except Exception as e:
-        if on_failure is None:
-            raise
-        on_failure(settings.services.clustering.service, e)
-    try:
-        runs += _inline_log_compaction(table, settings)
-    except Exception as e:
-        if on_failure is None:
-            raise
-        on_failure(LOG_COMPACTION_SERVICE, e)
-    try:
-        # The pipeline hands over the table reloaded after its commit; only a service changed it since.
-        runs += _inline_clean(table, settings, components, runner, reload=bool(runs))
-    except Exception as e:
-        if on_failure is None:
-            raise
-        on_failure(settings.services.clean.service, e)
-    try:
-        runs += _inline_archive(table, settings)
-    except Exception as e:
-        if on_failure is None:
-            raise
-        on_failure(ARCHIVE_SERVICE, e)
+    services = settings.services
+    # In Apache Hudi's order; each step sees the runs before it (the clean reloads the table only
+    # when a service changed it since the pipeline's reload after its commit).
+    steps: list[tuple[str, Callable[[], list[ServiceRun]]]] = [
+        (services.compaction.service, lambda: _inline_compaction(table, settings, components, runner)),
+        (services.clustering.service, lambda: _inline_clustering(table, settings, components, runner)),
+        (LOG_COMPACTION_SERVICE, lambda: _inline_log_compaction(table, settings)),
+        (services.clean.service, lambda: _inline_clean(table, settings, components, runner, reload=bool(runs))),
+        (ARCHIVE_SERVICE, lambda: _inline_archive(table, settings)),
+    ]
+    for name, step in steps:
+        try:
+            runs += step()
+        except Exception as e:
+            if on_failure is None:
+                raise
+            on_failure(name, e)
     return runs
 
 
