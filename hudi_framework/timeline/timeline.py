@@ -247,15 +247,6 @@ class Timeline:
         commits = self.commits_timeline(as_of=as_of)
         return commits[-1] if commits else None
 
-    @property
-    def start(self) -> str | None:
-        """Requested time of the first instant on the active timeline (None when empty).
-
-        Instants older than it were archived: data files they wrote count as committed (Java's
-        ``isBeforeTimelineStarts``), as do log blocks they wrote.
-        """
-        return self._instants[0].requested_time if self._instants else None
-
     def last_requested_time(self) -> str | None:
         """The greatest requested time of any instant, or None on an empty timeline."""
         return max((i.requested_time for i in self._instants), default=None)

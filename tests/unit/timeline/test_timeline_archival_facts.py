@@ -1,9 +1,11 @@
-"""What archival asks of the active timeline: where it starts and each instant's state files."""
+"""What archival and the views ask of the active timeline: where it starts (its first write) and
+each instant's state files."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from hudi_framework.timeline.archived_timeline import timeline_start
 from hudi_framework.timeline.instant import Action, State
 from hudi_framework.timeline.timeline import Timeline
 from hudi_storage_local.backend import LocalStorageBackend
@@ -19,13 +21,13 @@ def _timeline(tmp_path: Path, names: list[str]) -> Timeline:
     return Timeline.load(LocalStorageBackend(str(tmp_path)), layout_version=2)
 
 
-def test_start_is_the_first_instant_of_any_action(tmp_path: Path) -> None:
+def test_start_is_the_first_write_pending_or_completed(tmp_path: Path) -> None:
     timeline = _timeline(tmp_path, [f"{T2}.commit.requested", f"{T1}.clean.requested", f"{T3}.inflight"])
-    assert timeline.start == T1
+    assert timeline_start(timeline) == T2  # a clean wrote no data file
 
 
 def test_an_empty_timeline_has_no_start(tmp_path: Path) -> None:
-    assert _timeline(tmp_path, []).start is None
+    assert timeline_start(_timeline(tmp_path, [])) is None
 
 
 def test_state_files_of_a_compaction_completed_as_commit(tmp_path: Path) -> None:
