@@ -41,6 +41,7 @@ from hudi_framework.errors.data import (
     OrderingTypeError,
     UnsafePartitionPathError,
 )
+from hudi_framework.errors.ingest import CheckpointError, SourceError
 from hudi_framework.errors.layout import (
     LayoutOptimizationError,
     UnknownLayoutStrategyError,
@@ -136,6 +137,7 @@ from hudi_framework.errors.warning_types import HudiDeprecationWarning, PostComm
 
 __all__ = [
     "BloomFilterFormatError",
+    "CheckpointError",
     "CleanError",
     "CleanedInstantError",
     "ClusteringExecutionError",
@@ -216,6 +218,7 @@ __all__ = [
     "SchemaMismatchError",
     "ServiceTaskError",
     "ServiceWorkerLostError",
+    "SourceError",
     "StorageError",
     "StorageNotFoundError",
     "TableConfigCorruptError",

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.lock import LockProviderFactory
     from hudi_framework.contracts.merger import RecordMerger
     from hudi_framework.contracts.service import TableService
+    from hudi_framework.contracts.source import Source
     from hudi_framework.contracts.storage import StorageProvider
     from hudi_framework.plugin.spec import ComponentSpec
 
@@ -97,6 +98,21 @@ def hudi_key_generators() -> Sequence[ComponentSpec[KeyGenerator]]:
         class names and type names so persisted tables resolve.
 
     Since: 0.1.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_sources() -> Sequence[ComponentSpec[Source]]:
+    """Provide ingestion sources for the streamer, selectable by name in ``streamer.source``.
+
+    Returns:
+        Specs whose names are unique across installed plugins; ``aliases`` may hold Apache Hudi's
+        source class names (``JsonDFSSource``, ``org.apache.hudi.utilities.sources.JsonDFSSource``) so
+        HoodieStreamer's ``--source-class`` carries over. The built component is a
+        :class:`~hudi_framework.contracts.source.Source`.
+
+    Since: 0.2.0
     """
     raise NotImplementedError
 

@@ -18,6 +18,7 @@ from hudi_framework.contracts.keygen import KeyGenerator
 from hudi_framework.contracts.lock import LockProviderFactory
 from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.contracts.service import TableService
+from hudi_framework.contracts.source import Source
 from hudi_framework.contracts.storage import StorageProvider
 from hudi_framework.errors import (
     DuplicateComponentError,
@@ -59,11 +60,12 @@ class ComponentKind(Generic[T]):
     LOCK: ClassVar[ComponentKind[LockProviderFactory]]
     SERVICE: ClassVar[ComponentKind[TableService]]
     KEYGEN: ClassVar[ComponentKind[KeyGenerator]]
+    SOURCE: ClassVar[ComponentKind[Source]]
 
     @classmethod
     def all(cls) -> tuple[ComponentKind[Any], ...]:
         """Every kind, in declaration order."""
-        return (cls.STORAGE, cls.INDEX, cls.MERGER, cls.LOCK, cls.SERVICE, cls.KEYGEN)
+        return (cls.STORAGE, cls.INDEX, cls.MERGER, cls.LOCK, cls.SERVICE, cls.KEYGEN, cls.SOURCE)
 
     @classmethod
     def named(cls, name: str) -> ComponentKind[Any]:
@@ -87,6 +89,7 @@ ComponentKind.MERGER = ComponentKind("MERGER", "hudi_record_mergers", "record me
 ComponentKind.LOCK = ComponentKind("LOCK", "hudi_lock_providers", "lock provider", LockProviderFactory)
 ComponentKind.SERVICE = ComponentKind("SERVICE", "hudi_table_services", "table service", TableService)
 ComponentKind.KEYGEN = ComponentKind("KEYGEN", "hudi_key_generators", "key generator", KeyGenerator)
+ComponentKind.SOURCE = ComponentKind("SOURCE", "hudi_sources", "source", Source)
 
 
 @dataclass(frozen=True, slots=True)

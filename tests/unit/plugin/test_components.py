@@ -48,7 +48,15 @@ def test_every_component_comes_as_its_contract_type(tmp_path: Path) -> None:
 
 
 def test_kinds_are_listed_and_found_by_name() -> None:
-    assert [k.name for k in ComponentKind.all()] == ["STORAGE", "INDEX", "MERGER", "LOCK", "SERVICE", "KEYGEN"]
+    assert [k.name for k in ComponentKind.all()] == [
+        "STORAGE",
+        "INDEX",
+        "MERGER",
+        "LOCK",
+        "SERVICE",
+        "KEYGEN",
+        "SOURCE",
+    ]
     assert ComponentKind.named("merger") is ComponentKind.MERGER
     assert ComponentKind.MERGER.contract is RecordMerger
     with pytest.raises(KeyError):
