@@ -20,7 +20,7 @@ executors over a DataFrame). The steps, in order:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
@@ -132,42 +132,48 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         return self._session
 
     # ------------------------------------------------------------------ operations
-    def upsert(self, data: DataT) -> WriteResult:
+    def upsert(self, data: DataT, *, extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Insert new keys and update existing ones (merged by the table's merger)."""
-        return self.write(data, WriteOperation.UPSERT)
+        return self.write(data, WriteOperation.UPSERT, extra_metadata=extra_metadata)
 
-    def insert(self, data: DataT) -> WriteResult:
+    def insert(self, data: DataT, *, extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Insert rows without looking up existing keys (duplicates of stored keys are possible)."""
-        return self.write(data, WriteOperation.INSERT)
+        return self.write(data, WriteOperation.INSERT, extra_metadata=extra_metadata)
 
-    def bulk_insert(self, data: DataT) -> WriteResult:
+    def bulk_insert(self, data: DataT, *, extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Insert rows into new file groups only (fastest initial load)."""
-        return self.write(data, WriteOperation.BULK_INSERT)
+        return self.write(data, WriteOperation.BULK_INSERT, extra_metadata=extra_metadata)
 
-    def delete(self, data: DataT) -> WriteResult:
+    def delete(self, data: DataT, *, extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Delete the records whose keys ``data`` holds (rows or just the key and partition columns)."""
-        return self.write(data, WriteOperation.DELETE)
+        return self.write(data, WriteOperation.DELETE, extra_metadata=extra_metadata)
 
-    def insert_overwrite(self, data: DataT) -> WriteResult:
+    def insert_overwrite(self, data: DataT, *, extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Replace every file group of the partitions ``data`` touches with ``data``."""
-        return self.write(data, WriteOperation.INSERT_OVERWRITE)
+        return self.write(data, WriteOperation.INSERT_OVERWRITE, extra_metadata=extra_metadata)
 
-    def insert_overwrite_table(self, data: DataT) -> WriteResult:
+    def insert_overwrite_table(self, data: DataT, *, extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Replace the whole table with ``data``."""
-        return self.write(data, WriteOperation.INSERT_OVERWRITE_TABLE)
+        return self.write(data, WriteOperation.INSERT_OVERWRITE_TABLE, extra_metadata=extra_metadata)
 
     def delete_partition(self, partitions: Sequence[str]) -> WriteResult:
         """Drop whole partitions (a replacecommit; files stay until cleaning)."""
         return self._run(WriteOperation.DELETE_PARTITION, None, list(partitions))
 
-    def write(self, data: DataT, operation: WriteOperation | str) -> WriteResult:
+    def write(
+        self, data: DataT, operation: WriteOperation | str, *, extra_metadata: Mapping[str, str] | None = None
+    ) -> WriteResult:
         """Run ``operation`` on ``data``.
 
         ``delete_partition`` drops the partitions of ``data``'s rows (their keys computed by the key
         generator), as Apache Hudi's Spark writer does without
         ``hoodie.datasource.write.partitions.to.delete``; :meth:`delete_partition` takes the paths.
+
+        ``extra_metadata`` entries join the commit's ``extraMetadata`` in the same atomic commit (an
+        ingestion job's checkpoint, a streaming query's batch id); a ``schema`` entry is replaced by
+        the writer's schema.
         """
-        return self._run(WriteOperation(operation), data, [])
+        return self._run(WriteOperation(operation), data, [], extra_metadata)
 
     # ------------------------------------------------------------------ engine hooks
     @abstractmethod
@@ -218,7 +224,13 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         """Free what staging holds (cached data); called once the write ended, however it ended."""
 
     # ------------------------------------------------------------------ the pipeline
-    def _run(self, op: WriteOperation, data: DataT | None, drop_partitions: list[str]) -> WriteResult:
+    def _run(
+        self,
+        op: WriteOperation,
+        data: DataT | None,
+        drop_partitions: list[str],
+        extra_metadata: Mapping[str, str] | None = None,
+    ) -> WriteResult:
         insert_dup_policy(self._session.settings.write, op)  # options the operation refuses fail first
         session = self._session
         table = session.adopt_merge_behaviour(self._table.reload())
@@ -297,7 +309,12 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
                 if log_stats:
                     _hand_over(txn, COLUMN_STATS_FACT, log_stats)
                 _hand_over(txn, DATA_TIMELINE_FACT, table.timeline)
-                done = txn.commit(stats, schema_json=session.schema_json(cfg, schema), replaced=plan.replaced)
+                done = txn.commit(
+                    stats,
+                    schema_json=session.schema_json(cfg, schema),
+                    replaced=plan.replaced,
+                    extra_metadata=extra_metadata,
+                )
             except BaseException:
                 txn.abort()
                 raise

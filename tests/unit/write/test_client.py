@@ -183,3 +183,18 @@ def test_default_settings_write_zstd_base_files_every_reader_reads(tmp_path: Pat
         {"id": "a", "ts": 1, "v": 1.5},
         {"id": "b", "ts": 2, "v": None},
     ]
+
+
+def test_extra_metadata_is_committed_with_the_write_and_cannot_replace_the_schema(tmp_path: Path) -> None:
+    config = new_table_config("t", record_key_fields=["id"], ordering_fields=["ts"])
+    client = WriteClient(HudiTable.create(str(tmp_path), config))
+    extra = {"streamer.checkpoint.key.v2": "1700000000000", "schema": "not a schema"}
+    result = client.upsert(_batch(["a"], ["sf"], [1], [1.0]), extra_metadata=extra)
+    timeline = client.table.reload().timeline
+    recorded = timeline.read_commit_metadata(result.instant).extra_metadata or {}
+    assert recorded["streamer.checkpoint.key.v2"] == "1700000000000"
+    assert '"type": "record"' in recorded["schema"] or '"type":"record"' in recorded["schema"]
+    client.delete(_batch(["a"], ["sf"], [2], [0.0]))
+    later = client.table.reload().timeline
+    last = later.read_commit_metadata(later.completed()[-1]).extra_metadata or {}
+    assert "streamer.checkpoint.key.v2" not in last  # only the write that was given it
