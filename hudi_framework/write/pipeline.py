@@ -258,7 +258,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         if incoming is not None:
             keygen = session.keygen
             require_key_fields(incoming, (*keygen.record_key_fields, *keygen.partition_fields))
-        schema = session.data_schema(table, incoming)
+        schema = session.data_schema(table, incoming, op)
         if incoming is not None:  # from the schemas alone, before anything is written or run
             check_batch_schema(incoming, schema, allow_missing=op is WriteOperation.DELETE)
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
