@@ -127,7 +127,12 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
         table_schema = WriteSession.data_schema(existing, incoming, operation)
     else:
         table_schema = normalised_schema(incoming, config.name)
-    check_batch_schema(incoming, table_schema, allow_missing=operation is WriteOperation.DELETE)
+    check_batch_schema(
+        incoming,
+        table_schema,
+        allow_missing=operation is WriteOperation.DELETE,
+        require_every_column=settings.write.avro_schema_validate,
+    )
     # Direct writes have no process that lives from start to commit to keep a heartbeat or hold a
     # lock, so under optimistic concurrency they go through the staged path (one process commits).
     if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:

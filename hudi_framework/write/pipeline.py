@@ -260,7 +260,12 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             require_key_fields(incoming, (*keygen.record_key_fields, *keygen.partition_fields))
         schema = session.data_schema(table, incoming, op)
         if incoming is not None:  # from the schemas alone, before anything is written or run
-            check_batch_schema(incoming, schema, allow_missing=op is WriteOperation.DELETE)
+            check_batch_schema(
+                incoming,
+                schema,
+                allow_missing=op is WriteOperation.DELETE,
+                require_every_column=session.settings.write.avro_schema_validate,
+            )
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
         slices, writer_slices, partitions = latest_slices(table, merge_on_read=mor)
