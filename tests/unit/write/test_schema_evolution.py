@@ -280,7 +280,7 @@ def test_old_rows_read_back_after_any_sequence_of_allowed_changes(
     types: dict[str, pa.DataType] = {"c0": pa.int32()}
     written: dict[str, dict[str, object]] = {}  # key -> the values its batch carried
     for step, change in enumerate([("add", "c0", pa.int32()), *changes]):
-        kind, column, typ = change
+        _, column, typ = change
         types[column] = typ
         key = f"k{step}"
         batch = {"id": [key], "p": ["x"], "ts": pa.array([step], pa.int64())}
