@@ -7,8 +7,9 @@ deduces the writer schema in ``HoodieSchemaUtils.deduceWriterSchema`` (hudi-spar
 1. ``AvroSchemaEvolutionUtils.reconcileSchemaRequirements(source, table, shouldReorderColumns=true)``
    canonicalises the incoming schema against the table's: an incoming column whose type
    ``SchemaChangeUtils.shouldPromoteType`` promotes into the table's type takes the table's type, a
-   column nullable in the table stays nullable, and the columns follow the table's order (new ones
-   after the table's, in their incoming order; the same inside structs);
+   column nullable in either stays nullable (a required table column becomes nullable when the batch's
+   is), and the columns follow the table's order (new ones after the table's, in their incoming order;
+   the same inside structs);
 2. ``HoodieSchemaCompatibility.checkValidEvolution(writer, table)`` then requires that the table's data
    be readable with the writer schema (Hudi's fork of Avro's reader/writer compatibility): a type may
    only widen (int -> long -> float -> double, a decimal to a wider one, anything to string...: see
@@ -55,11 +56,18 @@ def evolved_schema(table: pa.Schema, incoming: pa.Schema) -> pa.Schema:
     fields = []
     for f in table:
         index = incoming.get_field_index(f.name)
-        fields.append(f if index < 0 else f.with_type(_evolved(incoming.field(index).type, f.type, f.name)))
+        fields.append(f if index < 0 else _evolved_field(incoming.field(index), f, f.name))
     known = set(table.names) | set(META_FIELDS) | {_IS_DELETED}
     fields += [_new_field(f, f.name) for f in incoming if f.name not in known]
     evolved = pa.schema(fields, metadata=table.metadata)
     return table if evolved.equals(table) else evolved
+
+
+def _evolved_field(incoming: pa.Field, table: pa.Field, column: str) -> pa.Field:
+    """The table's field widened to take ``incoming``; nullable when either is (Hudi's writer schema
+    keeps the incoming field's null branch, and a required table column reads into it)."""
+    evolved = _evolved(incoming.type, table.type, column)
+    return table.with_type(evolved).with_nullable(table.nullable or incoming.nullable)
 
 
 def _stored_type(t: pa.DataType, column: str) -> pa.DataType:
@@ -97,14 +105,11 @@ def _evolved(incoming: pa.DataType, table: pa.DataType, column: str) -> pa.DataT
     if pa.types.is_list(table):
         if not _is_list(incoming):
             raise _mismatch(column, incoming, table, "is an array")
-        item = table.value_field
-        return pa.list_(item.with_type(_evolved(incoming.value_type, item.type, f"{column}.element")))
+        return pa.list_(_evolved_field(incoming.value_field, table.value_field, f"{column}.element"))
     if pa.types.is_map(table):
         if not pa.types.is_map(incoming):
             raise _mismatch(column, incoming, table, "is a map")
-        item = table.item_field
-        value = _evolved(incoming.item_type, item.type, f"{column}.value")
-        return pa.map_(table.key_type, item.with_type(value))
+        return pa.map_(table.key_type, _evolved_field(incoming.item_field, table.item_field, f"{column}.value"))
     return _evolved_leaf(incoming, table, column)
 
 
@@ -112,10 +117,7 @@ def _evolved_struct(incoming: pa.StructType, table: pa.StructType, column: str) 
     members = []
     for f in table:
         index = incoming.get_field_index(f.name)
-        if index < 0:
-            members.append(f)
-        else:
-            members.append(f.with_type(_evolved(incoming.field(index).type, f.type, f"{column}.{f.name}")))
+        members.append(f if index < 0 else _evolved_field(incoming.field(index), f, f"{column}.{f.name}"))
     known = set(table.names)
     members += [_new_field(f, f"{column}.{f.name}") for f in incoming if f.name not in known]
     return pa.struct(members)

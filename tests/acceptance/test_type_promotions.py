@@ -310,8 +310,9 @@ def test_a_nested_column_names_its_path(tmp_path: Path) -> None:
     assert _refused(path, missing, SchemaMismatchError).column == "s.x"
 
 
-def test_nulls_into_a_required_column_fail_the_write(tmp_path: Path) -> None:
-    """A table Java wrote from non-nullable Spark columns has required fields (no null branch)."""
+def test_a_nullable_batch_makes_a_required_column_nullable(tmp_path: Path) -> None:
+    """A table Java wrote from non-nullable Spark columns has required fields (no null branch); a
+    batch whose column may hold nulls makes it nullable, as Apache Hudi's writer schema does."""
     path = tmp_path / "t"
     required = json.dumps(
         {
@@ -324,12 +325,18 @@ def test_nulls_into_a_required_column_fail_the_write(tmp_path: Path) -> None:
     config = new_table_config("t", record_key_fields=["id"], create_schema=required)
     table = HudiTable.create(str(path), config)
     assert not table.schema().field("n").nullable
-    err = _refused(path, pa.table({"id": ["b"], "n": pa.array([None], pa.int64())}), ColumnValueError)
-    assert err.column == "n"
-    assert "null" in str(err)
-    # A nullable incoming column holding no nulls fits a required one.
-    _write(table, pa.table({"id": ["a"], "n": pa.array([1], pa.int32())}))
+    # A required incoming column keeps it required; a null cannot reach it.
+    _write(
+        table,
+        pa.table(
+            {"id": ["a"], "n": pa.array([1], pa.int32())},
+            schema=pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("n", pa.int32(), nullable=False)]),
+        ),
+    )
     assert _ours(path) == [{"id": "a", "n": 1}]
+    _write(table, pa.table({"id": ["b"], "n": pa.array([None], pa.int64())}))
+    assert HudiTable.open(str(path)).schema().field("n").nullable
+    assert _ours(path) == _hudi_rs(path) == [{"id": "a", "n": 1}, {"id": "b", "n": None}]
 
 
 # --------------------------------------------------------------------------- Spark
