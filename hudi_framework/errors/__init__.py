@@ -19,6 +19,7 @@ from hudi_framework.errors.concurrency import (
     LockAcquisitionError,
     LockLostError,
     LockProviderError,
+    SchemaEvolutionConflictError,
     UnsafeLockConfigError,
     WriteConflictError,
 )
@@ -216,6 +217,7 @@ __all__ = [
     "RecordPositionsError",
     "SavepointError",
     "SchemaConversionError",
+    "SchemaEvolutionConflictError",
     "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
     "ServiceTaskError",

@@ -16,11 +16,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_framework import HudiSettings
-from hudi_framework.errors import ColumnTypeError, NewColumnError, SchemaMismatchError
+from hudi_framework.errors import (
+    ColumnTypeError,
+    NewColumnError,
+    SchemaEvolutionConflictError,
+    SchemaMismatchError,
+)
 from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
+from tests.concurrent_writers import race_upserts
 
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 COLUMNS = ["id", "q", "s", "tags", "attrs", "tip"]
@@ -323,3 +329,56 @@ def test_old_rows_read_back_after_any_sequence_of_allowed_changes(
                 assert got in (str(value), f"{float(value)}"), (key, column, changes)
             else:
                 assert got == value, (key, column, changes)
+
+
+# --------------------------------------------------------------------------- concurrent writers (OCC)
+_OCC = HudiSettings(write={"concurrency_mode": "optimistic_concurrency_control"})
+
+
+def _occ_batch(key: str, city: str, **extra: pa.Array) -> pa.Table:
+    base = {"id": [key], "p": [city], "ts": pa.array([5], pa.int64()), "q": pa.array([7], pa.int32())}
+    return pa.table(base | extra)
+
+
+def test_a_concurrent_writer_keeps_the_columns_another_added(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = _create(tmp_path, "COPY_ON_WRITE")
+    WriteClient(table, _OCC).upsert(_occ_batch("seed", "x"))
+    evolving = _occ_batch("a", "y", tip=pa.array([1.5]))
+    plain = _occ_batch("b", "z")
+    jobs = [(WriteClient(HudiTable.open(str(tmp_path)), _OCC), d) for d in (evolving, plain)]
+    results = race_upserts(monkeypatch, jobs)
+    assert not isinstance(results[1], Exception), results  # the plain write always commits
+    table = table.reload()
+    rows = {r["id"]: r.get("tip") for r in read_table(table).to_pylist()}
+    if isinstance(results[0], Exception):
+        # The plain write, requested later, committed first: the evolving one would be hidden by its
+        # schema, so it fails (typed) and leaves nothing behind; a retry plans against the new schema.
+        assert isinstance(results[0], SchemaEvolutionConflictError), results
+        assert rows == {"seed": None, "b": None}
+        assert not table.timeline.pending()
+        WriteClient(table, _OCC).upsert(evolving)
+        table = table.reload()
+        rows = {r["id"]: r["tip"] for r in read_table(table).to_pylist()}
+    # Whichever committed last, the table keeps tip (Hudi's SimpleSchemaConflictResolutionStrategy).
+    assert table.schema().names[-1] == "tip"
+    assert rows == {"seed": None, "a": 1.5, "b": None}
+
+
+def test_concurrent_writers_evolving_differently_fail_the_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = _create(tmp_path, "COPY_ON_WRITE")
+    WriteClient(table, _OCC).upsert(_occ_batch("seed", "x"))
+    jobs = [
+        (WriteClient(HudiTable.open(str(tmp_path)), _OCC), _occ_batch("a", "y", tip=pa.array([1.5]))),
+        (WriteClient(HudiTable.open(str(tmp_path)), _OCC), _occ_batch("b", "z", coupon=pa.array(["c"]))),
+    ]
+    results = race_upserts(monkeypatch, jobs)
+    failed = [r for r in results if isinstance(r, Exception)]
+    assert len(failed) == 1, results
+    assert isinstance(failed[0], SchemaEvolutionConflictError), results
+    table = table.reload()
+    winner = "tip" if isinstance(results[1], Exception) else "coupon"
+    assert table.schema().names[-1] == winner
+    assert sorted(r["id"] for r in read_table(table).to_pylist()) == ["a" if winner == "tip" else "b", "seed"]
+    assert not table.timeline.pending()  # the loser was rolled back
