@@ -9,6 +9,7 @@ import pyarrow as pa
 from typing_extensions import override
 
 from hudi_framework.contracts.source import Source, SourceContext, SourcePlan, SourceSplit
+from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import HudiError, SourceError
 from hudi_sources_dfs.formats import FileFormat, decode
 from hudi_sources_dfs.options import CsvSourceOptions, DfsSourceOptions
@@ -31,10 +32,18 @@ class DfsSource(Source):
         self.format = fmt
         self.options = options
         self.name = SOURCE_NAMES[fmt]
+        # The root's backend and the context it came from: opening one (an S3 client) takes longer
+        # than reading a small file, and an executor reads many splits with one context.
+        self._opened: tuple[SourceContext, StorageBackend] | None = None
+
+    def _storage(self, context: SourceContext) -> StorageBackend:
+        if self._opened is None or self._opened[0] is not context:
+            self._opened = (context, context.storage(self.options.root))
+        return self._opened[1]
 
     @override
     def plan(self, checkpoint: str | None, *, limit: int | None, context: SourceContext) -> SourcePlan:
-        storage = context.storage(self.options.root)
+        storage = self._storage(context)
         try:
             listed = storage.list("", recursive=True)
         except HudiError as e:
@@ -53,7 +62,7 @@ class DfsSource(Source):
         if not isinstance(key, str):
             raise SourceError(self.name, f"split {split.id!r} names no file key")
         try:
-            data = context.storage(self.options.root).read(key)
+            data = self._storage(context).read(key)
             batches = list(decode(self.format, data, self.options))
         except (HudiError, OSError, ValueError, TypeError, pa.ArrowException) as e:
             raise SourceError(self.name, f"cannot read {self.format} file {split.id!r}: {e}") from e

@@ -34,6 +34,8 @@ _KEPT_META = "_hoodie_partition_path"
 #: Table version from which windows are sliced by completion time.
 _COMPLETION_TIME_VERSION: Final = 8
 _INSTANT_DIGITS = frozenset("0123456789")
+#: Windows kept planned: a long-running executor reads batch after batch.
+_PLANS_KEPT: Final = 8
 
 
 class HoodieIncrSource(Source):
@@ -44,22 +46,34 @@ class HoodieIncrSource(Source):
         self.options = options
         # Plans by window, so an executor reading several splits of one batch plans it once.
         self._plans: dict[tuple[str | None, str], ReadPlan] = {}
+        # The table as last opened and the context it came from (reads reuse it; plans reopen).
+        self._opened: tuple[SourceContext, HudiTable] | None = None
 
-    def _open(self, context: SourceContext) -> HudiTable:
+    def _open(self, context: SourceContext, *, fresh: bool = True) -> HudiTable:
+        if not fresh and self._opened is not None and self._opened[0] is context:
+            return self._opened[1]
         try:
-            return HudiTable.open(self.options.path, storage=context.storage(self.options.path))
+            storage = self._opened[1].storage if self._opened is not None and self._opened[0] is context else None
+            table = HudiTable.open(self.options.path, storage=storage or context.storage(self.options.path))
         except HudiError as e:
             raise SourceError(NAME, f"cannot open the upstream table {self.options.path!r}: {e}") from e
+        self._opened = (context, table)
+        return table
 
     @override
     def plan(self, checkpoint: str | None, *, limit: int | None, context: SourceContext) -> SourcePlan:
         _check(checkpoint)
         table = self._open(context)
         by_completion = table.config.version >= _COMPLETION_TIME_VERSION
-        commits = sorted(
-            ((_key(i, by_completion=by_completion), i) for i in table.timeline.commits_timeline()),
-            key=lambda pair: pair[0],
-        )
+        timeline = table.timeline
+        completed = timeline.commits_timeline()
+        if not by_completion:
+            # By instant time, a write still in flight would land behind a checkpoint taken past it:
+            # stop before the earliest one, as Apache Hudi's incremental source does.
+            pending = [i.requested_time for i in timeline.commits_timeline(include_pending=True) if i.is_pending]
+            if pending:
+                completed = [i for i in completed if i.requested_time < min(pending)]
+        commits = sorted(((_key(i, by_completion=by_completion), i) for i in completed), key=lambda pair: pair[0])
         begin = checkpoint
         if checkpoint is None and self.options.missing_checkpoint_strategy is MissingCheckpointStrategy.READ_LATEST:
             # Only the latest commit: start just before it.
@@ -84,6 +98,8 @@ class HoodieIncrSource(Source):
             read = plan_read(table, options)
         except HudiError as e:
             raise SourceError(NAME, f"cannot plan the incremental read of ({begin}, {end}]: {e}") from e
+        if len(self._plans) >= _PLANS_KEPT:
+            self._plans.clear()
         self._plans[(begin, end)] = read
         return read
 
@@ -102,7 +118,9 @@ class HoodieIncrSource(Source):
         begin, end, index = split.payload.get("begin"), split.payload.get("end"), split.payload.get("index")
         if not (isinstance(end, str) and isinstance(index, int) and (begin is None or isinstance(begin, str))):
             raise SourceError(NAME, f"split {split.id!r} is not a hudi-incr split")
-        table = self._open(context)
+        # A window planned before was planned on a table that held its end; a new one needs a fresh look.
+        known = (begin, end) in self._plans
+        table = self._open(context, fresh=not known)
         read = self._window(table, begin, end)
         task = read.tasks[index] if index < len(read.tasks) else None
         if task is None or (task.partition_path, task.file_id) != (

@@ -158,3 +158,22 @@ def test_options_are_validated() -> None:
     assert _registry().get(ComponentKind.SOURCE, "org.apache.hudi.utilities.sources.HoodieIncrSource").spec.name == (
         "hudi-incr"
     )
+
+
+def test_v6_stops_before_a_write_in_flight(tmp_path: Path, context: SourceContext) -> None:
+    up = _Upstream(tmp_path / "up", "COPY_ON_WRITE", 6)
+    up()
+    up()
+    timeline = HudiTable.open(up.client.table.base_uri).timeline
+    second = timeline.commits_timeline()[-1]
+    # Turn the second commit back into an inflight one: its rows are not readable yet.
+    timeline_dir = tmp_path / "up" / ".hoodie"
+    (timeline_dir / f"{second.requested_time}.commit").rename(tmp_path / "held.commit")
+    source = _build({"path": up.client.table.base_uri})
+    plan = source.plan(None, limit=None, context=context)
+    table = read_plan(source, plan, context)
+    assert table is not None
+    assert sorted(table.column("id").to_pylist()) == ["k0", "k1", "k2"]
+    (tmp_path / "held.commit").rename(timeline_dir / f"{second.requested_time}.commit")
+    rest, _ = consume(source, context, plan.checkpoint, limit=None)
+    assert sorted(i for t in rest for i in t.column("id").to_pylist()) == ["k3", "k4", "k5"]
