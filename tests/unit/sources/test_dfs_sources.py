@@ -329,3 +329,16 @@ def test_avro_all_null_column_keeps_its_type(tmp_path: Path, context: SourceCont
     table = read_plan(source, source.plan(None, limit=None, context=context), context)
     assert table is not None
     assert table.schema.field("rider").type == pa.string()
+
+
+def test_option_keys_route_a_properties_file() -> None:
+    from hudi_framework.contracts.source import option_keys
+
+    model = _registry().get(ComponentKind.SOURCE, "CsvDFSSource").spec.load_options_model()
+    keys = option_keys(model)
+    assert {"root", "hoodie.streamer.source.dfs.root", "hoodie.deltastreamer.source.dfs.root"} <= keys
+    assert {"hoodie.streamer.csv.sep", "hoodie.deltastreamer.csv.header", "null_value"} <= keys
+    assert "hoodie.streamer.source.kafka.topic" not in keys
+    props = {"hoodie.streamer.source.dfs.root": "/x", "hoodie.streamer.csv.sep": "|", "hoodie.table.name": "t"}
+    options = model.model_validate({k: v for k, v in props.items() if k in keys})
+    assert (options.root, options.sep) == ("/x", "|")  # type: ignore[attr-defined]
