@@ -11,6 +11,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
+from hudi_framework.contracts.storage import StorageBackend
 from hudi_sources_dfs.avro_files import read_avro_batches
 from hudi_sources_dfs.options import CsvSourceOptions, DfsSourceOptions
 
@@ -24,13 +25,19 @@ class FileFormat(enum.StrEnum):
     AVRO = "avro"
 
 
-def decode(fmt: FileFormat, data: bytes, options: DfsSourceOptions) -> Iterator[pa.RecordBatch]:
-    """The rows of one whole file as record batches of one schema.
+def decode(fmt: FileFormat, storage: StorageBackend, key: str, options: DfsSourceOptions) -> Iterator[pa.RecordBatch]:
+    """The rows of the file ``key`` as record batches of one schema.
 
     Raises:
         Exception: Whatever the format's decoder raises for content it cannot read; the source wraps
             it into a ``SourceError`` naming the file.
     """
+    if fmt is FileFormat.PARQUET:
+        # Row group by row group, through a random-access stream: a large file never sits in memory.
+        with storage.open_input(key) as stream:
+            yield from pq.ParquetFile(stream).iter_batches()
+        return
+    data = storage.read(key)
     if fmt is FileFormat.JSON:
         # JSON lines, one object per line; types inferred from the file, as Spark's JSON reader does.
         yield from pa_json.read_json(io.BytesIO(data)).to_batches()
@@ -38,8 +45,6 @@ def decode(fmt: FileFormat, data: bytes, options: DfsSourceOptions) -> Iterator[
         if not isinstance(options, CsvSourceOptions):
             raise TypeError("CSV needs CSV options")
         yield from _csv(data, options).to_batches()
-    elif fmt is FileFormat.PARQUET:
-        yield from pq.ParquetFile(pa.BufferReader(data)).iter_batches()
     else:
         yield from read_avro_batches(io.BytesIO(data))
 

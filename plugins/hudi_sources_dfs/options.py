@@ -37,6 +37,13 @@ class DfsSourceOptions(BaseModel):
         default=None, validation_alias=hudi_keys("source.input.selector", field="input_selector")
     )
 
+    #: Leave files alone until their modification time is this many milliseconds old (by this
+    #: machine's clock). Stores that keep whole seconds (S3) or show a file under the time its write
+    #: began (S3 multipart uploads) can make a file appear with a time at or before a checkpoint
+    #: already taken, which would skip it; waiting past the granularity and the longest write
+    #: prevents that. 0 takes every file listed, as Apache Hudi does.
+    settle_ms: int = Field(default=0, ge=0)
+
     @field_validator("input_selector")
     @classmethod
     def _known_selector(cls, value: str | None) -> str | None:

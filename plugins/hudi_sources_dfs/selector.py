@@ -74,14 +74,28 @@ def parse_checkpoint(source: str, checkpoint: str | None) -> int | None:
         raise CheckpointError(source, checkpoint, "expected a modification time in epoch milliseconds") from None
 
 
-def select(source: str, files: Sequence[LandedFile], checkpoint: str | None, limit: int | None) -> Selection:
+def select(
+    source: str,
+    files: Sequence[LandedFile],
+    checkpoint: str | None,
+    limit: int | None,
+    *,
+    settled_before_ms: int | None = None,
+) -> Selection:
     """The next batch among ``files`` (from :func:`eligible`) after ``checkpoint``, at most ``limit`` bytes.
+
+    Files modified at or after ``settled_before_ms`` (epoch ms) are left for a later batch; being the
+    newest, leaving them out leaves no gap behind the checkpoint.
 
     Raises:
         CheckpointError: ``checkpoint`` is not epoch milliseconds.
     """
     after = parse_checkpoint(source, checkpoint)
-    new = [f for f in files if after is None or f.mtime_ms > after]
+    new = [
+        f
+        for f in files
+        if (after is None or f.mtime_ms > after) and (settled_before_ms is None or f.mtime_ms < settled_before_ms)
+    ]
     taken: list[LandedFile] = []
     total = 0
     start = 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Final
 
@@ -13,7 +14,7 @@ from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import HudiError, SourceError
 from hudi_sources_dfs.formats import FileFormat, decode
 from hudi_sources_dfs.options import CsvSourceOptions, DfsSourceOptions
-from hudi_sources_dfs.selector import eligible, select
+from hudi_sources_dfs.selector import eligible, epoch_millis, select
 
 #: Source name of each format.
 SOURCE_NAMES: Final = {
@@ -50,7 +51,8 @@ class DfsSource(Source):
             raise SourceError(self.name, f"cannot list {self.options.root!r}: {e}") from e
         except OSError as e:
             raise SourceError(self.name, f"cannot list {self.options.root!r}: {e}") from e
-        selection = select(self.name, eligible(listed), checkpoint, limit)
+        settled = epoch_millis(dt.datetime.now(dt.UTC)) - self.options.settle_ms if self.options.settle_ms else None
+        selection = select(self.name, eligible(listed), checkpoint, limit, settled_before_ms=settled)
         splits = tuple(
             SourceSplit(storage.uri(f.key), {"key": f.key, "mtime_ms": f.mtime_ms}, f.size) for f in selection.files
         )
@@ -62,11 +64,10 @@ class DfsSource(Source):
         if not isinstance(key, str):
             raise SourceError(self.name, f"split {split.id!r} names no file key")
         try:
-            data = self._storage(context).read(key)
-            batches = list(decode(self.format, data, self.options))
+            # Errors surface while iterating (Parquet streams its row groups): wrap them all.
+            yield from decode(self.format, self._storage(context), key, self.options)
         except (HudiError, OSError, ValueError, TypeError, pa.ArrowException) as e:
             raise SourceError(self.name, f"cannot read {self.format} file {split.id!r}: {e}") from e
-        yield from batches
 
 
 def json_source(options: DfsSourceOptions) -> DfsSource:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import time
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import fastavro
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import hudi_sources_dfs
@@ -342,3 +344,28 @@ def test_option_keys_route_a_properties_file() -> None:
     props = {"hoodie.streamer.source.dfs.root": "/x", "hoodie.streamer.csv.sep": "|", "hoodie.table.name": "t"}
     options = model.model_validate({k: v for k, v in props.items() if k in keys})
     assert (options.root, options.sep) == ("/x", "|")  # type: ignore[attr-defined]
+
+
+def test_settle_leaves_recent_files_for_a_later_batch(tmp_path: Path, context: SourceContext) -> None:
+    now_ms = int(time.time() * 1000)
+    land_file(tmp_path, "old.json", b'{"id": 1}\n', now_ms - 60_000)
+    land_file(tmp_path, "recent.json", b'{"id": 2}\n', now_ms)
+    settled = _build("json-dfs", {"root": str(tmp_path), "settle_ms": 30_000})
+    plan = settled.plan(None, limit=None, context=context)
+    assert [s.payload["key"] for s in plan.splits] == ["old.json"]
+    assert plan.checkpoint == str(now_ms - 60_000)
+    assert settled.plan(plan.checkpoint, limit=None, context=context).empty
+    # Without settling (Apache Hudi's behaviour) both are taken at once.
+    eager = _build("json-dfs", {"root": str(tmp_path)})
+    assert len(eager.plan(None, limit=None, context=context).splits) == 2
+
+
+def test_parquet_streams_row_groups(tmp_path: Path, context: SourceContext) -> None:
+    table = pa.table({"id": pa.array(range(150_000), pa.int64())})
+    sink = io.BytesIO()
+    pq.write_table(table, sink, row_group_size=50_000)
+    land_file(tmp_path, "a.parquet", sink.getvalue(), BASE_MS)
+    source = _build("parquet-dfs", {"root": str(tmp_path)})
+    batches = list(source.read(source.plan(None, limit=None, context=context).splits[0], context))
+    assert len(batches) > 1  # streamed, not one table
+    assert pa.Table.from_batches(batches).equals(table)
