@@ -1,4 +1,4 @@
-"""The DFS sources on S3 (moto server on 127.0.0.1): the same exactly-once contract as on local disk."""
+"""The sources on S3 (moto server on 127.0.0.1): the DFS contract as on local disk, and hudi-incr."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import boto3
+import pyarrow as pa
 import pytest
 
 import hudi_sources_dfs
-from hudi_framework import Components, HudiSettings
+import hudi_sources_hudi
+from hudi_framework import Components, HudiSettings, HudiTable, WriteClient, new_table_config
 from hudi_framework.contracts.source import Source, SourceContext
 from hudi_framework.errors import SourceError
 from hudi_framework.plugin import ComponentKind, ComponentRegistry, build_plugin_manager
 from hudi_framework.testing import SourceContract
-from hudi_framework.testing.source_contract import read_plan
+from hudi_framework.testing.source_contract import consume, read_plan
 from tests.unit.sources.dfs_landing import encode, rows
 
 pytestmark = pytest.mark.s3
@@ -97,3 +99,17 @@ def test_unreadable_object_names_its_uri(endpoint: str, bucket: str) -> None:
     plan = source.plan(None, limit=None, context=context)
     with pytest.raises(SourceError, match=rf"s3://{bucket}/in/bad\.avro"):
         list(source.read(plan.splits[0], context))
+
+
+def test_hudi_incr_follows_a_table_on_s3(endpoint: str, bucket: str) -> None:
+    context = _context(endpoint)
+    uri = f"s3://{bucket}/up"
+    config = new_table_config("up", record_key_fields=["id"], ordering_fields=["ts"])
+    table = HudiTable.create(uri, config, storage=context.storage(uri))
+    for n in range(3):
+        WriteClient(table.reload()).upsert(pa.table({"id": [f"k{n}"], "ts": pa.array([n], pa.int64())}))
+    registry = ComponentRegistry.from_manager(build_plugin_manager(extra_plugins={"sources-hudi": hudi_sources_hudi}))
+    source = registry.build(ComponentKind.SOURCE, "HoodieIncrSource", {"path": uri, "num_instants": 2})
+    tables, checkpoint = consume(source, context, None, limit=None)
+    assert [sorted(t.column("id").to_pylist()) for t in tables] == [["k0", "k1"], ["k2"]]
+    assert checkpoint == HudiTable.open(uri, storage=context.storage(uri)).timeline.last_completion_time()
