@@ -106,7 +106,8 @@ class HoodieIncrSource(Source):
     def _splits(self, read: ReadPlan, begin: str | None, end: str) -> tuple[SourceSplit, ...]:
         return tuple(
             SourceSplit(
-                f"{self.options.path.rstrip('/')}/{t.partition_path}/{t.file_id}@({begin},{end}]".replace("//", "/"),
+                "/".join(filter(None, (self.options.path.rstrip("/"), t.partition_path, t.file_id)))
+                + f"@({begin or ''},{end}]",
                 {"begin": begin, "end": end, "index": n, "partition": t.partition_path, "file_id": t.file_id},
                 t.file_size or 0,
             )

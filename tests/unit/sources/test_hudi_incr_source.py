@@ -177,3 +177,15 @@ def test_v6_stops_before_a_write_in_flight(tmp_path: Path, context: SourceContex
     (tmp_path / "held.commit").rename(timeline_dir / f"{second.requested_time}.commit")
     rest, _ = consume(source, context, plan.checkpoint, limit=None)
     assert sorted(i for t in rest for i in t.column("id").to_pylist()) == ["k3", "k4", "k5"]
+
+
+def test_split_ids_name_the_file_group_and_window(tmp_path: Path, context: SourceContext) -> None:
+    up = _Upstream(tmp_path / "up", "COPY_ON_WRITE", 8)
+    up()
+    uri = f"file://{tmp_path}/up"
+    plan = _build({"path": uri}).plan(None, limit=None, context=context)
+    file_ids = {str(s.payload["file_id"]) for s in plan.splits}
+    assert sorted(s.id.split("@")[0].rsplit("/", 2)[1] for s in plan.splits) == ["ny", "sf"]
+    assert all(s.id.startswith(f"file://{tmp_path}/up/") for s in plan.splits)
+    assert all(s.id.endswith(f"@(,{plan.checkpoint}]") for s in plan.splits)
+    assert {s.id.split("@")[0].rsplit("/", 1)[1] for s in plan.splits} == file_ids
