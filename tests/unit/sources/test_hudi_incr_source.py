@@ -189,3 +189,24 @@ def test_split_ids_name_the_file_group_and_window(tmp_path: Path, context: Sourc
     assert all(s.id.startswith(f"file://{tmp_path}/up/") for s in plan.splits)
     assert all(s.id.endswith(f"@(,{plan.checkpoint}]") for s in plan.splits)
     assert {s.id.split("@")[0].rsplit("/", 1)[1] for s in plan.splits} == file_ids
+
+
+def test_compaction_in_the_stream_repeats_no_row(tmp_path: Path, context: SourceContext) -> None:
+    config = new_table_config(
+        "up", table_type="MERGE_ON_READ", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"]
+    )
+    settings = HudiSettings(services={"compaction": {"inline": True, "max_delta_commits": 2}})
+    table = HudiTable.create(str(tmp_path / "up"), config)
+    source = _build({"path": table.base_uri, "num_instants": 1})
+    checkpoint: str | None = None
+    seen: list[tuple[str, float]] = []
+    for n in range(3):
+        v = float(n)
+        batch = pa.table({"id": ["a", f"n{n}"], "city": ["sf", "ny"], "ts": pa.array([n, n], pa.int64()), "v": [v, v]})
+        WriteClient(table.reload(), settings).upsert(batch)
+        tables, checkpoint = consume(source, context, checkpoint, limit=None)
+        seen += [(r["id"], r["v"]) for t in tables for r in t.select(["id", "v"]).to_pylist()]
+    actions = {i.action.value for i in HudiTable.open(table.base_uri).timeline.commits_timeline()}
+    assert "commit" in actions  # compactions completed between the batches
+    expected = [(key, float(n)) for n in range(3) for key in ("a", f"n{n}")]
+    assert sorted(seen) == sorted(expected)
