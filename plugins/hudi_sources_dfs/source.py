@@ -37,6 +37,10 @@ class DfsSource(Source):
         # than reading a small file, and an executor reads many splits with one context.
         self._opened: tuple[SourceContext, StorageBackend] | None = None
 
+    def __getstate__(self) -> dict[str, object]:
+        # Shipped to another process: the opened backend stays behind (it holds clients).
+        return {"format": self.format, "options": self.options, "name": self.name, "_opened": None}
+
     def _storage(self, context: SourceContext) -> StorageBackend:
         if self._opened is None or self._opened[0] is not context:
             self._opened = (context, context.storage(self.options.root))

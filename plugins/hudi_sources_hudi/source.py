@@ -49,6 +49,10 @@ class HoodieIncrSource(Source):
         # The table as last opened and the context it came from (reads reuse it; plans reopen).
         self._opened: tuple[SourceContext, HudiTable] | None = None
 
+    def __getstate__(self) -> dict[str, object]:
+        # Shipped to another process: the opened table and plans stay behind (they hold clients).
+        return {"options": self.options, "_plans": {}, "_opened": None}
+
     def _open(self, context: SourceContext, *, fresh: bool = True) -> HudiTable:
         if not fresh and self._opened is not None and self._opened[0] is context:
             return self._opened[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import pickle
 import time
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -369,3 +370,11 @@ def test_parquet_streams_row_groups(tmp_path: Path, context: SourceContext) -> N
     batches = list(source.read(source.plan(None, limit=None, context=context).splits[0], context))
     assert len(batches) > 1  # streamed, not one table
     assert pa.Table.from_batches(batches).equals(table)
+
+
+def test_a_used_source_pickles_without_its_storage(tmp_path: Path, context: SourceContext) -> None:
+    land_file(tmp_path, "a.json", b'{"id": 1}\n', BASE_MS)
+    source = _build("json-dfs", {"root": str(tmp_path)})
+    plan = source.plan(None, limit=None, context=context)
+    copy = pickle.loads(pickle.dumps(source))
+    assert [b.to_pylist() for b in copy.read(plan.splits[0], context)] == [[{"id": 1}]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -210,3 +211,14 @@ def test_compaction_in_the_stream_repeats_no_row(tmp_path: Path, context: Source
     assert "commit" in actions  # compactions completed between the batches
     expected = [(key, float(n)) for n in range(3) for key in ("a", f"n{n}")]
     assert sorted(seen) == sorted(expected)
+
+
+def test_a_used_source_pickles_without_its_table(tmp_path: Path, context: SourceContext) -> None:
+    up = _Upstream(tmp_path / "up", "COPY_ON_WRITE", 8)
+    up()
+    source = _build({"path": up.client.table.base_uri})
+    plan = source.plan(None, limit=None, context=context)
+    copy = pickle.loads(pickle.dumps(source))
+    table = read_plan(copy, plan, context)
+    assert table is not None
+    assert sorted(table.column("id").to_pylist()) == ["k0", "k1", "k2"]
