@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import hudi_sources_dfs
 from hudi_framework import Components, HudiSettings
 from hudi_framework.contracts.source import Source, SourceContext
 from hudi_framework.errors import CheckpointError, PluginConfigError, SourceError
@@ -30,7 +29,7 @@ FORMATS = ("json", "csv", "parquet", "avro")
 
 
 def _registry() -> ComponentRegistry:
-    return ComponentRegistry.from_manager(build_plugin_manager(extra_plugins={"sources-dfs": hudi_sources_dfs}))
+    return ComponentRegistry.from_manager(build_plugin_manager())
 
 
 def _build(name: str, options: dict[str, Any]) -> Source:

@@ -10,7 +10,6 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-import hudi_sources_hudi
 from hudi_framework import Components, HudiSettings, HudiTable, WriteClient, new_table_config
 from hudi_framework.contracts.source import Source, SourceContext
 from hudi_framework.errors import CheckpointError, PluginConfigError, SourceError
@@ -20,7 +19,7 @@ from hudi_framework.testing.source_contract import consume, read_plan
 
 
 def _registry() -> ComponentRegistry:
-    return ComponentRegistry.from_manager(build_plugin_manager(extra_plugins={"sources-hudi": hudi_sources_hudi}))
+    return ComponentRegistry.from_manager(build_plugin_manager())
 
 
 def _build(options: dict[str, Any]) -> Source:

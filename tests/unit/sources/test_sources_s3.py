@@ -11,8 +11,6 @@ import boto3
 import pyarrow as pa
 import pytest
 
-import hudi_sources_dfs
-import hudi_sources_hudi
 from hudi_framework import Components, HudiSettings, HudiTable, WriteClient, new_table_config
 from hudi_framework.contracts.source import Source, SourceContext
 from hudi_framework.errors import SourceError
@@ -43,7 +41,7 @@ def _context(endpoint: str) -> SourceContext:
 
 
 def _source(name: str, root: str) -> Source:
-    registry = ComponentRegistry.from_manager(build_plugin_manager(extra_plugins={"sources-dfs": hudi_sources_dfs}))
+    registry = ComponentRegistry.from_manager(build_plugin_manager())
     return registry.build(ComponentKind.SOURCE, name, {"hoodie.streamer.source.dfs.root": root})
 
 
@@ -108,7 +106,7 @@ def test_hudi_incr_follows_a_table_on_s3(endpoint: str, bucket: str) -> None:
     table = HudiTable.create(uri, config, storage=context.storage(uri))
     for n in range(3):
         WriteClient(table.reload()).upsert(pa.table({"id": [f"k{n}"], "ts": pa.array([n], pa.int64())}))
-    registry = ComponentRegistry.from_manager(build_plugin_manager(extra_plugins={"sources-hudi": hudi_sources_hudi}))
+    registry = ComponentRegistry.from_manager(build_plugin_manager())
     source = registry.build(ComponentKind.SOURCE, "HoodieIncrSource", {"path": uri, "num_instants": 2})
     tables, checkpoint = consume(source, context, None, limit=None)
     assert [sorted(t.column("id").to_pylist()) for t in tables] == [["k0", "k1"], ["k2"]]
