@@ -20,6 +20,8 @@ from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
     DataSourceReader,
+    DataSourceStreamArrowWriter,
+    DataSourceStreamReader,
     Filter,
     InputPartition,
 )
@@ -53,7 +55,7 @@ def _spark_schema(schema: pa.Schema) -> StructType:
 
 
 @dataclass(frozen=True)
-class _ReadPartition(InputPartition):
+class ReadPartition(InputPartition):
     tasks: tuple[ReadTask | MergedReadTask, ...]
 
 
@@ -65,7 +67,7 @@ class HudiDataSourceReader(DataSourceReader):
         options: SourceOptions,
         schema: StructType,
         sizing: SplitSizing | None = None,
-        planned: list[_ReadPartition] | None = None,
+        planned: list[ReadPartition] | None = None,
     ) -> None:
         """A reader of ``schema``; ``planned``: the splits when the schema's process planned them."""
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -93,10 +95,10 @@ class HudiDataSourceReader(DataSourceReader):
             plan = plan_read(table, build_options(options=self._options.hoodie, filters=self._filters or None))
             if self._filters:
                 _log_skipping(plan.skipping, len(plan.tasks))
-            return _splits(plan, self._sizing)
+            return read_splits(plan, self._sizing)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        if not isinstance(partition, _ReadPartition):
+        if not isinstance(partition, ReadPartition):
             return  # an empty plan: Spark still runs one default partition
         from hudi_framework.read.reader import run_task
 
@@ -124,12 +126,12 @@ class HudiPushdownReader(HudiDataSourceReader):
         yield from rejected
 
 
-def _splits(plan: ReadPlan, sizing: SplitSizing | None) -> list[_ReadPartition]:
+def read_splits(plan: ReadPlan, sizing: SplitSizing | None) -> list[ReadPartition]:
     """The plan's tasks packed into splits (one Spark task per file would pay a task's fixed cost,
     ~50-80 ms, for every small file)."""
     from hudi_framework.read.splits import SplitSizing, pack_tasks
 
-    return [_ReadPartition(tuple(split)) for split in pack_tasks(plan.tasks, sizing or SplitSizing())]
+    return [ReadPartition(tuple(split)) for split in pack_tasks(plan.tasks, sizing or SplitSizing())]
 
 
 def _log_skipping(counts: SkippingCounts, tasks: int) -> None:
@@ -181,7 +183,7 @@ class HudiDataSource(DataSource):
     #: spares the second process opening the table (and importing the read path) again, and reads
     #: the files of the instant whose schema Spark was given.
     _parsed: SourceOptions | None = None
-    _planned: list[_ReadPartition] | None = None
+    _planned: list[ReadPartition] | None = None
 
     def schema(self) -> StructType:
         from hudi_framework.read.reader import build_options, plan_read
@@ -195,7 +197,7 @@ class HudiDataSource(DataSource):
             self._parsed = options
             # Filters reach only the reader (pushFilters): a pushdown read plans there, with them.
             if not options.filter_pushdown:
-                self._planned = _splits(plan_read(table, read_options), self.split_sizing)
+                self._planned = read_splits(plan_read(table, read_options), self.split_sizing)
             return schema
 
     def reader(self, schema: StructType) -> DataSourceReader:
@@ -203,6 +205,8 @@ class HudiDataSource(DataSource):
         if options is None:  # the schema was given (spark.read.schema(...)): schema() did not run
             with reported_to_spark():
                 options = SourceOptions.parse(self.options, read=True)
+        with reported_to_spark():
+            options.refuse_streaming()
         reader = HudiPushdownReader if options.filter_pushdown else HudiDataSourceReader
         return reader(options, schema, self.split_sizing, planned)
 
@@ -212,4 +216,21 @@ class HudiDataSource(DataSource):
 
         # Bad options fail here, on the driver side, before any task runs.
         with reported_to_spark(write=True):
-            return build_writer(SourceOptions.parse(self.options), schema, overwrite)
+            options = SourceOptions.parse(self.options)
+            options.refuse_streaming()
+            return build_writer(options, schema, overwrite)
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamArrowWriter:  # noqa: N802
+        """``df.writeStream.format("hudi")``: one commit per micro-batch (:mod:`.stream_write`)."""
+        from hudi_framework.spark.stream_write import HudiStreamWriter
+
+        with reported_to_spark(write=True):
+            return HudiStreamWriter.build(SourceOptions.parse(self.options), schema, overwrite)
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:  # noqa: N802
+        """``spark.readStream.format("hudi")``: new records by completion time (:mod:`.stream_read`)."""
+        from hudi_framework.spark.stream_read import HudiStreamReader
+
+        with reported_to_spark():
+            return HudiStreamReader.build(self._parsed or SourceOptions.parse(self.options, read=True), schema,
+                                          self.split_sizing)  # fmt: skip
