@@ -26,7 +26,7 @@ from pyspark.sql.streaming.datasource import ReadLimit, SupportsTriggerAvailable
 from pyspark.sql.types import StructType
 
 from hudi_framework.errors import InvalidConfigValueError
-from hudi_framework.spark.datasource import HudiDataSourceReader, read_splits
+from hudi_framework.spark.datasource_read import HudiDataSourceReader, read_splits
 from hudi_framework.spark.options import STREAM_READ_KEYS, SourceOptions
 from hudi_framework.spark.task_errors import reported_to_spark
 
