@@ -159,21 +159,19 @@ def committed_batch_id(table: HudiTable, identifier: str) -> int | None:
     """
     timeline = table.timeline
     for instant in reversed(timeline.commits_timeline()):
-        extra = timeline.read_commit_metadata(instant).extra_metadata or {}
-        value = extra.get(SINK_CHECKPOINT_KEY)
+        value = (timeline.read_commit_metadata(instant).extra_metadata or {}).get(SINK_CHECKPOINT_KEY)
         if not value:
             continue
         try:
             recorded = json.loads(value)
-            if isinstance(recorded, dict) and identifier in recorded:
-                return int(recorded[identifier])
-        except (ValueError, TypeError):
-            pass
-        else:
-            if isinstance(recorded, dict):
+            if not isinstance(recorded, dict):
+                raise TypeError(value)
+            if identifier not in recorded:
                 continue  # another query's checkpoint
-        reason = f"{SINK_CHECKPOINT_KEY} is not a JSON object of batch ids: {value!r}"
-        raise InstantMetadataError(table.storage.uri(timeline.file_key(instant)), reason)
+            return int(recorded[identifier])
+        except (ValueError, TypeError):
+            reason = f"{SINK_CHECKPOINT_KEY} is not a JSON object of batch ids: {value!r}"
+            raise InstantMetadataError(table.storage.uri(timeline.file_key(instant)), reason) from None
     return None
 
 

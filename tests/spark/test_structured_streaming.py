@@ -134,3 +134,31 @@ def test_sink_and_source_restarted_mid_stream_apply_and_see_every_batch_once(
     assert _hudi_rs(path) == expected
     # Restarted from its checkpoint, the downstream query adds only batches 3 and 4's changes.
     assert _follow(spark, path, downstream, read_checkpoint) == _changes(range(3), range(3, 5))
+
+
+def _doc_example(heading: str) -> str:
+    """The Python example under ``heading`` in docs/spark.md."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "spark.md").read_text(encoding="utf-8")
+    section = doc.split(f"## {heading}\n", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_docs_streaming_examples_run(spark: Any, tmp_path: Path) -> None:
+    landing = tmp_path / "landing" / "trips"
+    landing.mkdir(parents=True)
+    landed = _land(landing, 0) + _land(landing, 1)
+
+    def run(heading: str, *, trigger: str = "") -> Any:
+        code = _doc_example(heading).replace('"/', f'"{tmp_path}/')
+        if trigger:
+            code = code.replace(trigger, "availableNow=True")
+        namespace: dict[str, Any] = {"spark": spark}
+        exec(compile(code, f"docs/spark.md: {heading}", "exec"), namespace)
+        namespace["query"].awaitTermination()
+        return namespace["query"]
+
+    run("Structured Streaming: sink", trigger='processingTime="1 minute"')
+    assert _ours(spark, tmp_path / "data" / "trips") == _applied_once(landed)
+    run("Structured Streaming: source")
+    changes = spark.read.parquet(str(tmp_path / "data" / "trips_changes")).select(*COLUMNS).collect()
+    assert sorted(tuple(r) for r in changes) == _applied_once(landed)  # one window: the latest states

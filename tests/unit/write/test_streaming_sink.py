@@ -12,7 +12,12 @@ import pyarrow as pa
 import pytest
 from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
-from hudi_framework.errors import InvalidConfigValueError, SchemaMismatchError, UnsupportedOptionError
+from hudi_framework.errors import (
+    InstantMetadataError,
+    InvalidConfigValueError,
+    SchemaMismatchError,
+    UnsupportedOptionError,
+)
 from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.spark import stream_write
@@ -24,6 +29,7 @@ from hudi_framework.spark.stream_write import (
     SinkOptions,
     committed_batch_id,
 )
+from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 
 SCHEMA = StructType(
@@ -195,3 +201,13 @@ def test_batch_reads_and_writes_refuse_streaming_options(tmp_path: Path) -> None
     reading = HudiDataSource({"path": str(tmp_path / "t"), "hoodie.datasource.streaming.startOffset": "latest"})
     with pytest.raises(InvalidConfigValueError, match="startoffset"):
         reading.reader(SCHEMA)
+
+
+@pytest.mark.parametrize("value", ["not json", "[1]", '{"default_single_writer": "x"}'])
+def test_a_damaged_checkpoint_is_an_error_naming_the_instant(tmp_path: Path, value: str) -> None:
+    config = new_table_config("t", record_key_fields=["id"], partition_fields=["city"], ordering_fields=["ts"])
+    client = WriteClient(HudiTable.create(str(tmp_path), config))
+    rows = pa.Table.from_batches([_rows(["a"], 1)])
+    result = client.upsert(rows, extra_metadata={SINK_CHECKPOINT_KEY: value})
+    with pytest.raises(InstantMetadataError, match=result.instant.requested_time):
+        committed_batch_id(HudiTable.open(str(tmp_path)), "default_single_writer")
