@@ -362,7 +362,8 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
         "hoodie.embed.timeline.server": "there is no timeline server; executors read the timeline directly",
         "hoodie.write.markers.type": "markers are always written directly to storage",
         "hoodie.datasource.compaction.async.enable": (
-            "applies to Apache Hudi's streaming sink; use services.compaction.inline or schedule_inline"
+            "applies to Apache Hudi's streaming sink, whose writeStream here refuses true; "
+            "use services.compaction.inline or schedule_inline"
         ),
         "hoodie.clustering.plan.strategy.class": (
             "clustering plans are made by the service services.clustering.service names (size-based)"

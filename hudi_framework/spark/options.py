@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from hudi_framework.errors import ConfigError
+from hudi_framework.errors import ConfigError, InvalidConfigValueError
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
@@ -36,6 +36,22 @@ _SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_K
 #: partition planner, otherwise never needs; tests/acceptance/test_spark_planner_imports.py pins
 #: that they agree).
 READ_ONLY_KEYS = frozenset({"hoodie.metadata.enable", "hoodie.datasource.read.incr.fallback.fulltablescan.enable"})
+#: Apache Hudi's options of its Structured Streaming source (``readStream``), read by
+#: :mod:`hudi_framework.spark.stream_read`.
+STREAM_READ_KEYS = frozenset({"hoodie.datasource.streaming.startoffset"})
+#: Apache Hudi's options of its Structured Streaming sink (``writeStream``), read by
+#: :mod:`hudi_framework.spark.stream_write`.
+STREAM_WRITE_KEYS = frozenset(
+    {
+        "hoodie.datasource.write.streaming.checkpoint.identifier",
+        "hoodie.datasource.write.streaming.retry.count",
+        "hoodie.datasource.write.streaming.retry.interval.ms",
+        "hoodie.datasource.write.streaming.ignore.failed.batch",
+        "hoodie.datasource.write.streaming.disable.compaction",
+    }
+)
+#: Options Spark passes to a streaming sink that are the query's, not the table's.
+_QUERY_KEYS = frozenset({"checkpointlocation", "queryname"})
 
 
 @dataclass(frozen=True)
@@ -48,12 +64,15 @@ class SourceOptions:
             included as secrets (masked in ``repr``); None when nothing sets any (the defaults).
         hoodie: The options that do not set storage, for the read options; never credentials.
         filter_pushdown: Whether Spark's filters are pushed into the read.
+        streaming: Options of Structured Streaming queries (:data:`STREAM_READ_KEYS`,
+            :data:`STREAM_WRITE_KEYS`), kept apart from the settings.
     """
 
     path: str
     resolved: HudiSettings | None = None
     hoodie: Mapping[str, str] = field(default_factory=dict)
     filter_pushdown: bool = False
+    streaming: Mapping[str, str] = field(default_factory=dict)
 
     @cached_property
     def settings(self) -> HudiSettings:
@@ -81,10 +100,13 @@ class SourceOptions:
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
-        hoodie = {k: v for k, v in lowered.items() if k not in _SOURCE_KEYS}
+        streaming = {k: v for k, v in lowered.items() if k in STREAM_READ_KEYS or k in STREAM_WRITE_KEYS}
+        hoodie = {
+            k: v for k, v in lowered.items() if k not in _SOURCE_KEYS and k not in _QUERY_KEYS and k not in streaming
+        }
         settable = {k: v for k, v in hoodie.items() if not (read and k in READ_ONLY_KEYS)}
         if not settable and not _settings_in_environment():
-            return cls(path=path, hoodie=hoodie, filter_pushdown=pushdown == "true")
+            return cls(path=path, hoodie=hoodie, filter_pushdown=pushdown == "true", streaming=streaming)
         # Imported here: the typed settings' models cost ~0.2 s to import (see the module docstring).
         from hudi_framework.config.hoodie_keys import sets_storage
         from hudi_framework.config.settings import HudiSettings
@@ -94,7 +116,19 @@ class SourceOptions:
             resolved=HudiSettings.from_hoodie_options(settable, env=True),
             hoodie={k: v for k, v in hoodie.items() if not sets_storage(k)},
             filter_pushdown=pushdown == "true",
+            streaming=streaming,
         )
+
+    def refuse_streaming(self, allowed: frozenset[str] = frozenset()) -> None:
+        """Refuse the streaming options other than ``allowed``: they act only in the query they belong to.
+
+        Raises:
+            InvalidConfigValueError: Naming the first such option.
+        """
+        for key in sorted(self.streaming):
+            if key not in allowed:
+                where = "readStream" if key in STREAM_READ_KEYS else "writeStream"
+                raise InvalidConfigValueError(key, f"applies to Structured Streaming queries ({where}) only")
 
     def open_table(self) -> HudiTable:
         """The table at :attr:`path`, on the storage and plugins the settings describe."""
