@@ -27,6 +27,8 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
 
+pytestmark = pytest.mark.slow  # eight streamer processes: about a minute
+
 ROOT = Path(__file__).resolve().parents[2]
 FILES = 20
 ROWS_PER_FILE = 40
