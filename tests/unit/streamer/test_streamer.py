@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from hudi_framework.config import HudiSettings
 from hudi_framework.errors import (
     CheckpointError,
+    ConfigError,
     IncompatibleTableConfigError,
     SchemaMismatchError,
     SourceError,
@@ -26,6 +29,7 @@ from hudi_framework.streamer.checkpoint import (
     latest_checkpoint,
     resolve_resume,
 )
+from hudi_framework.write.client import WriteClient
 
 SOURCE_MODULE = "tests.unit.streamer.landing_source"
 
@@ -89,7 +93,8 @@ def test_the_next_run_resumes_from_the_table_and_an_empty_round_commits_nothing(
     assert second.rounds[0].resumed_from == "file:b001.json"
     assert rows(tmp_path) == expected(0, 1, 2)
     third = run_streamer(settings(tmp_path))
-    assert third.rounds[0].instant is None and third.rounds[0].checkpoint == "file:b002.json"
+    assert third.rounds[0].instant is None
+    assert third.rounds[0].checkpoint == "file:b002.json"
     assert len(extra(tmp_path)) == 2
 
 
@@ -139,7 +144,8 @@ def test_checkpoint_override_applies_once_and_is_recorded_as_the_reset_key(tmp_p
     assert metas[-1][CHECKPOINT_KEY_V2] == "file:b002.json"
     # The same override again: the table's checkpoint wins (nothing new, no commit).
     third = run_streamer(settings(tmp_path, checkpoint="file:b001.json"))
-    assert third.rounds[0].resumed_from == "file:b002.json" and third.commits == 0
+    assert third.rounds[0].resumed_from == "file:b002.json"
+    assert third.commits == 0
     # file 2 was inserted twice (insert never deduplicates): the override re-read it, as asked.
     assert rows(tmp_path) == sorted(expected(0, 1, 2) + expected(2))
 
@@ -148,26 +154,24 @@ def test_version_6_tables_use_the_v1_keys(tmp_path: Path) -> None:
     land(tmp_path / "landing", 0, 1)
     run_streamer(settings(tmp_path, **{"table.version": 6}))
     [meta] = extra(tmp_path)
-    assert meta[CHECKPOINT_KEY_V1] == "file:b000.json" and CHECKPOINT_KEY_V2 not in meta
+    assert meta[CHECKPOINT_KEY_V1] == "file:b000.json"
+    assert CHECKPOINT_KEY_V2 not in meta
     land(tmp_path / "landing", 1, 1)
     assert run_streamer(settings(tmp_path, **{"table.version": 6})).rounds[0].resumed_from == "file:b000.json"
 
 
 def test_commits_without_a_checkpoint_are_passed_over_and_a_reset_key_alone_is_refused(tmp_path: Path) -> None:
-    from hudi_framework.write.client import WriteClient
-
     land(tmp_path / "landing", 0, 1)
     s = settings(tmp_path)
     run_streamer(s)
     table = HudiTable.open(str(tmp_path / "t"), settings=s)
-    import pyarrow as pa
-
     other = pa.table({"id": [999], "file": [99], "ts": [99]})
     WriteClient(table, s).upsert(other)  # a writer that is not the streamer
     assert resolve_resume(table.reload(), None).checkpoint == "file:b000.json"
     WriteClient(table.reload(), s).upsert(other, extra_metadata={RESET_KEY_V2: "file:x"})
     recorded = latest_checkpoint(table.reload())
-    assert recorded is not None and recorded.checkpoint is None
+    assert recorded is not None
+    assert recorded.checkpoint is None
     with pytest.raises(StreamerError, match="no checkpoint"):
         resolve_resume(table.reload(), None)
     assert resolve_resume(table.reload(), "file:b000.json").checkpoint == "file:b000.json"
@@ -186,7 +190,7 @@ def test_an_unreadable_split_commits_nothing_and_the_next_run_reads_it_again(tmp
     land(landing, 0, 1)
     run_streamer(settings(tmp_path))
     (landing / "b001.json").write_text("{not json\n")
-    with pytest.raises(SourceError, match="b001.json"):
+    with pytest.raises(SourceError, match=re.escape("b001.json")):
         run_streamer(settings(tmp_path))
     land(landing, 1, 1)  # fixed in place
     assert run_streamer(settings(tmp_path)).rounds[0].resumed_from == "file:b000.json"
@@ -218,11 +222,11 @@ def test_a_schema_file_shapes_every_batch(tmp_path: Path) -> None:
 
 
 def test_transformers_the_local_engine_cannot_run_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(StreamerError, match='write.engine = "spark"'):
+    with pytest.raises(StreamerError, match=re.escape('write.engine = "spark"')):
         run_streamer(settings(tmp_path, transformers="SqlQueryBasedTransformer", transformer_sql="select 1"))
-    with pytest.raises(StreamerError, match="unknown transformer 'com.acme.Mine'"):
+    with pytest.raises(StreamerError, match=re.escape("unknown transformer 'com.acme.Mine'")):
         run_streamer(settings(tmp_path, transformers="com.acme.Mine"))
-    with pytest.raises(StreamerError, match="needs hoodie.streamer.transformer.sql"):
+    with pytest.raises(StreamerError, match=re.escape("needs hoodie.streamer.transformer.sql")):
         run_streamer(settings(tmp_path, transformers="sql"))
 
 
@@ -251,7 +255,5 @@ def test_hoodie_streamer_keys_reach_the_source_and_the_streamer_section() -> Non
 
 
 def test_only_upsert_insert_and_bulk_insert_are_streamer_operations(tmp_path: Path) -> None:
-    from hudi_framework.errors import ConfigError
-
-    with pytest.raises(ConfigError, match="streamer.operation"):
+    with pytest.raises(ConfigError, match=re.escape("streamer.operation")):
         settings(tmp_path, operation="delete")
