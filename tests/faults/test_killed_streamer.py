@@ -152,3 +152,29 @@ def test_streamer_killed_at_random_points_applies_every_batch_once(tmp_path: Pat
     recorded = [c for c in checkpoints if c is not None]
     assert recorded == sorted(set(recorded)), "checkpoints advance, never repeat"
     assert recorded[-1] == f"file:batch-{FILES - 1:03d}.json"
+
+
+def test_sigterm_lets_the_current_round_commit_then_stops_with_a_summary(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    _land(landing)
+    base = str(tmp_path / "table")
+    config = _config(tmp_path, base, landing)
+    config.write_text(config.read_text().replace("stop_after_idle_rounds = 1", "min_sync_interval_seconds = 0.5"))
+    proc = _start(config)
+    before, deadline = _files(base), time.monotonic() + 120
+    while _files(base) == before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)  # mid-round, most likely: the round still completes
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    assert "SIGTERM: stopping after the current round" in out.decode()
+    assert "(SIGTERM)" in out.decode()
+    table = HudiTable.open(base)
+    assert table.timeline.pending() == [], "no half-written round is left behind"
+    committed = len(table.timeline.commits_timeline())
+    assert 1 <= committed < FILES
+    assert _rows_ours(base) == [r for r in _land_rows() if r[1] < committed]
+
+
+def _land_rows() -> list[tuple[int, int]]:
+    return sorted((f * 1000 + r, f) for f in range(FILES) for r in range(ROWS_PER_FILE))

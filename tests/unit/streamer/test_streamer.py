@@ -257,3 +257,24 @@ def test_hoodie_streamer_keys_reach_the_source_and_the_streamer_section() -> Non
 def test_only_upsert_insert_and_bulk_insert_are_streamer_operations(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=re.escape("streamer.operation")):
         settings(tmp_path, operation="delete")
+
+
+def test_each_round_runs_the_inline_table_services(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    for f in range(4):  # the same keys every file: updates, into log files
+        landing.mkdir(exist_ok=True)
+        (landing / f"b{f:03d}.json").write_text("\n".join(json.dumps({"id": r, "file": f, "ts": f}) for r in range(3)))
+    s = settings(
+        tmp_path,
+        continuous=True,
+        stop_after_idle_rounds=1,
+        source_limit=1,
+        **{"table.type": "MERGE_ON_READ", "services.compaction.inline": True, "services.compaction.max_delta_commits": 2},
+    )
+    report = run_streamer(s)
+    services = [r.services for r in report.rounds if r.committed]
+    assert any(any(name.startswith("compaction ") for name in ran) for ran in services), services
+    assert rows(tmp_path) == [(r, 3) for r in range(3)]
+    table = HudiTable.open(str(tmp_path / "t"))
+    assert any(i.action.value == "commit" for i in table.timeline.commits_timeline())  # the compaction
+    assert resolve_resume(table, None).checkpoint == "file:b003.json"  # passed over the compaction's commit
