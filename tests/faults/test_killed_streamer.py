@@ -5,7 +5,8 @@ A landing directory holds JSON-lines files whose rows all have distinct keys, in
 duplicate keys, a lost batch missing ones. The streamer is killed several times at random moments
 (during start-up, planning, writing, committing, between rounds), then run to the end; the table,
 read by our reader and by hudi-rs, must hold every landed row exactly once, and the checkpoints of
-its commits must advance file by file, in order.
+its commits must advance file by file, in order. On local disk and on moto S3 (landing files and
+table both in the bucket).
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ import sys
 import time
 from pathlib import Path
 
-import hudi
-import pyarrow as pa
 import pytest
 
 from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
+from tests.faults.s3_faults import Place, admin_client, hudi_rs
 
 pytestmark = pytest.mark.slow  # eight streamer processes: about a minute
 
@@ -33,26 +33,43 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = 20
 ROWS_PER_FILE = 40
 
+Rows = list[tuple[int, str, int]]
 
-def _land(landing: Path) -> list[tuple[int, int]]:
-    landing.mkdir()
-    rows = []
+
+def _landing_uri(place: Place, tmp_path: Path) -> str:
+    return place.uri.rsplit("/", 1)[0] + "/landing" if place.endpoint else str(tmp_path / "landing")
+
+
+def _land(place: Place, landing: str) -> Rows:
+    rows: Rows = []
     for f in range(FILES):
         lines = []
         for r in range(ROWS_PER_FILE):
             key = f * 1000 + r
-            rows.append((key, f))
-            lines.append(json.dumps({"id": key, "file": f, "city": ["sf", "ny", "la"][key % 3], "ts": f}))
-        (landing / f"batch-{f:03d}.json").write_text("\n".join(lines) + "\n")
+            city = ["sf", "ny", "la"][key % 3]
+            rows.append((key, city, f))
+            lines.append(json.dumps({"id": key, "file": f, "city": city, "ts": f}))
+        data, name = ("\n".join(lines) + "\n").encode(), f"batch-{f:03d}.json"
+        if place.endpoint:
+            bucket, _, prefix = landing.removeprefix("s3://").partition("/")
+            admin_client(place.endpoint).put_object(Bucket=bucket, Key=f"{prefix}/{name}", Body=data)
+        else:
+            Path(landing).mkdir(exist_ok=True)
+            (Path(landing) / name).write_bytes(data)
     return sorted(rows)
 
 
-def _config(tmp_path: Path, base: str, landing: Path) -> Path:
+def _config(tmp_path: Path, place: Place, landing: str, *, streamer: str = "stop_after_idle_rounds = 1") -> Path:
+    storage = (
+        f'[storage.s3]\nendpoint_url = "{place.endpoint}"\nregion = "us-east-1"\naddressing_style = "path"\n'
+        if place.endpoint
+        else ""
+    )
     config = tmp_path / "streamer.toml"
     config.write_text(
         f"""
 [table]
-base_path = "{base}"
+base_path = "{place.uri}"
 name = "landed"
 type = "MERGE_ON_READ"
 record_key_fields = ["id"]
@@ -70,12 +87,12 @@ source = "TestLandingSource"
 operation = "insert"
 source_limit = 1000          # one file per round
 continuous = true
-stop_after_idle_rounds = 1
+{streamer}
 
 [streamer.source_options]
 root = "{landing}"
 
-"""
+{storage}"""
     )
     return config
 
@@ -88,20 +105,29 @@ def _start(config: Path) -> subprocess.Popen[bytes]:
     )  # fmt: skip
 
 
-def _files(base: str) -> int:
-    return sum(len(files) for _, _, files in os.walk(base))
+def _objects(place: Place) -> int:
+    """How many files the table has: grows as soon as a streamer writes anything."""
+    if place.endpoint:
+        bucket, _, prefix = place.uri.removeprefix("s3://").partition("/")
+        listed = admin_client(place.endpoint).list_objects_v2(Bucket=bucket, Prefix=prefix + "/")
+        return int(listed.get("KeyCount", 0))
+    return sum(len(files) for _, _, files in os.walk(place.uri))
 
 
-def _kill_once_busy(config: Path, base: str, rng: random.Random) -> bool:
+def _wait_until_writing(proc: subprocess.Popen[bytes], place: Place) -> None:
+    before, deadline = _objects(place), time.monotonic() + 120
+    while _objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _kill_once_busy(config: Path, place: Place, rng: random.Random) -> bool:
     """Start a streamer, wait until it writes something, let it run a random moment more, SIGKILL it.
 
     Returns:
         Whether it was killed (False: it finished first).
     """
     proc = _start(config)
-    before, deadline = _files(base), time.monotonic() + 120
-    while _files(base) == before and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _wait_until_writing(proc, place)
     time.sleep(rng.uniform(0.0, 0.4))  # somewhere in this round's write, its commit, or the next round
     if proc.poll() is not None:
         proc.communicate()
@@ -111,39 +137,32 @@ def _kill_once_busy(config: Path, base: str, rng: random.Random) -> bool:
     return True
 
 
-def _rows_ours(base: str) -> list[tuple[int, int]]:
-    table = read_table(HudiTable.open(base), columns=["id", "file"])
-    return sorted((r["id"], r["file"]) for r in table.to_pylist())
+def _rows_ours(place: Place) -> Rows:
+    table = read_table(HudiTable.open(place.uri, storage_options=place.options), columns=["id", "city", "ts"])
+    return sorted((r["id"], r["city"], r["ts"]) for r in table.to_pylist())
 
 
-def _rows_hudi_rs(base: str) -> list[tuple[int, int]]:
-    table = hudi.HudiTableBuilder.from_base_uri(base).build()
-    rows = pa.Table.from_batches(table.read(hudi.HudiReadOptions())).to_pylist()
-    return sorted((r["id"], r["file"]) for r in rows)
-
-
-def test_streamer_killed_at_random_points_applies_every_batch_once(tmp_path: Path) -> None:
-    landing = tmp_path / "landing"
-    expected = _land(landing)
-    base = str(tmp_path / "table")
-    config = _config(tmp_path, base, landing)
+def test_streamer_killed_at_random_points_applies_every_batch_once(tmp_path: Path, place: Place) -> None:
+    landing = _landing_uri(place, tmp_path)
+    expected = _land(place, landing)
+    config = _config(tmp_path, place, landing)
     rng = random.Random(23)
     early = _start(config)  # one dies while starting up, before it writes anything
     time.sleep(0.3)
     os.kill(early.pid, signal.SIGKILL)
     early.communicate()
-    kills = sum(_kill_once_busy(config, base, rng) for _ in range(6))
+    kills = sum(_kill_once_busy(config, place, rng) for _ in range(6))
     assert kills >= 4, "most runs must die mid-way, or the test proves nothing"
-    table = HudiTable.open(base)
+    table = place.open()
     assert len(table.timeline.commits_timeline()) < FILES, "the kills left batches for the last run"
     final = _start(config)
     out, err = final.communicate(timeout=300)
     assert final.returncode == 0, err.decode()[-3000:]
     assert "rounds (idle)" in out.decode()
 
-    assert _rows_ours(base) == expected
-    assert _rows_hudi_rs(base) == expected
-    table = HudiTable.open(base)
+    assert _rows_ours(place) == expected
+    assert hudi_rs(place.uri, place.endpoint) == expected
+    table = place.open()
     timeline = table.timeline
     checkpoints = [
         (timeline.read_commit_metadata(i).extra_metadata or {}).get(CHECKPOINT_KEY_V2)
@@ -154,27 +173,19 @@ def test_streamer_killed_at_random_points_applies_every_batch_once(tmp_path: Pat
     assert recorded[-1] == f"file:batch-{FILES - 1:03d}.json"
 
 
-def test_sigterm_lets_the_current_round_commit_then_stops_with_a_summary(tmp_path: Path) -> None:
-    landing = tmp_path / "landing"
-    _land(landing)
-    base = str(tmp_path / "table")
-    config = _config(tmp_path, base, landing)
-    config.write_text(config.read_text().replace("stop_after_idle_rounds = 1", "min_sync_interval_seconds = 0.5"))
+def test_sigterm_lets_the_current_round_commit_then_stops_with_a_summary(tmp_path: Path, place: Place) -> None:
+    landing = _landing_uri(place, tmp_path)
+    expected = _land(place, landing)
+    config = _config(tmp_path, place, landing, streamer="min_sync_interval_seconds = 0.5")
     proc = _start(config)
-    before, deadline = _files(base), time.monotonic() + 120
-    while _files(base) == before and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _wait_until_writing(proc, place)
     proc.send_signal(signal.SIGTERM)  # mid-round, most likely: the round still completes
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err.decode()[-3000:]
     assert "SIGTERM: stopping after the current round" in out.decode()
     assert "(SIGTERM)" in out.decode()
-    table = HudiTable.open(base)
+    table = place.open()
     assert table.timeline.pending() == [], "no half-written round is left behind"
     committed = len(table.timeline.commits_timeline())
     assert 1 <= committed < FILES
-    assert _rows_ours(base) == [r for r in _land_rows() if r[1] < committed]
-
-
-def _land_rows() -> list[tuple[int, int]]:
-    return sorted((f * 1000 + r, f) for f in range(FILES) for r in range(ROWS_PER_FILE))
+    assert _rows_ours(place) == [r for r in expected if r[2] < committed]
