@@ -96,7 +96,11 @@ _FIELD_PATH_SECTIONS = frozenset({"storage"})
 #: HoodieStreamer's source options (``hoodie.streamer.source.dfs.root``, ``hoodie.streamer.csv.sep``,
 #: ``hoodie.streamer.source.kafka.topic``...) belong to the source plugin, which validates them with
 #: its own options model: unmapped keys under these prefixes go to ``streamer.source_options`` as written.
-_SOURCE_OPTION_PREFIXES: Final = ("hoodie.streamer.", "hoodie.deltastreamer.")
+_SOURCE_OPTION_PREFIXES: Final = tuple(
+    f"hoodie.{tool}.{family}."
+    for tool in ("streamer", "deltastreamer")
+    for family in ("source", "csv", "kafka", "schemaprovider")
+)
 
 
 def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], source: str | None) -> Layer:

@@ -269,7 +269,11 @@ def test_each_round_runs_the_inline_table_services(tmp_path: Path) -> None:
         continuous=True,
         stop_after_idle_rounds=1,
         source_limit=1,
-        **{"table.type": "MERGE_ON_READ", "services.compaction.inline": True, "services.compaction.max_delta_commits": 2},
+        **{
+            "table.type": "MERGE_ON_READ",
+            "services.compaction.inline": True,
+            "services.compaction.max_delta_commits": 2,
+        },
     )
     report = run_streamer(s)
     services = [r.services for r in report.rounds if r.committed]
@@ -278,3 +282,10 @@ def test_each_round_runs_the_inline_table_services(tmp_path: Path) -> None:
     table = HudiTable.open(str(tmp_path / "t"))
     assert any(i.action.value == "commit" for i in table.timeline.commits_timeline())  # the compaction
     assert resolve_resume(table, None).checkpoint == "file:b003.json"  # passed over the compaction's commit
+
+
+def test_other_hoodie_streamer_keys_stay_unknown() -> None:
+    from hudi_framework.errors import UnknownConfigKeyError
+
+    with pytest.raises(UnknownConfigKeyError):
+        HudiSettings.from_hoodie_options({"hoodie.deltastreamer.keygen.timebased.timestamp.typo": "x"}, env=False)
