@@ -16,46 +16,20 @@ from typing import TYPE_CHECKING, Protocol
 import pyarrow as pa
 
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.config.streamer import SQL_TRANSFORMER, SRC_PLACEHOLDER
+from hudi_framework.config.streamer import SRC_PLACEHOLDER
 from hudi_framework.contracts.source import SourcePlan
 from hudi_framework.errors import StreamerError
 from hudi_framework.model.conform import conform
 from hudi_framework.runtime.sources import SourceRef
 from hudi_framework.runtime.table import HudiTable
+from hudi_framework.streamer.transformers import PythonTransformer, SqlTransformer, transformers_of
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient, WriteResult
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["LocalEngine", "RoundEngine", "SparkEngine", "Written", "sql_transformer_names", "transformer_steps"]
-
-#: Names of the SQL transformer: ours, and Apache Hudi's class (short and full).
-sql_transformer_names = frozenset(
-    {SQL_TRANSFORMER, "SqlQueryBasedTransformer", "org.apache.hudi.utilities.transform.SqlQueryBasedTransformer"}
-)
-
-
-def transformer_steps(settings: HudiSettings) -> tuple[str, ...]:
-    """The SQL queries of the configured transformers, in order.
-
-    Raises:
-        StreamerError: A transformer is unknown, or the SQL transformer has no query.
-    """
-    queries: list[str] = []
-    for name in settings.streamer.transformers:
-        if name not in sql_transformer_names:
-            raise StreamerError(
-                f"unknown transformer {name!r} (--transformer-class): the streamer runs "
-                f"{SQL_TRANSFORMER!r} (SqlQueryBasedTransformer) with hoodie.streamer.transformer.sql"
-            )
-        query = settings.streamer.transformer_sql
-        if query is None:
-            raise StreamerError(
-                f"transformer {name!r} needs hoodie.streamer.transformer.sql (streamer.transformer_sql)"
-            )
-        queries.append(query)
-    return tuple(queries)
+__all__ = ["LocalEngine", "RoundEngine", "SparkEngine", "Written"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +65,10 @@ class LocalEngine:
 
     def __init__(self, settings: HudiSettings, ref: SourceRef) -> None:
         """Refuse what the local engine cannot run (SQL transformers need Spark)."""
-        if transformer_steps(settings):
+        steps = transformers_of(settings)
+        if any(isinstance(step, SqlTransformer) for step in steps):
             raise StreamerError('the sql transformer runs on Spark: set write.engine = "spark"')
+        self._functions = [step for step in steps if isinstance(step, PythonTransformer)]
         self._settings = settings
         self._ref = ref
 
@@ -119,6 +95,12 @@ class LocalEngine:
     ) -> Written | None:
         """Read the plan here and write it as one commit carrying ``extra_metadata``."""
         rows = self.read(plan, schema)
+        for step in self._functions:
+            rows = step.function(rows)
+            if not isinstance(rows, pa.Table):
+                raise StreamerError(
+                    f"transformer {step.reference!r} returned {type(rows).__name__}, not a pyarrow.Table"
+                )
         if not rows.num_rows:
             return None
         result = WriteClient(table, self._settings).write(rows, operation, extra_metadata=extra_metadata)
@@ -133,7 +115,7 @@ class SparkEngine:
         self._settings = settings
         self._ref = ref
         self._spark = spark
-        self._queries = transformer_steps(settings)
+        self._steps = transformers_of(settings)
         self._views = 0
 
     def write_plan(
@@ -146,6 +128,7 @@ class SparkEngine:
     ) -> Written | None:
         """Read the plan in executors, transform it, and write it as one commit carrying ``extra_metadata``."""
         from pyspark.errors import PySparkException
+        from pyspark.sql import DataFrame
 
         from hudi_framework.spark.source_frame import infer_split_schema, source_frame
         from hudi_framework.spark.write_engine import SparkWriteClient
@@ -155,12 +138,19 @@ class SparkEngine:
             if schema is None:
                 return None
         frame = source_frame(self._spark, self._ref, plan.splits, schema)
-        for query in self._queries:
+        for step in self._steps:
+            if isinstance(step, PythonTransformer):
+                frame = step.function(frame)
+                if not isinstance(frame, DataFrame):
+                    raise StreamerError(
+                        f"transformer {step.reference!r} returned {type(frame).__name__}, not a DataFrame"
+                    )
+                continue
             self._views += 1
             view = f"hudi_streamer_src_{self._views}"
             frame.createOrReplaceTempView(view)
             try:
-                frame = self._spark.sql(query.replace(SRC_PLACEHOLDER, view))
+                frame = self._spark.sql(step.query.replace(SRC_PLACEHOLDER, view))
             except PySparkException as e:  # an analysis error: the configured query is wrong
                 raise StreamerError(f"hoodie.streamer.transformer.sql failed: {e}") from None
         # The batch is read once: the write's stages and the row count share the cached rows.

@@ -75,3 +75,16 @@ def hudi_sources() -> Sequence[ComponentSpec[Source]]:
             aliases=("TestLandingSource", "org.example.sources.TestLandingSource"),
         )
     ]
+
+
+def double_ts(rows: pa.Table) -> pa.Table:
+    """A Python transformer for tests: ``ts`` doubled, a ``doubled`` flag added."""
+    import pyarrow.compute as pc
+
+    doubled = rows.set_column(rows.schema.get_field_index("ts"), "ts", pc.multiply(rows.column("ts"), 2))
+    return doubled.append_column("doubled", pa.array([True] * rows.num_rows))
+
+
+def not_a_table(rows: pa.Table) -> object:
+    """A broken transformer for tests."""
+    return rows.to_pylist()

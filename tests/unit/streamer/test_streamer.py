@@ -289,3 +289,15 @@ def test_other_hoodie_streamer_keys_stay_unknown() -> None:
 
     with pytest.raises(UnknownConfigKeyError):
         HudiSettings.from_hoodie_options({"hoodie.deltastreamer.keygen.timebased.timestamp.typo": "x"}, env=False)
+
+
+def test_python_transformers_run_on_the_local_engine(tmp_path: Path) -> None:
+    land(tmp_path / "landing", 1, 1)
+    run_streamer(settings(tmp_path, transformers=[f"{SOURCE_MODULE}:double_ts"]))
+    table = read_table(HudiTable.open(str(tmp_path / "t")), columns=["id", "ts", "doubled"])
+    assert table.sort_by("id").to_pylist() == [{"id": 100 + r, "ts": 2, "doubled": True} for r in range(3)]
+    land(tmp_path / "landing", 2, 1)
+    with pytest.raises(StreamerError, match=re.escape("returned list, not a pyarrow.Table")):
+        run_streamer(settings(tmp_path, transformers=f"{SOURCE_MODULE}:not_a_table"))
+    with pytest.raises(StreamerError, match="does not import"):
+        run_streamer(settings(tmp_path, transformers=f"{SOURCE_MODULE}:missing"))
