@@ -29,10 +29,11 @@ from hudi_framework.errors import ConfigError, IncompatibleTableConfigError, Tab
 from hudi_framework.runtime.sources import SourceRef
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import checkpoint_metadata, resolve_resume
-from hudi_framework.streamer.engines import LocalEngine, RoundEngine, SparkEngine
+from hudi_framework.streamer.engines import LocalEngine, RoundEngine, SparkEngine, Written
 from hudi_framework.streamer.schema import read_schema_file
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table_config import TableConfig
+from hudi_framework.write.client import WriteClient
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -208,6 +209,8 @@ class _Rounds:
             extra = checkpoint_metadata(plan.checkpoint, streamer.checkpoint, self.table.config.version)
             schema = self.schema or plan.schema
             written = self.engine.write_plan(self.table, plan, schema, streamer.operation, extra)
+            if written is None:
+                written = self._empty_commit(self.table, schema, extra)
         result = written.result if written is not None else None
         report = RoundReport(
             number=number,
@@ -224,6 +227,17 @@ class _Rounds:
         )
         observer.round_done(report)
         return report
+
+    def _empty_commit(self, table: HudiTable, schema: pa.Schema | None, extra: dict[str, str]) -> Written | None:
+        """The splits held no row: commit the checkpoint alone (as Apache Hudi does when the checkpoint
+        moves), so the next round does not plan the same empty splits again. A table with no schema
+        yet (created by this round) cannot take an empty write: the round then commits nothing."""
+        if schema is None and table.latest_commit() is not None:
+            schema = table.schema()
+        if schema is None:
+            return None
+        client = WriteClient(table, self.settings)
+        return Written(0, client.write(schema.empty_table(), self.settings.streamer.operation, extra_metadata=extra))
 
 
 def run_streamer(

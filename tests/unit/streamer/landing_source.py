@@ -16,6 +16,7 @@ import pyarrow.json as pj
 from pydantic import BaseModel, ConfigDict, Field
 
 from hudi_framework.contracts.source import Source, SourceContext, SourcePlan, SourceSplit
+from hudi_framework.contracts.storage import FileInfo
 from hudi_framework.errors import CheckpointError, SourceError
 from hudi_framework.plugin import ComponentSpec, hookimpl
 
@@ -44,7 +45,8 @@ class LandingSource(Source):
             (f for f in context.storage(self._root).list("") if not f.name.startswith(("_", ".")) and f.name > after),
             key=lambda f: f.name,
         )
-        taken, size = [], 0
+        taken: list[FileInfo] = []
+        size = 0
         for f in files:
             if taken and limit is not None and size + f.size > limit:
                 break
@@ -58,6 +60,8 @@ class LandingSource(Source):
     def read(self, split: SourceSplit, context: SourceContext) -> Iterator[pa.RecordBatch]:
         try:
             data = context.storage(self._root).read(str(split.payload["key"]))
+            if not data.strip():
+                return  # an empty file: no rows
             table = pj.read_json(io.BytesIO(data))
         except (OSError, pa.ArrowInvalid) as e:
             raise SourceError(NAME, f"cannot read {split.id}: {e}") from None

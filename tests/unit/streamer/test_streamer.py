@@ -301,3 +301,16 @@ def test_python_transformers_run_on_the_local_engine(tmp_path: Path) -> None:
         run_streamer(settings(tmp_path, transformers=f"{SOURCE_MODULE}:not_a_table"))
     with pytest.raises(StreamerError, match="does not import"):
         run_streamer(settings(tmp_path, transformers=f"{SOURCE_MODULE}:missing"))
+
+
+def test_splits_without_rows_commit_the_checkpoint_alone(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    land(landing, 0, 1)
+    run_streamer(settings(tmp_path))
+    (landing / "b001.json").write_text("")
+    report = run_streamer(settings(tmp_path))
+    assert report.rounds[0].rows == 0
+    assert report.rounds[0].committed
+    assert [m[CHECKPOINT_KEY_V2] for m in extra(tmp_path)] == ["file:b000.json", "file:b001.json"]
+    assert rows(tmp_path) == expected(0)
+    assert run_streamer(settings(tmp_path)).rounds[0].resumed_from == "file:b001.json"
