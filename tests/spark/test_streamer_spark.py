@@ -1,4 +1,4 @@
-"""The streamer on Spark: splits read in executors, a SQL transformer over ``<SRC>``, SparkWriteClient."""
+"""The streamer on Spark: splits read in executors, SQL and Python transformers, SparkWriteClient."""
 
 from __future__ import annotations
 
@@ -34,7 +34,10 @@ def test_streamer_on_spark_reads_splits_in_executors_and_transforms_with_sql(spa
             "plugins.modules": [SOURCE_MODULE],
             "streamer.source": "org.example.sources.TestLandingSource",
             "streamer.source_options": {"root": str(landing)},
-            "streamer.transformers": ["org.apache.hudi.utilities.transform.SqlQueryBasedTransformer"],
+            "streamer.transformers": [
+                "org.apache.hudi.utilities.transform.SqlQueryBasedTransformer",
+                f"{SOURCE_MODULE}:flag_frame",
+            ],
             "streamer.transformer_sql": "SELECT id, file, ts, file * 10 AS tenfold FROM <SRC> WHERE id % 2 = 0",
             "streamer.continuous": True,
             "streamer.stop_after_idle_rounds": 1,
@@ -45,8 +48,8 @@ def test_streamer_on_spark_reads_splits_in_executors_and_transforms_with_sql(spa
     report = run_streamer(settings, spark=spark)
     assert report.commits == 3
     assert [r.rows for r in report.rounds if r.committed] == [2, 2, 2]
-    ours = read_table(HudiTable.open(base), columns=["id", "tenfold"]).sort_by("id").to_pylist()
-    wanted = [{"id": f * 100 + r, "tenfold": f * 10} for f in range(3) for r in (0, 2)]
+    ours = read_table(HudiTable.open(base), columns=["id", "tenfold", "flag"]).sort_by("id").to_pylist()
+    wanted = [{"id": f * 100 + r, "tenfold": f * 10, "flag": True} for f in range(3) for r in (0, 2)]
     assert ours == wanted
     theirs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(base).build().read(hudi.HudiReadOptions()))
     assert sorted(theirs.column("id").to_pylist()) == [w["id"] for w in wanted]

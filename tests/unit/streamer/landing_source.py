@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.json as pj
@@ -92,3 +93,10 @@ def double_ts(rows: pa.Table) -> pa.Table:
 def not_a_table(rows: pa.Table) -> object:
     """A broken transformer for tests."""
     return rows.to_pylist()
+
+
+def flag_frame(frame: Any) -> Any:
+    """A Python transformer for Spark tests: a ``flag`` column added to the DataFrame."""
+    from pyspark.sql.functions import lit
+
+    return frame.withColumn("flag", lit(True))
