@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 from rich.console import Console
@@ -21,8 +21,12 @@ from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.properties_file import read_properties_file
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError
+from hudi_framework.jobs.engine import start_spark
 from hudi_framework.streamer.job import StopSignal, run_streamer
 from hudi_framework.streamer.report import StreamerProgress, render_summary
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["streamer"]
 
@@ -179,8 +183,17 @@ def streamer(
     if not console.is_terminal:
         console = Console(width=160)  # logs and pipes: room for the round lines and the summary
     stop = StopSignal()
-    with _stop_on_signals(stop, console), StreamerProgress(console) as progress:
-        if settings.write.engine is WriteEngine.SPARK:
-            progress.status(f"starting a Spark session on {settings.streamer.spark_master}")
-        report = run_streamer(settings, observer=progress, stop=stop)
+    spark: SparkSession | None = None
+    with StreamerProgress(console) as progress:
+        try:
+            if settings.write.engine is WriteEngine.SPARK:
+                # Started before the handlers: a new SparkContext installs its own SIGINT handler
+                # (cancel every job at once), which would replace ours.
+                progress.status(f"starting a Spark session on {settings.streamer.spark_master}")
+                spark = start_spark(settings.streamer.spark_master, settings.streamer.spark_conf)
+            with _stop_on_signals(stop, console):
+                report = run_streamer(settings, spark=spark, observer=progress, stop=stop)
+        finally:
+            if spark is not None:
+                spark.stop()
     render_summary(report, console)
