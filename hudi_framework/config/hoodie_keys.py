@@ -284,6 +284,13 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
         render=render_credentials_providers,
     ),
     # ------------------------------------------------------------------ services
+    # ------------------------------------------------------------------ streamer
+    _k("streamer.transformer_sql", "hoodie.streamer.transformer.sql", "hoodie.deltastreamer.transformer.sql"),
+    _k(
+        "streamer.schema_file",
+        "hoodie.streamer.schemaprovider.source.schema.file",
+        "hoodie.deltastreamer.schemaprovider.source.schema.file",
+    ),
     _k("services.compaction.inline", "hoodie.compact.inline"),
     _k("services.compaction.schedule_inline", "hoodie.compact.schedule.inline"),
     _k("services.compaction.trigger_strategy", "hoodie.compact.inline.trigger.strategy"),

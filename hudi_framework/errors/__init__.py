@@ -41,7 +41,7 @@ from hudi_framework.errors.data import (
     OrderingTypeError,
     UnsafePartitionPathError,
 )
-from hudi_framework.errors.ingest import CheckpointError, SourceError
+from hudi_framework.errors.ingest import CheckpointError, SourceError, StreamerError
 from hudi_framework.errors.layout import (
     LayoutOptimizationError,
     UnknownLayoutStrategyError,
@@ -221,6 +221,7 @@ __all__ = [
     "SourceError",
     "StorageError",
     "StorageNotFoundError",
+    "StreamerError",
     "TableConfigCorruptError",
     "TableError",
     "TableExistsError",
