@@ -57,8 +57,6 @@ def consumer(source: str, options: KafkaSourceOptions) -> Iterator[Any]:
             enable_auto_commit=False,
             auto_offset_reset="none",  # a range that expired must fail, never be silently moved
             request_timeout_ms=max(timeout_ms, 1000),
-            api_version_auto_timeout_ms=timeout_ms,
-            consumer_timeout_ms=timeout_ms,
         )
     except kafka.errors.KafkaError as e:
         raise SourceError(source, f"cannot reach Kafka at {options.bootstrap_servers}: {e!r}") from e

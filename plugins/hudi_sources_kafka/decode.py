@@ -86,7 +86,11 @@ def strip_confluent_header(values: Sequence[bytes], offsets: Sequence[int]) -> l
             "hoodie.streamer.source.kafka.value.deserializer.class to "
             "org.apache.kafka.common.serialization.ByteArrayDeserializer"
         )
-    stripped: list[bytes] = pc.binary_slice(arr, CONFLUENT_HEADER_BYTES).to_pylist()
+    # An explicit stop: pyarrow 26 miscomputes some slices whose stop is left open.
+    longest = int(pc.max(lengths).as_py() or 0)
+    stripped: list[bytes] = pc.binary_slice(
+        arr, CONFLUENT_HEADER_BYTES, max(longest, CONFLUENT_HEADER_BYTES)
+    ).to_pylist()
     return stripped
 
 

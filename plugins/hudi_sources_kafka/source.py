@@ -62,7 +62,9 @@ class KafkaSource(Source):
         )  # fmt: skip
         schema = self.row_schema(context)
         if not ranges:
-            return SourcePlan((), checkpoint, schema)
+            # Where the next batch starts: the checkpoint itself, or (first run, expired offsets) where
+            # the topic was entered, which a job that commits empty batches keeps as Apache Hudi does.
+            return SourcePlan((), format_checkpoint(topic, start) if start else checkpoint, schema)
         splits = tuple(
             SourceSplit(
                 id=f"{topic}-{r.partition}:{r.start}-{r.stop}",
