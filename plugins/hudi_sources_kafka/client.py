@@ -8,7 +8,9 @@ explicit assignment and seek.
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,27 +47,65 @@ def _kafka(source: str) -> Any:
     return kafka
 
 
-@contextmanager
-def consumer(source: str, options: KafkaSourceOptions) -> Iterator[Any]:
-    """A consumer of no group on the configured brokers, closed on exit; Kafka errors become SourceError."""
-    kafka = _kafka(source)
-    timeout_ms = int(options.request_timeout_secs * 1000)
-    try:
-        client = kafka.KafkaConsumer(
-            bootstrap_servers=options.bootstrap_servers.split(","),
-            group_id=None,
-            enable_auto_commit=False,
-            auto_offset_reset="none",  # a range that expired must fail, never be silently moved
-            request_timeout_ms=max(timeout_ms, 1000),
-        )
-    except kafka.errors.KafkaError as e:
-        raise SourceError(source, f"cannot reach Kafka at {options.bootstrap_servers}: {e!r}") from e
-    try:
-        yield client
-    except kafka.errors.KafkaError as e:
-        raise SourceError(source, f"Kafka at {options.bootstrap_servers}: {e!r}") from e
-    finally:
-        client.close()
+class ConsumerPool:
+    """Consumers of no group on the configured brokers, kept open between plans and reads.
+
+    Opening a consumer costs a connection and a version handshake (about a quarter of a second),
+    reusing one a few milliseconds, and an executor reads many splits. A consumer serves one
+    caller at a time (kafka-python's consumers are not thread-safe): each :meth:`lease` takes an
+    idle one or opens another. :meth:`close` (also run when the pool is garbage collected)
+    closes them all.
+    """
+
+    def __init__(self, source: str, options: KafkaSourceOptions) -> None:
+        """Open nothing yet."""
+        self._source = source
+        self._options = options
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _close_all, self._idle)
+
+    def _open(self) -> Any:
+        kafka = _kafka(self._source)
+        try:
+            return kafka.KafkaConsumer(
+                bootstrap_servers=self._options.bootstrap_servers.split(","),
+                group_id=None,
+                enable_auto_commit=False,
+                auto_offset_reset="none",  # a range that expired must fail, never be silently moved
+                request_timeout_ms=max(int(self._options.request_timeout_secs * 1000), 1000),
+            )
+        except kafka.errors.KafkaError as e:
+            raise SourceError(self._source, f"cannot reach Kafka at {self._options.bootstrap_servers}: {e!r}") from e
+
+    @contextmanager
+    def lease(self) -> Iterator[Any]:
+        """A consumer for the caller alone; Kafka errors become SourceError (and that consumer is closed)."""
+        kafka = _kafka(self._source)
+        with self._lock:
+            client = self._idle.pop() if self._idle else None
+        if client is None:
+            client = self._open()
+        try:
+            yield client
+        except kafka.errors.KafkaError as e:
+            client.close()
+            raise SourceError(self._source, f"Kafka at {self._options.bootstrap_servers}: {e!r}") from e
+        except BaseException:
+            client.close()  # its state is unknown: never reuse it
+            raise
+        client.unsubscribe()
+        with self._lock:
+            self._idle.append(client)
+
+    def close(self) -> None:
+        """Close every idle consumer."""
+        self._finalizer()
+
+
+def _close_all(clients: list[Any]) -> None:
+    while clients:
+        clients.pop().close()
 
 
 def partition_offsets(source: str, client: Any, topic: str) -> tuple[dict[int, int], dict[int, int]]:

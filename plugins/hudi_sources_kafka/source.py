@@ -26,7 +26,7 @@ from typing_extensions import override
 from hudi_framework.contracts.source import Source, SourceContext, SourcePlan, SourceSplit
 from hudi_framework.errors import CheckpointError, HudiError, SourceError
 from hudi_sources_kafka import avro_schema
-from hudi_sources_kafka.client import FetchedRecords, consumer, fetch_range, partition_offsets
+from hudi_sources_kafka.client import ConsumerPool, FetchedRecords, fetch_range, partition_offsets
 from hudi_sources_kafka.decode import OFFSET_FIELDS, ValueDecodeError, decode_avro, decode_json, strip_confluent_header
 from hudi_sources_kafka.decode import with_offsets as append_offset_columns
 from hudi_sources_kafka.offsets import compute_ranges, format_checkpoint, parse_checkpoint, reached
@@ -45,6 +45,7 @@ class KafkaSource(Source):
     def __init__(self, options: KafkaSourceOptions) -> None:
         """Keep the validated options; nothing connects until the first plan or read."""
         self.options = options
+        self._consumers = ConsumerPool(self.name, options)
         self._schema: pa.Schema | None = None
         self._schema_known = False
 
@@ -53,7 +54,7 @@ class KafkaSource(Source):
     @override
     def plan(self, checkpoint: str | None, *, limit: int | None, context: SourceContext) -> SourcePlan:
         topic = self.options.topic
-        with consumer(self.name, self.options) as client:
+        with self._consumers.lease() as client:
             earliest, end = partition_offsets(self.name, client, topic)
         start = self._start_offsets(checkpoint, earliest, end)
         ranges = compute_ranges(
@@ -120,7 +121,7 @@ class KafkaSource(Source):
             raise SourceError(
                 self.name, f"split {split.id}: of topic {topic!r}, this source reads {self.options.topic!r}"
             )
-        with consumer(self.name, self.options) as client:
+        with self._consumers.lease() as client:
             fetched = fetch_range(
                 self.name, client, topic, partition, start, stop,
                 split=split.id, timeout_secs=self.options.request_timeout_secs,
@@ -132,6 +133,10 @@ class KafkaSource(Source):
         except ValueDecodeError as e:
             raise SourceError(self.name, f"split {split.id}: {e}") from e
         yield from table.to_batches(max_chunksize=_BATCH_ROWS)
+
+    def close(self) -> None:
+        """Close the consumers kept open between calls (also done when the source is garbage collected)."""
+        self._consumers.close()
 
     # -- schema -------------------------------------------------------------------------------------
 
