@@ -42,8 +42,25 @@ def group_of(item: pytest.Item) -> str:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouping = hasattr(config, "workerinput") and config.getvalue("loadgroup")
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of(item)))
+        group = group_of(item)
+        item.add_marker(pytest.mark.xdist_group(group))
+        if grouping:
+            _suffix_nodeid(item, group)
+
+
+def _suffix_nodeid(item: pytest.Item, group: str) -> None:
+    """Give a worker's item the ``<nodeid>@<group>`` id xdist's group scheduler reads.
+
+    xdist (3.8) sets ``item._nodeid`` for that, which pytest 9.2 no longer reads (its ``nodeid`` comes
+    from the structured ``item._id``): without this, every test would be a unit of its own and each
+    worker would start the Spark, oracle and Kafka JVMs its tests need.
+    """
+    node_id = getattr(item, "_id", None)
+    if node_id is None or str(node_id).endswith(f"@{group}"):
+        return  # an older pytest: xdist's own suffix works
+    item._id = type(node_id).parse(f"{node_id}@{group}")  # type: ignore[attr-defined]
 
 
 @pytest.hookimpl(optionalhook=True)

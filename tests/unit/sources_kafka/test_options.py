@@ -17,10 +17,9 @@ BASE = {"hoodie.streamer.source.kafka.topic": "trips", "bootstrap.servers": "127
 
 @pytest.fixture(scope="module")
 def registry() -> ComponentRegistry:
-    manager = build_plugin_manager()
-    if not manager.is_registered(hudi_sources_kafka):
-        manager.register(hudi_sources_kafka)  # until the entry point is installed
-    return ComponentRegistry.from_manager(manager)
+    return ComponentRegistry.from_manager(
+        build_plugin_manager(load_entry_points=False, extra_plugins=[hudi_sources_kafka])
+    )
 
 
 @pytest.mark.parametrize("prefix", ["hoodie.streamer.", "hoodie.deltastreamer."])
