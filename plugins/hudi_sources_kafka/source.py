@@ -49,6 +49,14 @@ class KafkaSource(Source):
         self._schema: pa.Schema | None = None
         self._schema_known = False
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Only the options travel (a pickled source opens its own consumers where it lands)."""
+        return {"options": self.options}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Rebuild from the options."""
+        self.__init__(state["options"])  # type: ignore[misc]
+
     # -- plan ---------------------------------------------------------------------------------------
 
     @override
@@ -172,7 +180,7 @@ class JsonKafkaSource(KafkaSource):
     @override
     def avro_schema(self, context: SourceContext) -> dict[str, Any] | None:
         path = self.options.schema_file
-        return None if path is None else _parse(self.name, read_text(context, path), path)
+        return None if path is None else _parse(self.name, read_text(self.name, context, path), path)
 
     @override
     def decode(self, fetched: FetchedRecords, context: SourceContext) -> pa.Table:
@@ -194,7 +202,7 @@ class AvroKafkaSource(KafkaSource):
     def avro_schema(self, context: SourceContext) -> dict[str, Any]:
         if self._avro is None:
             path = self.options.schema_file
-            text = self.options.schema_text if path is None else read_text(context, path)
+            text = self.options.schema_text if path is None else read_text(self.name, context, path)
             self._avro = _parse(self.name, text or "", path or "hoodie.streamer.source.kafka.value.deserializer.schema")
         return self._avro
 
@@ -208,14 +216,14 @@ class AvroKafkaSource(KafkaSource):
         return decode_avro(values, self.avro_schema(context), schema)
 
 
-def read_text(context: SourceContext, path: str) -> str:
+def read_text(source: str, context: SourceContext, path: str) -> str:
     """A schema file's text, read through the job's storage (a local path, ``file:`` or ``s3:`` URI)."""
     uri = path if "://" in path else Path(path.removeprefix("file:")).expanduser().resolve().as_uri()
     parent, _, name = uri.rstrip("/").rpartition("/")
     try:
         return context.storage(parent).read(name).decode("utf-8")
     except (HudiError, OSError, UnicodeDecodeError) as e:
-        raise SourceError("kafka", f"cannot read the schema file {path!r}: {e}") from e
+        raise SourceError(source, f"cannot read the schema file {path!r}: {e}") from e
 
 
 def _parse(source: str, text: str, where: str) -> dict[str, Any]:

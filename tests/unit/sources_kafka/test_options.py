@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import pickle
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import hudi_sources_kafka
+from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import PluginConfigError, SourceError
 from hudi_framework.plugin import ComponentKind, ComponentRegistry, build_plugin_manager
 from hudi_sources_kafka.options import AvroKafkaSourceOptions, KafkaSourceOptions, OffsetReset
+from hudi_storage_local.backend import LocalStorageProvider
 
 BASE = {"hoodie.streamer.source.kafka.topic": "trips", "bootstrap.servers": "127.0.0.1:9"}
 
@@ -114,3 +118,26 @@ def test_without_the_client_a_plan_names_the_missing_package(
     source = registry.build(ComponentKind.SOURCE, "kafka-json", BASE)  # building needs no client
     with pytest.raises(SourceError, match="pip install kafka-python"):
         source.plan(None, limit=None, context=None)  # type: ignore[arg-type]
+
+
+def test_a_source_pickles_as_its_options(registry: ComponentRegistry) -> None:
+    source = registry.build(ComponentKind.SOURCE, "kafka-avro", {**BASE, "schema_file": "/a.avsc"})
+    copy = pickle.loads(pickle.dumps(source))
+    assert type(copy) is type(source)
+    assert copy.options == source.options  # type: ignore[attr-defined]
+
+
+def test_an_unreadable_schema_file_names_it(registry: ComponentRegistry, tmp_path: Path) -> None:
+    class Context:
+        def storage(self, uri: str) -> StorageBackend:
+            return LocalStorageProvider().open(uri)
+
+    missing = tmp_path / "missing.avsc"
+    source = registry.build(ComponentKind.SOURCE, "kafka-avro", {**BASE, "schema_file": str(missing)})
+    with pytest.raises(SourceError, match=r"source 'kafka-avro': cannot read the schema file .*missing\.avsc"):
+        source.row_schema(Context())  # type: ignore[attr-defined]
+    bad = tmp_path / "bad.avsc"
+    bad.write_text('{"type": "record", "name": "R", "fields": [{"name": "x", "type": ["int", "string"]}]}')
+    source = registry.build(ComponentKind.SOURCE, "kafka-json", {**BASE, "schema_file": str(bad)})
+    with pytest.raises(SourceError, match="has no row form"):
+        source.row_schema(Context())  # type: ignore[attr-defined]
