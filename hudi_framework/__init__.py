@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from hudi_framework.read.log_records import CorruptLogBlockWarning
     from hudi_framework.read.options import ReadOptions
     from hudi_framework.read.plan import ReadPlan
-    from hudi_framework.read.reader import plan_read, read_batches, read_table
+    from hudi_framework.read.reader import plan_read, read_batches, read_table, run_task
     from hudi_framework.runtime.components import Components, build_components
     from hudi_framework.runtime.table import HudiTable
     from hudi_framework.table.keys import build_key_generator
@@ -110,6 +110,7 @@ __all__ = [
     "restore_to_savepoint",
     "rollback_latest_commit",
     "run_job",
+    "run_task",
     "table_service_host",
     "truncate_log_tail",
 ]
@@ -165,6 +166,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "plan_read": "hudi_framework.read.reader",
     "read_batches": "hudi_framework.read.reader",
     "read_table": "hudi_framework.read.reader",
+    "run_task": "hudi_framework.read.reader",
     "restore_to_savepoint": "hudi_framework.write.savepoint",
     "rollback_latest_commit": "hudi_framework.write.savepoint",
     "run_job": "hudi_framework.jobs.runner",
