@@ -71,9 +71,12 @@ class KafkaSource(Source):
         )  # fmt: skip
         schema = self.row_schema(context)
         if not ranges:
-            # Where the next batch starts: the checkpoint itself, or (first run, expired offsets) where
-            # the topic was entered, which a job that commits empty batches keeps as Apache Hudi does.
-            return SourcePlan((), format_checkpoint(topic, start) if start else checkpoint, schema)
+            if checkpoint is None and self.options.auto_offset_reset is OffsetReset.LATEST and start:
+                # "From now on" must be pinned somewhere: the end offsets, which a job commits with its
+                # empty batch as Apache Hudi's streamer does (the checkpoint changed); planning from
+                # None again would start at the then newest end and never read anything.
+                return SourcePlan((), format_checkpoint(topic, start), schema)
+            return SourcePlan((), checkpoint, schema)
         splits = tuple(
             SourceSplit(
                 id=f"{topic}-{r.partition}:{r.start}-{r.stop}",

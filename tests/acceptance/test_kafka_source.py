@@ -28,6 +28,7 @@ from hudi_framework.contracts.source import Source, SourcePlan, SourceSplit
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import CheckpointError, SourceError
 from hudi_framework.plugin import ComponentKind, ComponentRegistry, HudiPluginManager, build_plugin_manager
+from hudi_framework.testing.source_contract import Land, SourceContract
 
 pytestmark = pytest.mark.kafka
 BYTE_ARRAY = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
@@ -329,3 +330,25 @@ def test_avro_values_without_the_confluent_header_name_the_offset(
     plan = source.plan(None, limit=None, context=context)
     with pytest.raises(SourceError, match=rf"split {topic}-0:0-1: the value at offset 0 does not start with Confluent"):
         _read(source, plan, context)
+
+
+class TestKafkaJsonContract(SourceContract):
+    """The shared source contract suite, on a fresh 3-partition topic per test."""
+
+    SMALL_LIMIT = 2
+    BAD_CHECKPOINTS = ("other-topic,0:0", "1700000000000", "x,0:zero")  # "" is no checkpoint, as in Apache Hudi
+
+    @pytest.fixture
+    def source(self, kafka_broker: Any, topic: str, registry: ComponentRegistry) -> Source:
+        return _source(registry, "kafka-json", _json_options(kafka_broker.bootstrap, topic))
+
+    @pytest.fixture
+    def land(self, kafka_broker: Any, topic: str) -> Land:
+        batches = iter(range(1000))
+
+        def land() -> list[str]:
+            records = _json_batch(next(batches), 5)
+            _produce(kafka_broker.bootstrap, topic, records)
+            return [json.loads(v)["id"] for _, _, v in records if v is not None]
+
+        return land
