@@ -191,6 +191,9 @@ class _Rounds:
         self.table = _open(settings, self.config)
         file = settings.streamer.schema_file
         self.schema: pa.Schema | None = read_schema_file(file, ref.context()) if file else None
+        #: A checkpoint a plan moved without rows (a source starting at its latest position) that no
+        #: commit could record yet (no table or no schema): later rounds of this run resume from it.
+        self.carried: str | None = None
 
     def run(self, number: int, observer: StreamerObserver) -> RoundReport:
         started = time.perf_counter()
@@ -198,24 +201,33 @@ class _Rounds:
         if self.table is not None:
             self.table = self.table.reload()
         resume = resolve_resume(self.table, streamer.checkpoint)
-        observer.round_started(number, resume.checkpoint)
-        plan = self.ref.source().plan(resume.checkpoint, limit=streamer.source_limit, context=self.ref.context())
+        start = resume.checkpoint if resume.checkpoint is not None else self.carried
+        observer.round_started(number, start)
+        plan = self.ref.source().plan(start, limit=streamer.source_limit, context=self.ref.context())
         observer.round_planned(number, len(plan.splits))
         written = None
-        if not plan.empty:
-            if self.table is None:
+        # A plan without rows may still move the checkpoint (Kafka's auto.offset.reset=latest on a
+        # first run): it is committed alone, as Apache Hudi does, or later rounds would skip what
+        # arrives meanwhile.
+        moved = plan.empty and plan.checkpoint is not None and plan.checkpoint != start
+        schema = self.schema or plan.schema
+        if not plan.empty or moved:
+            if self.table is None and (not plan.empty or schema is not None):
                 base = self.settings.table.base_path or ""
                 self.table = HudiTable.create(base, self.config, settings=self.settings)
-            extra = checkpoint_metadata(plan.checkpoint, streamer.checkpoint, self.table.config.version)
-            schema = self.schema or plan.schema
-            written = self.engine.write_plan(self.table, plan, schema, streamer.operation, extra)
-            if written is None:
-                written = self._empty_commit(self.table, schema, extra)
+            if self.table is not None:
+                extra = checkpoint_metadata(plan.checkpoint, streamer.checkpoint, self.table.config.version)
+                if not plan.empty:
+                    written = self.engine.write_plan(self.table, plan, schema, streamer.operation, extra)
+                if written is None:
+                    written = self._empty_commit(self.table, schema, extra)
+        if moved and written is None:
+            self.carried = plan.checkpoint
         result = written.result if written is not None else None
         report = RoundReport(
             number=number,
-            resumed_from=resume.checkpoint,
-            checkpoint=plan.checkpoint if written is not None else resume.checkpoint,
+            resumed_from=start,
+            checkpoint=plan.checkpoint if written is not None or moved else start,
             splits=len(plan.splits),
             rows=written.rows if written is not None else 0,
             instant=result.instant.requested_time if result is not None else None,

@@ -30,6 +30,9 @@ class LandingOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     root: str = Field(alias="hoodie.streamer.source.dfs.root")
+    #: Like Kafka's ``auto.offset.reset=latest``: with no checkpoint, the first plan takes nothing and
+    #: returns the newest file as its checkpoint.
+    latest: bool = False
 
 
 class LandingSource(Source):
@@ -37,6 +40,7 @@ class LandingSource(Source):
 
     def __init__(self, options: LandingOptions) -> None:
         self._root = options.root
+        self._latest = options.latest
 
     def plan(self, checkpoint: str | None, *, limit: int | None, context: SourceContext) -> SourcePlan:
         if checkpoint is not None and not checkpoint.startswith("file:"):
@@ -46,6 +50,8 @@ class LandingSource(Source):
             (f for f in context.storage(self._root).list("") if not f.name.startswith(("_", ".")) and f.name > after),
             key=lambda f: f.name,
         )
+        if checkpoint is None and self._latest:
+            return SourcePlan((), f"file:{files[-1].name}" if files else "file:")
         taken: list[FileInfo] = []
         size = 0
         for f in files:

@@ -29,6 +29,7 @@ from hudi_framework.streamer.checkpoint import (
     latest_checkpoint,
     resolve_resume,
 )
+from hudi_framework.table.from_settings import table_config_from_settings as config_of
 from hudi_framework.write.client import WriteClient
 
 SOURCE_MODULE = "tests.unit.streamer.landing_source"
@@ -314,3 +315,42 @@ def test_splits_without_rows_commit_the_checkpoint_alone(tmp_path: Path) -> None
     assert [m[CHECKPOINT_KEY_V2] for m in extra(tmp_path)] == ["file:b000.json", "file:b001.json"]
     assert rows(tmp_path) == expected(0)
     assert run_streamer(settings(tmp_path)).rounds[0].resumed_from == "file:b001.json"
+
+
+def test_a_first_plan_that_only_moves_the_checkpoint_is_kept_so_later_data_is_not_skipped(tmp_path: Path) -> None:
+    # A source starting at its latest position (Kafka's auto.offset.reset=latest) plans no rows but a
+    # new checkpoint; were it dropped, every round would start at "latest" again and skip whatever
+    # arrived in between. With no table and no schema yet, the run carries it to its next rounds.
+    landing = tmp_path / "landing"
+    land(landing, 0, 2)
+    options = {"hoodie.streamer.source.dfs.root": str(landing), "latest": True}
+
+    class LandAfterFirstRound:
+        def round_started(self, number: int, resumed_from: str | None) -> None:
+            pass
+
+        def round_planned(self, number: int, splits: int) -> None:
+            pass
+
+        def round_done(self, report: RoundReport) -> None:
+            if report.number == 1:
+                land(landing, 2, 1)
+
+    config = settings(tmp_path, source_options=options, continuous=True, max_rounds=2)
+    report = run_streamer(config, observer=LandAfterFirstRound())
+    assert [r.checkpoint for r in report.rounds] == ["file:b001.json", "file:b002.json"]
+    assert rows(tmp_path) == expected(2)
+
+
+def test_a_moved_checkpoint_is_committed_alone_when_the_table_exists(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    land(landing, 0, 2)
+    config = settings(tmp_path, source_options={"hoodie.streamer.source.dfs.root": str(landing), "latest": True})
+    table = HudiTable.create(str(tmp_path / "t"), config_of(config))
+    WriteClient(table).upsert(pa.table({"id": [7], "file": [7], "ts": [7]}))  # another writer, no checkpoint
+    first = run_streamer(config)  # one round, --once: nothing read, the checkpoint committed alone
+    assert first.rounds[0].checkpoint == "file:b001.json"
+    assert extra(tmp_path)[-1][CHECKPOINT_KEY_V2] == "file:b001.json"
+    land(landing, 2, 1)
+    run_streamer(config)  # a new run resumes from the table's checkpoint, not from "latest"
+    assert rows(tmp_path) == sorted([*expected(2), (7, 7)])
