@@ -260,7 +260,11 @@ class HudiSparkTable:
 
     def compact(self) -> str | None:
         """Schedule a compaction and run it in executors (``CALL run_compaction``); its instant, or
-        None when nothing is due (always None on a copy-on-write table)."""
+        None when no file slice has log files to compact.
+
+        Raises:
+            CompactionPlanError: The table is copy-on-write.
+        """
         return self._schedule_and_run("compaction")
 
     def cluster(self) -> str | None:
