@@ -254,5 +254,5 @@ def test_the_documented_examples_run(spark: Any, tmp_path: Path) -> None:
     path = _create(tmp_path / "orders")
     scope: dict[str, Any] = {"spark": spark, "path": path}
     for code in examples:
-        exec(compile(code, str(DOCS), "exec"), scope)  # noqa: S102 - the docs' own examples
+        exec(compile(code, str(DOCS), "exec"), scope)  # the docs' own examples
     assert _hudi_rs_rows(path)  # the examples leave rows hudi-rs reads
