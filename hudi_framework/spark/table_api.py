@@ -194,9 +194,8 @@ class HudiSparkTable:
         return history_frame(self._spark, self._table.reload())
 
     def show_commits(self, limit: int | None = None) -> DataFrame:
-        """Completed commits, newest first (``CALL show_commits``)."""
-        commits = self.history().filter(F.col("state") == "completed")
-        commits = commits.filter(F.col("action").isin(*(a.value for a in _COMMIT_ACTIONS)))
+        """Completed commits, delta commits and replace commits, newest first (``CALL show_commits``)."""
+        commits = history_frame(self._spark, self._table.reload(), commits_only=True)
         return commits if limit is None else commits.limit(limit)
 
     def show_file_system_view(self) -> DataFrame:
@@ -280,9 +279,6 @@ class HudiSparkTable:
         if instant is not None:
             service.execute(self._host(), instant)
         return instant
-
-
-_COMMIT_ACTIONS = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
 
 
 def check_assignments(

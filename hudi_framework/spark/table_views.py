@@ -7,66 +7,21 @@ from typing import TYPE_CHECKING, Final
 
 import pyarrow as pa
 
-from hudi_framework.timeline.instant import WRITE_ACTIONS, State
+from hudi_framework.timeline.history import instant_history
 from hudi_framework.write.savepoint import list_savepoints
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from hudi_framework.runtime.table import HudiTable
-    from hudi_framework.timeline.instant import Instant
 
-__all__ = ["HISTORY_SCHEMA", "file_slices_frame", "history_frame", "savepoints_frame"]
-
-#: Columns of :func:`history_frame`; the counts are sums over the commit's write stats (null for
-#: instants without commit metadata: pending ones, cleans, rollbacks, savepoints).
-HISTORY_SCHEMA: Final = pa.schema(
-    [
-        ("requested_time", pa.string()),
-        ("completion_time", pa.string()),
-        ("action", pa.string()),
-        ("state", pa.string()),
-        ("operation", pa.string()),
-        ("num_files", pa.int64()),
-        ("num_writes", pa.int64()),
-        ("num_inserts", pa.int64()),
-        ("num_updates", pa.int64()),
-        ("num_deletes", pa.int64()),
-        ("bytes_written", pa.int64()),
-    ]
-)
-_COUNTS: Final = ("num_writes", "num_inserts", "num_update_writes", "num_deletes", "total_write_bytes")
+__all__ = ["file_slices_frame", "history_frame", "savepoints_frame"]
 
 
-def _history_row(table: HudiTable, instant: Instant) -> dict[str, object]:
-    row: dict[str, object] = {
-        "requested_time": instant.requested_time,
-        "completion_time": instant.completion_time,
-        "action": instant.action.value,
-        "state": instant.state.value,
-    }
-    if instant.state is not State.COMPLETED or instant.action not in WRITE_ACTIONS:
-        return row
-    metadata = table.timeline.read_commit_metadata(instant)
-    stats = metadata.write_stats()
-    sums = [sum(getattr(s, name) or 0 for s in stats) for name in _COUNTS]
-    row.update(
-        operation=metadata.operation_type,
-        num_files=len(stats),
-        num_writes=sums[0],
-        num_inserts=sums[1],
-        num_updates=sums[2],
-        num_deletes=sums[3],
-        bytes_written=sums[4],
-    )
-    return row
-
-
-def history_frame(spark: SparkSession, table: HudiTable) -> DataFrame:
-    """Every instant of the active timeline, newest first (see :data:`HISTORY_SCHEMA`)."""
-    instants = sorted(table.timeline.instants, key=lambda i: i.requested_time, reverse=True)
-    rows = [_history_row(table, i) for i in instants]
-    return spark.createDataFrame(pa.Table.from_pylist(rows, schema=HISTORY_SCHEMA))
+def history_frame(spark: SparkSession, table: HudiTable, *, commits_only: bool = False) -> DataFrame:
+    """Every instant of the active timeline (or its completed commits), newest first
+    (:data:`~hudi_framework.timeline.history.HISTORY_SCHEMA`)."""
+    return spark.createDataFrame(instant_history(table.timeline, commits_only=commits_only))
 
 
 _SLICES_SCHEMA: Final = pa.schema(
