@@ -133,6 +133,7 @@ from hudi_framework.errors.table import (
     TimelineError,
     UnsupportedFormatError,
 )
+from hudi_framework.errors.table_api import MergeMatchError, TableExpressionError
 from hudi_framework.errors.warning_types import HudiDeprecationWarning, PostCommitWarning
 
 __all__ = [
@@ -193,6 +194,7 @@ __all__ = [
     "LogRepairError",
     "LsmTimelineError",
     "MergeError",
+    "MergeMatchError",
     "MergeModeMismatchError",
     "MergeStrategyNotFoundError",
     "MetadataKeyError",
@@ -225,6 +227,7 @@ __all__ = [
     "TableConfigCorruptError",
     "TableError",
     "TableExistsError",
+    "TableExpressionError",
     "TableNotFoundError",
     "TableServiceError",
     "TableVersionError",
