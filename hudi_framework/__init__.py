@@ -32,9 +32,10 @@ if TYPE_CHECKING:
     from hudi_framework.read.log_records import CorruptLogBlockWarning
     from hudi_framework.read.options import ReadOptions
     from hudi_framework.read.plan import ReadPlan
-    from hudi_framework.read.reader import plan_read, read_batches, read_table
+    from hudi_framework.read.reader import plan_read, read_batches, read_table, run_task
     from hudi_framework.runtime.components import Components, build_components
     from hudi_framework.runtime.table import HudiTable
+    from hudi_framework.streamer.job import StopSignal, StreamerReport, run_streamer
     from hudi_framework.table.keys import build_key_generator
     from hudi_framework.table.table_config import TableConfig, new_table_config
     from hudi_framework.timeline.instant import Action, Instant, State
@@ -85,6 +86,8 @@ __all__ = [
     "Savepoint",
     "ServiceRun",
     "State",
+    "StopSignal",
+    "StreamerReport",
     "TableConfig",
     "TableType",
     "Timeline",
@@ -110,6 +113,8 @@ __all__ = [
     "restore_to_savepoint",
     "rollback_latest_commit",
     "run_job",
+    "run_streamer",
+    "run_task",
     "table_service_host",
     "truncate_log_tail",
 ]
@@ -143,6 +148,8 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "Savepoint": "hudi_framework.write.savepoint",
     "ServiceRun": "hudi_framework.write.table_services",
     "State": "hudi_framework.timeline.instant",
+    "StopSignal": "hudi_framework.streamer.job",
+    "StreamerReport": "hudi_framework.streamer.job",
     "TableConfig": "hudi_framework.table.table_config",
     "TableType": "hudi_framework.vocabulary",
     "Timeline": "hudi_framework.timeline.timeline",
@@ -165,9 +172,11 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "plan_read": "hudi_framework.read.reader",
     "read_batches": "hudi_framework.read.reader",
     "read_table": "hudi_framework.read.reader",
+    "run_task": "hudi_framework.read.reader",
     "restore_to_savepoint": "hudi_framework.write.savepoint",
     "rollback_latest_commit": "hudi_framework.write.savepoint",
     "run_job": "hudi_framework.jobs.runner",
+    "run_streamer": "hudi_framework.streamer.job",
     "table_service_host": "hudi_framework.write.service_host",
     "truncate_log_tail": "hudi_framework.write.log_repair",
 }

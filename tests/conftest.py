@@ -1,5 +1,6 @@
-"""Shared fixtures: fixture tables extracted once per session, a fresh plugin manager per test, and one
-SparkSession for the whole test session (local[2], 2 shuffle partitions, UI off)."""
+"""Shared fixtures: fixture tables extracted once per session, a fresh plugin manager per test, one
+SparkSession for the whole test session (local[2], 2 shuffle partitions, UI off), and one Kafka broker
+(KRaft, 127.0.0.1) for the tests that ask for it."""
 
 from __future__ import annotations
 
@@ -46,6 +47,24 @@ def extract_fixture(fixtures_root: Path) -> Callable[[FixtureTable], tuple[Path,
         return table.extract(fixtures_root)
 
     return _extract
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A running :class:`tests.tools.kafka_broker.KafkaBroker` (``.bootstrap`` is ``127.0.0.1:<port>``),
+    started once per session (its tests share one xdist worker, see tests/parallel.py) and stopped at
+    the end; skips when Kafka cannot be provisioned here (no Java, Maven or network)."""
+    pytest.importorskip("kafka", reason="the kafka extra (kafka-python) is not installed")
+    from tests.tools.kafka_broker import KafkaUnavailableError, start_broker
+
+    try:
+        broker = start_broker(tmp_path_factory.mktemp("kafka-broker"))
+    except KafkaUnavailableError as e:
+        pytest.skip(f"no Kafka broker: {e}")
+    try:
+        yield broker
+    finally:
+        broker.stop()
 
 
 @pytest.fixture

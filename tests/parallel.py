@@ -1,10 +1,10 @@
 """The suite on several worker processes (pytest-xdist): which tests share a worker, the order
 work is handed out, and the session summaries gathered from the workers.
 
-Tests needing the SparkSession run on one worker, those needing the Apache Hudi oracle on one
-(each starts its JVM once), and every other test module is a unit of its own (its module-scoped
-fixtures are built once). The two JVM groups are handed out first, to different workers, since
-they are the longest units; the rest follow largest first.
+Tests needing the SparkSession run on one worker, those needing the Apache Hudi oracle on one,
+those needing the Kafka broker on one (each starts its JVM once), and every other test module is a
+unit of its own (its module-scoped fixtures are built once). The JVM groups are handed out first,
+to different workers, since they are the longest units; the rest follow largest first.
 
 Without ``-n`` (``-n 0``) nothing here acts and the summaries come from this process.
 """
@@ -22,6 +22,7 @@ from tests.oracle.compare import TALLY, Tally
 
 SPARK_GROUP = "jvm-spark"
 ORACLE_GROUP = "jvm-oracle"
+KAFKA_GROUP = "jvm-kafka"
 #: The most workers ``-n auto`` starts: each may hold a Spark or oracle JVM (about 1 GiB each).
 MAX_AUTO_WORKERS = 4
 _FAULTS = "tests/faults/"
@@ -33,14 +34,33 @@ def group_of(item: pytest.Item) -> str:
     if "apache_hudi" in names:
         return ORACLE_GROUP
     if "spark" in names or item.get_closest_marker("spark") is not None:
-        return SPARK_GROUP
+        return SPARK_GROUP  # a Spark test needing Kafka starts a (smaller) broker there
+    if "kafka_broker" in names or item.get_closest_marker("kafka") is not None:
+        return KAFKA_GROUP
     return item.nodeid.split("::", 1)[0]
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouping = hasattr(config, "workerinput") and config.getvalue("loadgroup")
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of(item)))
+        group = group_of(item)
+        item.add_marker(pytest.mark.xdist_group(group))
+        if grouping:
+            _suffix_nodeid(item, group)
+
+
+def _suffix_nodeid(item: pytest.Item, group: str) -> None:
+    """Give a worker's item the ``<nodeid>@<group>`` id xdist's group scheduler reads.
+
+    xdist (3.8) sets ``item._nodeid`` for that, which pytest 9.2 no longer reads (its ``nodeid`` comes
+    from the structured ``item._id``): without this, every test would be a unit of its own and each
+    worker would start the Spark, oracle and Kafka JVMs its tests need.
+    """
+    node_id = getattr(item, "_id", None)
+    if node_id is None or str(node_id).endswith(f"@{group}"):
+        return  # an older pytest: xdist's own suffix works
+    item._id = type(node_id).parse(f"{node_id}@{group}")  # type: ignore[attr-defined]
 
 
 @pytest.hookimpl(optionalhook=True)

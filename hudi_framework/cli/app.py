@@ -23,6 +23,7 @@ from hudi_framework.cli.log_compaction import log_compaction
 from hudi_framework.cli.metadata import metadata
 from hudi_framework.cli.savepoint import restore, rollback, savepoint
 from hudi_framework.cli.schema_spec import parse_schema_spec
+from hudi_framework.cli.streamer import streamer
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.console import render
 from hudi_framework.errors import ConfigError, HudiError, JobVerificationError, TableExistsError, TableNotFoundError
@@ -50,6 +51,8 @@ show.command("log-blocks")(show_log_blocks)
 app.command("restore")(restore)
 app.command("rollback")(rollback)
 app.command("archive")(archive)
+# Unknown flags reach the command, which names an unsupported HoodieStreamer flag as such.
+app.command("streamer", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(streamer)
 
 PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -189,6 +192,23 @@ def show_timeline(
         typer.echo(json.dumps(rows, indent=2))
         return
     _console().print(render.timeline_table(instants))
+
+
+@show.command("commits")
+def show_commits(
+    path: PathArg,
+    limit: Annotated[int | None, typer.Option(help="Only the newest N commits.")] = None,
+    as_json: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Completed commits, newest first, with operation and counts (Apache Hudi's show_commits)."""
+    from hudi_framework.timeline.history import instant_history
+
+    rows = instant_history(_open(path, config).timeline, commits_only=True).to_pylist()[:limit]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    _console().print(render.history_table(rows, title="commits"))
 
 
 @show.command("file-slices")

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         ServicesSettings,
     )
     from hudi_framework.config.settings import HudiSettings
+    from hudi_framework.config.streamer import StreamerSettings
     from hudi_framework.errors import ConfigFileError, InvalidConfigValueError
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "S3Settings",
     "ServicesSettings",
     "StorageSettings",
+    "StreamerSettings",
     "TableSettings",
     "TimestampKeygenSettings",
     "WriteEngine",
@@ -92,6 +94,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "S3Settings": "hudi_framework.config.s3",
     "ServicesSettings": "hudi_framework.config.services",
     "StorageSettings": "hudi_framework.config.component_sections",
+    "StreamerSettings": "hudi_framework.config.streamer",
     "TableSettings": "hudi_framework.config.sections",
     "TimestampKeygenSettings": "hudi_framework.config.sections",
     "WriteEngine": "hudi_framework.config.enums",

@@ -227,3 +227,6 @@ class PluginSettings(Section):
     """Load every plugin installed under the ``hudi_framework`` entry-point group (built-ins included)."""
     disable: tuple[ComponentName, ...] = ()
     """Plugin (entry-point) names to block, e.g. ``["index-bloom"]``."""
+    modules: tuple[str, ...] = ()
+    """Importable modules registered as plugins besides the installed ones (a plugin under development,
+    a test's): every process of a job imports and registers them, as it loads entry points."""

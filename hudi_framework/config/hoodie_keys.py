@@ -291,6 +291,13 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
         render=render_credentials_providers,
     ),
     # ------------------------------------------------------------------ services
+    # ------------------------------------------------------------------ streamer
+    _k("streamer.transformer_sql", "hoodie.streamer.transformer.sql", "hoodie.deltastreamer.transformer.sql"),
+    _k(
+        "streamer.schema_file",
+        "hoodie.streamer.schemaprovider.source.schema.file",
+        "hoodie.deltastreamer.schemaprovider.source.schema.file",
+    ),
     _k("services.compaction.inline", "hoodie.compact.inline"),
     _k("services.compaction.schedule_inline", "hoodie.compact.schedule.inline"),
     _k("services.compaction.trigger_strategy", "hoodie.compact.inline.trigger.strategy"),
@@ -369,7 +376,8 @@ IGNORED_KEYS: Final[Mapping[str, str]] = MappingProxyType(
         "hoodie.embed.timeline.server": "there is no timeline server; executors read the timeline directly",
         "hoodie.write.markers.type": "markers are always written directly to storage",
         "hoodie.datasource.compaction.async.enable": (
-            "applies to Apache Hudi's streaming sink; use services.compaction.inline or schedule_inline"
+            "applies to Apache Hudi's streaming sink, whose writeStream here refuses true; "
+            "use services.compaction.inline or schedule_inline"
         ),
         "hoodie.clustering.plan.strategy.class": (
             "clustering plans are made by the service services.clustering.service names (size-based)"

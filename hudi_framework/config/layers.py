@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_settings import BaseSettings, EnvSettingsSource
@@ -93,6 +93,14 @@ def from_mapping(mapping: Mapping[str, Any], *, style: Style, source: str | None
 #: Apache Hudi key (``storage.backend``, ``storage.options.*``) would otherwise be out of reach of
 #: ``format("hudi")`` options and ``--option``; other sections have a key for every field that acts.
 _FIELD_PATH_SECTIONS = frozenset({"storage"})
+#: HoodieStreamer's source options (``hoodie.streamer.source.dfs.root``, ``hoodie.streamer.csv.sep``,
+#: ``hoodie.streamer.source.kafka.topic``...) belong to the source plugin, which validates them with
+#: its own options model: unmapped keys under these prefixes go to ``streamer.source_options`` as written.
+_SOURCE_OPTION_PREFIXES: Final = tuple(
+    f"hoodie.{tool}.{family}."
+    for tool in ("streamer", "deltastreamer")
+    for family in ("source", "csv", "kafka", "schemaprovider")
+)
 
 
 def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], source: str | None) -> Layer:
@@ -120,6 +128,9 @@ def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], so
         elif key.strip().split(".", 1)[0].lower() in _FIELD_PATH_SECTIONS:
             path = tuple(key.strip().split("."))
             parsed, origin = value, Origin(key.strip(), Style.DOTTED, source)
+        elif key.strip().lower().startswith(_SOURCE_OPTION_PREFIXES):
+            path = ("streamer", "source_options", key.strip())
+            parsed, origin = value, Origin(key.strip(), Style.HOODIE, source)
         else:
             if not is_ignored(key):
                 unknown.append(key)

@@ -38,6 +38,7 @@ from hudi_framework.config.paths import ENV_DELIMITER, ENV_PREFIX, Origin, Style
 from hudi_framework.config.paths import Path as FieldPath
 from hudi_framework.config.sections import ReadSettings, TableSettings, WriteSettings
 from hudi_framework.config.services import ServicesSettings
+from hudi_framework.config.streamer import StreamerSettings
 from hudi_framework.config.validation import to_config_error
 from hudi_framework.errors import ConfigError, UnknownConfigKeyError
 from hudi_framework.vocabulary import RecordMergeMode
@@ -84,6 +85,8 @@ class HudiSettings(BaseSettings):
     """Plugin loading."""
     job: JobSettings = Field(default_factory=JobSettings)
     """The ``hudi-fw run`` job: sample data, change batches, verification."""
+    streamer: StreamerSettings = Field(default_factory=StreamerSettings)
+    """The ``hudi-fw streamer`` job: source, transformer, checkpoints, continuous mode."""
 
     def __init__(self, _origins: Mapping[FieldPath, Origin] | None = None, **values: Any) -> None:
         """Validate exactly ``values`` (sections as mappings or models); nothing else is read.

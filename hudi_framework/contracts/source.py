@@ -28,12 +28,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from pydantic import AliasChoices, BaseModel
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from hudi_framework.contracts.storage import StorageBackend
 
-__all__ = ["Source", "SourceContext", "SourcePlan", "SourceSplit"]
+__all__ = ["Source", "SourceContext", "SourcePlan", "SourceSplit", "option_keys"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +82,29 @@ class SourceContext(Protocol):
 
     def storage(self, uri: str) -> StorageBackend:
         """A storage backend rooted at ``uri`` (``file:///landing``, ``s3://bucket/landing``), opened
-        with the job's storage settings (credentials, endpoint) by the installed storage plugins."""
+        with the job's storage settings (credentials, endpoint) by the installed storage plugins.
+
+        Opening a backend can cost more than reading a small file (an S3 client): sources keep the
+        backend they opened for a context and reuse it while the context is the same object."""
         ...
+
+
+def option_keys(options_model: type[BaseModel]) -> frozenset[str]:
+    """Every key ``options_model`` accepts: its field names and their aliases.
+
+    Source options models take Apache Hudi's keys (``hoodie.streamer.source.dfs.root`` and the older
+    ``hoodie.deltastreamer.*`` spelling) as validation aliases, so a job holding a HoodieStreamer
+    properties file hands each source exactly the entries it knows and no others.
+    """
+    keys: set[str] = set()
+    for name, info in options_model.model_fields.items():
+        keys.add(name)
+        for alias in (info.alias, info.validation_alias):
+            if isinstance(alias, str):
+                keys.add(alias)
+            elif isinstance(alias, AliasChoices):
+                keys.update(choice for choice in alias.choices if isinstance(choice, str))
+    return frozenset(keys)
 
 
 class Source(abc.ABC):

@@ -42,7 +42,7 @@ from hudi_framework.errors.data import (
     OrderingTypeError,
     UnsafePartitionPathError,
 )
-from hudi_framework.errors.ingest import CheckpointError, SourceError
+from hudi_framework.errors.ingest import CheckpointError, SourceError, StreamerError
 from hudi_framework.errors.layout import (
     LayoutOptimizationError,
     UnknownLayoutStrategyError,
@@ -135,6 +135,7 @@ from hudi_framework.errors.table import (
     TimelineError,
     UnsupportedFormatError,
 )
+from hudi_framework.errors.table_api import MergeMatchError, TableExpressionError
 from hudi_framework.errors.warning_types import HudiDeprecationWarning, PostCommitWarning
 
 __all__ = [
@@ -195,6 +196,7 @@ __all__ = [
     "LogRepairError",
     "LsmTimelineError",
     "MergeError",
+    "MergeMatchError",
     "MergeModeMismatchError",
     "MergeStrategyNotFoundError",
     "MetadataKeyError",
@@ -225,9 +227,11 @@ __all__ = [
     "SourceError",
     "StorageError",
     "StorageNotFoundError",
+    "StreamerError",
     "TableConfigCorruptError",
     "TableError",
     "TableExistsError",
+    "TableExpressionError",
     "TableNotFoundError",
     "TableServiceError",
     "TableVersionError",

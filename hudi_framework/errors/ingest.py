@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hudi_framework.errors.base import HudiError
 
-__all__ = ["CheckpointError", "SourceError"]
+__all__ = ["CheckpointError", "SourceError", "StreamerError"]
 
 
 class SourceError(HudiError):
@@ -33,3 +33,8 @@ class CheckpointError(SourceError):
         """Name the source, the checkpoint and why it cannot be used."""
         super().__init__(source, f"cannot resume from checkpoint {checkpoint!r}: {detail}")
         self.checkpoint = checkpoint
+
+
+class StreamerError(HudiError):
+    """The streamer cannot run a round as configured (no source named, a table whose commits carry no
+    checkpoint to resume from, a transformer the engine cannot run)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
+from hudi_framework.errors import PluginLoadError
 from hudi_framework.plugin.manager import HudiPluginManager, build_plugin_manager
 
 if TYPE_CHECKING:
@@ -28,4 +30,12 @@ def plugin_manager_for(settings: HudiSettings) -> HudiPluginManager:
 
 def manager_for_plugins(plugins: PluginSettings) -> HudiPluginManager:
     """The plugin manager of a ``plugins`` settings section alone (a table opened without settings)."""
-    return build_plugin_manager(load_entry_points=plugins.load_entry_points, disable=plugins.disable)
+    extra: dict[str, object] = {}
+    for module in plugins.modules:
+        try:
+            extra[module] = importlib.import_module(module)
+        except ImportError as e:
+            raise PluginLoadError("plugins.modules", module, e) from e
+    return build_plugin_manager(
+        load_entry_points=plugins.load_entry_points, disable=plugins.disable, extra_plugins=extra
+    )

@@ -69,7 +69,16 @@ from hudi_framework.write.prepare import combine_rows, prepare_rows
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.transaction import WriteTransaction
 
-__all__ = ["DIRECT_OPERATIONS", "STAGING_ROOT", "DirectWriter", "StagedWriter", "build_writer"]
+__all__ = [
+    "DIRECT_OPERATIONS",
+    "STAGING_ROOT",
+    "DirectWriter",
+    "StagedWriter",
+    "build_writer",
+    "check_frame",
+    "open_or_create",
+    "task_identity",
+]
 
 STAGING_ROOT = ".hoodie/.temp"
 
@@ -79,7 +88,7 @@ DIRECT_OPERATIONS = frozenset(
 )
 
 
-def _task_identity() -> tuple[int, int, int]:
+def task_identity() -> tuple[int, int, int]:
     """(partition id, stage id, attempt number) of the running Spark task ((0, 0, 0) outside one)."""
     from pyspark import TaskContext
 
@@ -89,7 +98,7 @@ def _task_identity() -> tuple[int, int, int]:
     return ctx.partitionId(), ctx.stageId(), ctx.attemptNumber()
 
 
-def _open_or_create(options: SourceOptions, schema: pa.Schema | None) -> HudiTable | None:
+def open_or_create(options: SourceOptions, schema: pa.Schema | None) -> HudiTable | None:
     """The target table; created from the options when missing and ``schema`` is given."""
     try:
         return options.open_table()
@@ -108,17 +117,18 @@ def _operation(options: SourceOptions, overwrite: bool) -> WriteOperation:
     return operation
 
 
-def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
-    """The writer for one ``df.write`` (runs on the driver side, before any task).
+def check_frame(options: SourceOptions, schema: StructType, overwrite: bool) -> tuple[WriteOperation, pa.Schema]:
+    """The operation a write of frames of ``schema`` runs, and their Arrow schema, once checked.
 
-    Bad options, and a frame whose schema does not fit the table's, fail here, before a task runs.
-    A direct write creates the table if needed and starts its instant here.
+    Raises:
+        HudiError: Options that do not fit the table, a missing key field, or a schema that does
+            not fit the table's (nothing is written).
     """
     settings = options.settings
     operation = _operation(options, overwrite)
     incoming = to_arrow_schema(schema, timezone="UTC")
     # A frame without a key field fails here, before a task runs or a table is created.
-    existing = _open_or_create(options, None)
+    existing = open_or_create(options, None)
     if existing is not None:
         check_settings_match_table(existing.config, settings)
     config = existing.config if existing is not None else table_config_from_settings(settings)
@@ -133,6 +143,17 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
         allow_missing=operation is WriteOperation.DELETE,
         require_every_column=settings.write.avro_schema_validate,
     )
+    return operation, incoming
+
+
+def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
+    """The writer for one ``df.write`` (runs on the driver side, before any task).
+
+    Bad options, and a frame whose schema does not fit the table's, fail here, before a task runs.
+    A direct write creates the table if needed and starts its instant here.
+    """
+    operation, incoming = check_frame(options, schema, overwrite)
+    settings = options.settings
     # Direct writes have no process that lives from start to commit to keep a heartbeat or hold a
     # lock, so under optimistic concurrency they go through the staged path (one process commits).
     if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:
@@ -164,7 +185,7 @@ class DirectWriter(DataSourceArrowWriter):
     def start(cls, options: SourceOptions, operation: WriteOperation, incoming: pa.Schema) -> DirectWriter:
         """Create the table if needed and start the instant (requested + inflight)."""
         insert_dup_policy(options.settings.write, operation)  # options the operation refuses fail first
-        table = _open_or_create(options, incoming)
+        table = open_or_create(options, incoming)
         assert table is not None
         schema = WriteSession.data_schema(table, incoming, operation)
         # Single writer: failed writes of earlier jobs are rolled back first (EAGER), as every writer does.
@@ -179,14 +200,14 @@ class DirectWriter(DataSourceArrowWriter):
         return cls(options, operation, txn.start(), schema)
 
     def _session(self) -> tuple[HudiTable, WriteSession]:
-        table = _open_or_create(self._options, None)
+        table = open_or_create(self._options, None)
         if table is None:
             raise TableNotFoundError(self._options.path)
         return table, WriteSession(table, self._options.settings)
 
     @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Written:
-        part, stage, attempt = _task_identity()
+        part, stage, attempt = task_identity()
         batches = list(iterator)
         if not batches:
             return _Written([], SUMMARY_SCHEMA.empty_table())
@@ -252,7 +273,7 @@ class DirectWriter(DataSourceArrowWriter):
             raise
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
-        table = _open_or_create(self._options, None)
+        table = open_or_create(self._options, None)
         if table is not None:
             self._transaction(table).abort()
 
@@ -275,14 +296,14 @@ class StagedWriter(DataSourceArrowWriter):
         self._staging = f"{STAGING_ROOT}/{STAGING_DIR_PREFIX}{uuid.uuid4().hex}"
 
     def _storage(self) -> StorageBackend:
-        table = _open_or_create(self._options, None)
+        table = open_or_create(self._options, None)
         if table is not None:
             return table.storage
         return Components.from_settings(self._options.settings).storage(self._options.path)
 
     @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Staged:
-        part, _stage, attempt = _task_identity()
+        part, _stage, attempt = task_identity()
         batches = list(iterator)
         if not batches:
             return _Staged(key="", rows=0)
@@ -305,7 +326,7 @@ class StagedWriter(DataSourceArrowWriter):
                 self._cleanup(storage)
                 return
             data = pa.concat_tables(parts, promote_options="default")
-            table = _open_or_create(self._options, data.schema)
+            table = open_or_create(self._options, data.schema)
             assert table is not None
             result = WriteClient(table, self._options.settings).write(data, self._operation)
         except BaseException:

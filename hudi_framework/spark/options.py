@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from hudi_framework.errors import ConfigError
+from hudi_framework.errors import ConfigError, InvalidConfigValueError
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
@@ -28,14 +28,34 @@ if TYPE_CHECKING:
 #: to read the session's ``spark.sql.python.filterPushdown.enabled``, and a reader that accepts
 #: filters fails when that setting is off, so pushdown is asked for explicitly.
 FILTER_PUSHDOWN_KEY = "filter.pushdown"
+#: Options a catalog table adds (``CREATE TABLE ... USING hudi LOCATION '...'``): the table's
+#: location is its path; the owner and provider are catalog facts, never Hudi settings.
+CATALOG_LOCATION_KEY = "location"
+_CATALOG_KEYS = frozenset({CATALOG_LOCATION_KEY, "owner", "provider"})
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
-_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY})
+_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY, *_CATALOG_KEYS})
 #: Apache Hudi options only reads act on: a read takes them from the read options
 #: (``hudi_framework.read.options``' ``METADATA_ENABLE_KEY`` and ``INCR_FALLBACK_KEY``, spelled out:
 #: importing that module imports pydantic, which the process that unpickles these options, Spark's
 #: partition planner, otherwise never needs; tests/acceptance/test_spark_planner_imports.py pins
 #: that they agree).
 READ_ONLY_KEYS = frozenset({"hoodie.metadata.enable", "hoodie.datasource.read.incr.fallback.fulltablescan.enable"})
+#: Apache Hudi's options of its Structured Streaming source (``readStream``), read by
+#: :mod:`hudi_framework.spark.stream_read`.
+STREAM_READ_KEYS = frozenset({"hoodie.datasource.streaming.startoffset"})
+#: Apache Hudi's options of its Structured Streaming sink (``writeStream``), read by
+#: :mod:`hudi_framework.spark.stream_write`.
+STREAM_WRITE_KEYS = frozenset(
+    {
+        "hoodie.datasource.write.streaming.checkpoint.identifier",
+        "hoodie.datasource.write.streaming.retry.count",
+        "hoodie.datasource.write.streaming.retry.interval.ms",
+        "hoodie.datasource.write.streaming.ignore.failed.batch",
+        "hoodie.datasource.write.streaming.disable.compaction",
+    }
+)
+#: Options Spark passes to a streaming sink that are the query's, not the table's.
+_QUERY_KEYS = frozenset({"checkpointlocation", "queryname"})
 
 
 @dataclass(frozen=True)
@@ -48,12 +68,15 @@ class SourceOptions:
             included as secrets (masked in ``repr``); None when nothing sets any (the defaults).
         hoodie: The options that do not set storage, for the read options; never credentials.
         filter_pushdown: Whether Spark's filters are pushed into the read.
+        streaming: Options of Structured Streaming queries (:data:`STREAM_READ_KEYS`,
+            :data:`STREAM_WRITE_KEYS`), kept apart from the settings.
     """
 
     path: str
     resolved: HudiSettings | None = None
     hoodie: Mapping[str, str] = field(default_factory=dict)
     filter_pushdown: bool = False
+    streaming: Mapping[str, str] = field(default_factory=dict)
 
     @cached_property
     def settings(self) -> HudiSettings:
@@ -75,16 +98,23 @@ class SourceOptions:
             ConfigError: No path was given, or an option is unknown or invalid.
         """
         lowered = {k.lower(): v for k, v in options.items()}
-        path = lowered.get("path") or lowered.get("hoodie.base.path")
+        path = _as_uri(lowered.get("path") or lowered.get("hoodie.base.path") or lowered.get(CATALOG_LOCATION_KEY))
         if not path:
-            raise ConfigError("format('hudi') needs a path: .load(path) / .save(path) or option('path', ...)")
+            raise ConfigError(
+                "format('hudi') needs a path: .load(path) / .save(path) or option('path', ...). Spark gives a "
+                "Python data source no options for a catalog table (CREATE TABLE ... USING hudi): query one "
+                "through CREATE TEMPORARY VIEW v USING hudi OPTIONS (path '...')"
+            )
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
-        hoodie = {k: v for k, v in lowered.items() if k not in _SOURCE_KEYS}
+        streaming = {k: v for k, v in lowered.items() if k in STREAM_READ_KEYS or k in STREAM_WRITE_KEYS}
+        hoodie = {
+            k: v for k, v in lowered.items() if k not in _SOURCE_KEYS and k not in _QUERY_KEYS and k not in streaming
+        }
         settable = {k: v for k, v in hoodie.items() if not (read and k in READ_ONLY_KEYS)}
         if not settable and not _settings_in_environment():
-            return cls(path=path, hoodie=hoodie, filter_pushdown=pushdown == "true")
+            return cls(path=path, hoodie=hoodie, filter_pushdown=pushdown == "true", streaming=streaming)
         # Imported here: the typed settings' models cost ~0.2 s to import (see the module docstring).
         from hudi_framework.config.hoodie_keys import sets_storage
         from hudi_framework.config.settings import HudiSettings
@@ -94,13 +124,32 @@ class SourceOptions:
             resolved=HudiSettings.from_hoodie_options(settable, env=True),
             hoodie={k: v for k, v in hoodie.items() if not sets_storage(k)},
             filter_pushdown=pushdown == "true",
+            streaming=streaming,
         )
+
+    def refuse_streaming(self, allowed: frozenset[str] = frozenset()) -> None:
+        """Refuse the streaming options other than ``allowed``: they act only in the query they belong to.
+
+        Raises:
+            InvalidConfigValueError: Naming the first such option.
+        """
+        for key in sorted(self.streaming):
+            if key not in allowed:
+                where = "readStream" if key in STREAM_READ_KEYS else "writeStream"
+                raise InvalidConfigValueError(key, f"applies to Structured Streaming queries ({where}) only")
 
     def open_table(self) -> HudiTable:
         """The table at :attr:`path`, on the storage and plugins the settings describe."""
         from hudi_framework.runtime.table import HudiTable
 
         return HudiTable.open(self.path, settings=self.resolved)
+
+
+def _as_uri(path: str | None) -> str | None:
+    """``path`` as the tables take it: a catalog table's path is Hadoop's ``file:/data/t`` form."""
+    if path and path.startswith("file:/") and not path.startswith("file://"):
+        return "file://" + path[len("file:") :]
+    return path
 
 
 def _settings_in_environment() -> bool:

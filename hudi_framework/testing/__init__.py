@@ -6,6 +6,8 @@
   provide a ``merger`` fixture.
 * :class:`LockProviderContract`: the behaviour every table lock provider must show; subclass it and
   provide an ``open_lock`` fixture.
+* :class:`SourceContract`: the behaviour every ingestion source must show; subclass it and provide
+  ``source``, ``context`` and ``land`` fixtures.
 * :class:`MemoryStorageBackend`: an in-memory backend for fast tests.
 * :func:`moto_server`: a moto S3 server on 127.0.0.1 for tests where another process talks to S3.
 
@@ -21,6 +23,7 @@ from hudi_framework.testing.moto_server import (
     moto_server,
     serialized_moto_s3,
 )
+from hudi_framework.testing.source_contract import SourceContract
 from hudi_framework.testing.storage_contract import UNSAFE_KEYS, StorageBackendContract
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "MemoryStorageProvider",
     "MemoryStore",
     "RecordMergerContract",
+    "SourceContract",
     "StorageBackendContract",
     "moto_server",
     "serialized_moto_s3",

@@ -44,7 +44,6 @@ __all__ = [
 ]
 
 
-
 def _fixed_columns(ctx: MergeContext) -> frozenset[str]:
     """Columns never filled from another version: the key, the ordering value and the bookkeeping."""
     return frozenset(

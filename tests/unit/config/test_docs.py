@@ -39,3 +39,12 @@ def test_every_hoodie_key_is_documented() -> None:
 def test_config_modules_stay_small() -> None:
     for module in (ROOT / "hudi_framework" / "config").glob("*.py"):
         assert len(module.read_text(encoding="utf-8").splitlines()) < 500, module.name
+
+
+def test_every_structured_streaming_option_is_documented() -> None:
+    from hudi_framework.spark.options import STREAM_READ_KEYS, STREAM_WRITE_KEYS
+
+    spark_doc = (ROOT / "docs" / "spark.md").read_text(encoding="utf-8").lower()
+    for key in sorted(STREAM_READ_KEYS | STREAM_WRITE_KEYS):
+        assert f"`{key}`" in DOC.lower(), key
+        assert f"`{key}`" in spark_doc, key

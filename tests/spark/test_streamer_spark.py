@@ -1,0 +1,58 @@
+"""The streamer on Spark: splits read in executors, SQL and Python transformers, SparkWriteClient."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import hudi
+import pyarrow as pa
+import pytest
+
+from hudi_framework.config import HudiSettings
+from hudi_framework.read.reader import read_table
+from hudi_framework.runtime.table import HudiTable
+from hudi_framework.streamer import run_streamer
+from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
+from tests.unit.streamer.test_streamer import SOURCE_MODULE, land
+
+pytestmark = pytest.mark.spark
+
+
+def test_streamer_on_spark_reads_splits_in_executors_and_transforms_with_sql(spark: Any, tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    land(landing, 0, 3, rows=4)
+    base = str(tmp_path / "t")
+    settings = HudiSettings.load(
+        overrides={
+            "table.base_path": base,
+            "table.name": "t",
+            "table.type": "MERGE_ON_READ",
+            "table.record_key_fields": ["id"],
+            "table.ordering_fields": ["ts"],
+            "write.engine": "spark",
+            "plugins.modules": [SOURCE_MODULE],
+            "streamer.source": "org.example.sources.TestLandingSource",
+            "streamer.source_options": {"root": str(landing)},
+            "streamer.transformers": [
+                "org.apache.hudi.utilities.transform.SqlQueryBasedTransformer",
+                f"{SOURCE_MODULE}:flag_frame",
+            ],
+            "streamer.transformer_sql": "SELECT id, file, ts, file * 10 AS tenfold FROM <SRC> WHERE id % 2 = 0",
+            "streamer.continuous": True,
+            "streamer.stop_after_idle_rounds": 1,
+            "streamer.source_limit": 1,  # one file per round
+        },
+        env=False,
+    )
+    report = run_streamer(settings, spark=spark)
+    assert report.commits == 3
+    assert [r.rows for r in report.rounds if r.committed] == [2, 2, 2]
+    ours = read_table(HudiTable.open(base), columns=["id", "tenfold", "flag"]).sort_by("id").to_pylist()
+    wanted = [{"id": f * 100 + r, "tenfold": f * 10, "flag": True} for f in range(3) for r in (0, 2)]
+    assert ours == wanted
+    theirs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(base).build().read(hudi.HudiReadOptions()))
+    assert sorted(theirs.column("id").to_pylist()) == [w["id"] for w in wanted]
+    table = HudiTable.open(base)
+    last = table.timeline.commits_timeline()[-1]
+    assert (table.timeline.read_commit_metadata(last).extra_metadata or {})[CHECKPOINT_KEY_V2] == "file:b002.json"
