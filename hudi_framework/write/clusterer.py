@@ -67,6 +67,7 @@ from hudi_framework.write.file_group_task import WriteTaskContext, stamp_incomin
 from hudi_framework.write.markers import IOType, create_marker
 from hudi_framework.write.service_execution import (
     ServiceAttempt,
+    ServiceResult,
     execute_attempt,
     resume_pending,
     rollback_attempt,
@@ -96,24 +97,10 @@ FILE_NAME_FIELD = META_FIELDS[4]
 LAYOUT_STRATEGIES = frozenset({"linear", "z-order", "hilbert"})
 
 
-@dataclass(frozen=True, slots=True)
-class ClusteringResult:
-    """What one clustering did.
+class ClusteringResult(ServiceResult[ClusteringPlan]):
+    """What one clustering did: the completed ``replacecommit``, the plan, one write stat per new base file."""
 
-    Attributes:
-        instant: The completed ``replacecommit`` instant.
-        plan: The plan executed.
-        stats: One write stat per new base file.
-    """
-
-    instant: Instant
-    plan: ClusteringPlan
-    stats: tuple[WriteStat, ...]
-
-    @property
-    def num_writes(self) -> int:
-        """Rows in the new base files."""
-        return sum(s.num_writes or 0 for s in self.stats)
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)

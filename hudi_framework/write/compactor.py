@@ -70,6 +70,7 @@ from hudi_framework.write.file_group_task import WriteTaskContext
 from hudi_framework.write.markers import IOType, create_marker
 from hudi_framework.write.service_execution import (
     ServiceAttempt,
+    ServiceResult,
     execute_attempt,
     resume_pending,
     rollback_attempt,
@@ -94,24 +95,10 @@ def merge_slice(storage: StorageBackend, task: MergedReadTask) -> Iterable[pa.Re
     return merge_file_slice(storage, task)
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionResult:
-    """What one compaction did.
+class CompactionResult(ServiceResult[CompactionPlan]):
+    """What one compaction did: the completed ``commit``, the plan, one write stat per new base file."""
 
-    Attributes:
-        instant: The completed ``commit`` instant.
-        plan: The plan executed.
-        stats: One write stat per new base file.
-    """
-
-    instant: Instant
-    plan: CompactionPlan
-    stats: tuple[WriteStat, ...]
-
-    @property
-    def num_writes(self) -> int:
-        """Rows in the new base files."""
-        return sum(s.num_writes or 0 for s in self.stats)
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ from hudi_framework.write.file_group_task import RECORD_KEY, FileGroupWrite, Wri
 from hudi_framework.write.log_task import LogPart, data_parts, delete_part, write_log_parts
 from hudi_framework.write.service_execution import (
     ServiceAttempt,
+    ServiceResult,
     execute_attempt,
     resume_pending,
     rollback_attempt,
@@ -86,19 +87,10 @@ LOG_COMPACTION_EXECUTOR: Final = "org.apache.hudi.table.action.compact.LogCompac
 DEFAULT_BLOCKS_THRESHOLD: Final = 5
 
 
-@dataclass(frozen=True, slots=True)
-class LogCompactionResult:
-    """What one log compaction did.
+class LogCompactionResult(ServiceResult[CompactionPlan]):
+    """What one log compaction did: the completed ``deltacommit``, the plan, one write stat per new log file."""
 
-    Attributes:
-        instant: The completed ``deltacommit`` instant.
-        plan: The plan executed.
-        stats: One write stat per new log file.
-    """
-
-    instant: Instant
-    plan: CompactionPlan
-    stats: tuple[WriteStat, ...]
+    __slots__ = ()
 
 
 def applied_log_blocks(storage: StorageBackend, log_file_keys: Sequence[str], validity: InstantValidity) -> int:

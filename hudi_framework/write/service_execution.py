@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ServiceAttempt",
+    "ServiceResult",
     "execute_attempt",
     "resume_pending",
     "rollback_attempt",
@@ -45,6 +46,27 @@ __all__ = [
 
 T = TypeVar("T")
 R = TypeVar("R")
+P = TypeVar("P")
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceResult(Generic[P]):
+    """What one execution of a service's plan did.
+
+    Attributes:
+        instant: The completed instant (``commit``, ``deltacommit`` or ``replacecommit``).
+        plan: The plan executed.
+        stats: One write stat per file written.
+    """
+
+    instant: Instant
+    plan: P
+    stats: tuple[WriteStat, ...]
+
+    @property
+    def num_writes(self) -> int:
+        """Rows in the files written."""
+        return sum(s.num_writes or 0 for s in self.stats)
 
 
 def rollback_attempt(table: HudiTable, instant: str, action: Action) -> list[str]:
