@@ -48,8 +48,10 @@ Row = dict[str, Any]
 
 def _record(b: int, i: int, *, upsert: bool) -> Row:
     n = b * PER_BATCH + i
-    key = f"k{n % UPSERT_KEYS:03d}" if upsert else f"b{b:02d}-{i:02d}"
-    return {"id": key, "city": ["sf", "ny", "la"][n % 3], "batch": b, "ts": n}
+    k = n % UPSERT_KEYS if upsert else n
+    key = f"k{k:03d}" if upsert else f"b{b:02d}-{i:02d}"
+    # A key keeps its partition (the index is per partition).
+    return {"id": key, "city": ["sf", "ny", "la"][k % 3], "batch": b, "ts": n}
 
 
 def _create_topic(bootstrap: str, topic: str) -> None:
