@@ -173,7 +173,8 @@ def _kill_once_busy(config: Path, place: Place, rng: random.Random) -> bool:
     before, deadline = _objects(place), time.monotonic() + 120
     while _objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    time.sleep(rng.uniform(0.0, 0.8))  # in this round's write, its commit, or the next round's plan
+    # In this round's write, its commit, or a later round (an S3 round takes seconds).
+    time.sleep(rng.uniform(0.0, 3.0 if place.endpoint else 1.0))
     if proc.poll() is not None:
         _, err = proc.communicate()
         assert proc.returncode == 0, err.decode()[-3000:]
