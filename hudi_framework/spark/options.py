@@ -28,8 +28,12 @@ if TYPE_CHECKING:
 #: to read the session's ``spark.sql.python.filterPushdown.enabled``, and a reader that accepts
 #: filters fails when that setting is off, so pushdown is asked for explicitly.
 FILTER_PUSHDOWN_KEY = "filter.pushdown"
+#: Options a catalog table adds (``CREATE TABLE ... USING hudi LOCATION '...'``): the table's
+#: location is its path; the owner and provider are catalog facts, never Hudi settings.
+CATALOG_LOCATION_KEY = "location"
+_CATALOG_KEYS = frozenset({CATALOG_LOCATION_KEY, "owner", "provider"})
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
-_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY})
+_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY, *_CATALOG_KEYS})
 #: Apache Hudi options only reads act on: a read takes them from the read options
 #: (``hudi_framework.read.options``' ``METADATA_ENABLE_KEY`` and ``INCR_FALLBACK_KEY``, spelled out:
 #: importing that module imports pydantic, which the process that unpickles these options, Spark's
@@ -94,9 +98,13 @@ class SourceOptions:
             ConfigError: No path was given, or an option is unknown or invalid.
         """
         lowered = {k.lower(): v for k, v in options.items()}
-        path = lowered.get("path") or lowered.get("hoodie.base.path")
+        path = _as_uri(lowered.get("path") or lowered.get("hoodie.base.path") or lowered.get(CATALOG_LOCATION_KEY))
         if not path:
-            raise ConfigError("format('hudi') needs a path: .load(path) / .save(path) or option('path', ...)")
+            raise ConfigError(
+                "format('hudi') needs a path: .load(path) / .save(path) or option('path', ...). Spark gives a "
+                "Python data source no options for a catalog table (CREATE TABLE ... USING hudi): query one "
+                "through CREATE TEMPORARY VIEW v USING hudi OPTIONS (path '...')"
+            )
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
@@ -135,6 +143,13 @@ class SourceOptions:
         from hudi_framework.runtime.table import HudiTable
 
         return HudiTable.open(self.path, settings=self.resolved)
+
+
+def _as_uri(path: str | None) -> str | None:
+    """``path`` as the tables take it: a catalog table's path is Hadoop's ``file:/data/t`` form."""
+    if path and path.startswith("file:/") and not path.startswith("file://"):
+        return "file://" + path[len("file:") :]
+    return path
 
 
 def _settings_in_environment() -> bool:
