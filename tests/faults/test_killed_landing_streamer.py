@@ -229,7 +229,6 @@ def _run(tmp_path: Path, place: Place, *, kills: int, evolve: bool, seed: int) -
         lander.join()
     assert killed >= kills - 1, "the runs must die mid-way, or the test proves nothing"
     committed = len(place.open().timeline.commits_timeline())
-    assert committed < FILES, "the kills left files for the last run"
     if place.endpoint:
         time.sleep(2.5)  # the last file's settle time: the final run's idle rounds must not end before it
     final = _start(_config(tmp_path, place, landing, final=True))
