@@ -118,7 +118,7 @@ def _kill_once_busy(proc: subprocess.Popen[bytes], base: Path, rng: random.Rando
     Returns:
         Whether it was killed (False: it ended first).
     """
-    before, deadline = _files(base), time.monotonic() + 120
+    before, deadline = _files(base), time.monotonic() + 20  # a run with nothing new is killed idle
     while _files(base) == before and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(rng.uniform(0.0, 0.8))  # in this round's write, its commit, or the next round's plan

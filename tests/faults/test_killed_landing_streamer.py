@@ -170,7 +170,8 @@ def _kill_once_busy(config: Path, place: Place, rng: random.Random) -> bool:
         Whether it was killed (False: it ended first).
     """
     proc = _start(config)
-    before, deadline = _objects(place), time.monotonic() + 120
+    # A run that finds nothing new writes nothing: it is killed idle after a while.
+    before, deadline = _objects(place), time.monotonic() + 20
     while _objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     # In this round's write, its commit, or a later round (an S3 round takes seconds).
@@ -215,7 +216,10 @@ def _run(tmp_path: Path, place: Place, *, kills: int, evolve: bool, seed: int) -
     landing = _landing_uri(place, tmp_path)
     for f in range(EARLY_FILES):
         _land(place, landing, f, evolve=evolve)
-    lander = threading.Thread(target=_land_rest, args=(place, landing), kwargs={"evolve": evolve, "pause_s": 0.5})
+    # The rest land across the killed runs (each lives a few seconds).
+    lander = threading.Thread(
+        target=_land_rest, args=(place, landing), kwargs={"evolve": evolve, "pause_s": 0.35 * kills}
+    )
     config, rng, killed = _config(tmp_path, place, landing, final=False), random.Random(seed), 0
     lander.start()
     try:
