@@ -65,7 +65,7 @@ class DfsSource(Source):
     def _footer_schema(self, storage: StorageBackend, splits: tuple[SourceSplit, ...]) -> pa.Schema | None:
         """Parquet files carry their schema in their footers: the plan gives it (the files' schemas
         unified, as the engines unify the rows'), so no engine reads the rows to learn it. Other
-        formats: None."""
+        formats, or a file whose footer cannot be read: None."""
         if self.format is not FileFormat.PARQUET:
             return None
         schemas: list[pa.Schema] = []
@@ -73,8 +73,10 @@ class DfsSource(Source):
             key = str(split.payload["key"])
             try:
                 found = parquet_schema(storage, key)
-            except (HudiError, OSError, ValueError, pa.ArrowException) as e:
-                raise SourceError(self.name, f"cannot read {self.format} file {split.id!r}: {e}") from e
+            except (HudiError, OSError, ValueError, pa.ArrowException):
+                # Planning never judges content: the engine learns the schema from the rows, and
+                # reading the file raises the error naming it (a SourceError, as for every format).
+                return None
             if found is not None:
                 schemas.append(found)
         return pa.unify_schemas(schemas, promote_options="permissive") if schemas else None
