@@ -57,6 +57,9 @@ class Figures:
     rows: list[int] = field(default_factory=list)
     streamer: list[float] = field(default_factory=list)
     direct: list[float] = field(default_factory=list)
+    #: Spark jobs each round ran (load-independent: the machinery's extra jobs show here).
+    streamer_jobs: list[int] = field(default_factory=list)
+    direct_jobs: list[int] = field(default_factory=list)
 
 
 def _table_options(base_path: str) -> dict[str, Any]:
@@ -154,15 +157,23 @@ def run(work: Path, rows: int, batches: int, fmt: str, spark: Any) -> Figures:
         _land(file, landing, n)
         sides = ["streamer", "direct"] if n % 2 == 0 else ["direct", "streamer"]
         for side in sides:
+            group = f"{side}-{n}"
+            spark.sparkContext.setJobGroup(group, group)
             began = time.perf_counter()
             if side == "streamer":
                 _streamer_round(streamer_settings, spark)
                 figures.streamer.append(time.perf_counter() - began)
+                figures.streamer_jobs.append(len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)))
             else:
                 written = _direct_round(file, fmt, str(work / "direct"), direct_settings, spark)
                 figures.direct.append(time.perf_counter() - began)
+                figures.direct_jobs.append(len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)))
                 figures.rows.append(written)
-        print(f"round {n + 1}: streamer {figures.streamer[-1]:.2f} s, direct {figures.direct[-1]:.2f} s", flush=True)
+        print(
+            f"round {n + 1}: streamer {figures.streamer[-1]:.2f} s ({figures.streamer_jobs[-1]} jobs), "
+            f"direct {figures.direct[-1]:.2f} s ({figures.direct_jobs[-1]} jobs)",
+            flush=True,
+        )
     return figures
 
 
@@ -181,6 +192,8 @@ def report(figures: Figures, rows: int, fmt: str, skip: int) -> str:
             f"| streamer (one round per batch) | {statistics.median(streamer):.2f} | {total / s_total:,.0f} |",
             f"| SparkWriteClient (spark.read + upsert) | {statistics.median(direct):.2f} | {total / d_total:,.0f} |",
             f"| overhead: streamer / direct (target <= {TARGET:.2f}) | {ratio:.3f} {verdict} | |",
+            f"| Spark jobs per round: streamer / direct | {statistics.median(figures.streamer_jobs[skip:]):.0f} / "
+            f"{statistics.median(figures.direct_jobs[skip:]):.0f} | |",
         ]
     )
 
