@@ -297,9 +297,7 @@ def run_streamer(
     engine: RoundEngine
     if settings.write.engine is WriteEngine.SPARK:
         if spark is None:
-            from hudi_framework.jobs.engine import start_spark
-
-            spark = owned = start_spark(streamer.spark_master, streamer.spark_conf)
+            spark = owned = _start_spark(streamer.spark_master, streamer.spark_conf)
         engine = SparkEngine(settings, ref, spark)
     else:
         engine = LocalEngine(settings, ref)
@@ -320,6 +318,17 @@ def run_streamer(
         stopped_by=stopped_by,
         seconds=time.perf_counter() - started,
     )
+
+
+def _start_spark(master: str, conf: dict[str, str]) -> SparkSession:
+    """A session whose Python workers run this interpreter. (Not ``jobs.engine.start_spark``: the
+    jobs package ingests through the streamer, so the streamer must not import it.)"""
+    from hudi_framework.spark.session import spark_session
+
+    # Spark's own console progress bar would draw over the streamer's progress.
+    session = spark_session("hudi-fw streamer", master=master, conf={"spark.ui.showConsoleProgress": "false", **conf})
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def _loop(
