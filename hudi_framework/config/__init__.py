@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     )
     from hudi_framework.config.components import ComponentName, ComponentOptions, ComponentRef
     from hudi_framework.config.enums import S3CredentialsSource, WriteEngine
-    from hudi_framework.config.job import JobBatch, JobSettings, JobSource, OnExistingTable
+    from hudi_framework.config.job import JobBatch, JobIngest, JobSettings, JobSource, OnExistingTable
     from hudi_framework.config.s3 import S3Settings
     from hudi_framework.config.sections import ReadSettings, TableSettings, TimestampKeygenSettings, WriteSettings
     from hudi_framework.config.services import (
@@ -50,6 +50,7 @@ __all__ = [
     "IndexSettings",
     "InvalidConfigValueError",
     "JobBatch",
+    "JobIngest",
     "JobSettings",
     "JobSource",
     "LockSettings",
@@ -83,6 +84,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "IndexSettings": "hudi_framework.config.component_sections",
     "InvalidConfigValueError": "hudi_framework.errors",
     "JobBatch": "hudi_framework.config.job",
+    "JobIngest": "hudi_framework.config.job",
     "JobSettings": "hudi_framework.config.job",
     "JobSource": "hudi_framework.config.job",
     "LockSettings": "hudi_framework.config.component_sections",

@@ -17,7 +17,7 @@ from pydantic import Field, model_validator
 from hudi_framework.config.base import CrossFieldError, NonNegativeInt, PositiveInt, Section
 from hudi_framework.vocabulary import WriteOperation
 
-__all__ = ["BATCH_OPERATIONS", "JobBatch", "JobSettings", "JobSource", "OnExistingTable"]
+__all__ = ["BATCH_OPERATIONS", "JobBatch", "JobIngest", "JobSettings", "JobSource", "OnExistingTable"]
 
 
 class JobSource(enum.StrEnum):
@@ -29,6 +29,18 @@ class JobSource(enum.StrEnum):
     """A Parquet file or directory (``job.source_path``)."""
     CSV = "csv"
     """A CSV file with a header row (``job.source_path``)."""
+
+
+class JobIngest(enum.StrEnum):
+    """How each step's rows reach the table."""
+
+    STREAMER = "streamer"
+    """Landed as a Parquet file in ``job.landing_path``, then ingested by one streamer round (the
+    ``parquet-dfs`` source, the checkpoint in the commit), as ``hudi-fw streamer`` would. The
+    overwrites a streamer does not make (``insert_overwrite`` batches, reloading an existing table)
+    are written directly."""
+    DIRECT = "direct"
+    """Handed to the write client (in process or ``SparkWriteClient``) as one write."""
 
 
 class OnExistingTable(enum.StrEnum):
@@ -104,6 +116,11 @@ class JobSettings(Section):
     """``overwrite`` (the initial write replaces the table's rows) or ``fail``, when the table has commits."""
     batches: tuple[JobBatch, ...] = ()
     """Change batches applied in order after the initial write (``[[job.batches]]`` tables)."""
+    ingest: JobIngest = JobIngest.DIRECT
+    """``streamer`` (every step's rows land as a file and a streamer round ingests it) or ``direct``."""
+    landing_path: str | None = Field(default=None, min_length=1)
+    """``streamer`` ingestion: the local directory the rows land in (unset: ``<base path>.landing``
+    beside a local table, a temporary directory for a remote one)."""
     verify: bool = True
     """Read the table back and compare row count and checksum with the rows the job expects."""
     spark_master: str = Field(default="local[*]", min_length=1)

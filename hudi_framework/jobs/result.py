@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.timeline.instant import Instant
+from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteResult
 
 __all__ = ["JobReport", "ReadReport", "StepReport"]
@@ -21,6 +22,8 @@ class StepReport:
         rows_in: Rows handed to the write.
         result: What the write client returned (instant, operation, write stats).
         seconds: Wall time of the step: preparing the rows and writing them.
+        requested: The job's operation when the commit's differs (a delete batch the streamer
+            ingested as an upsert of flagged rows); None: the commit's.
     """
 
     index: int
@@ -28,6 +31,7 @@ class StepReport:
     rows_in: int
     result: WriteResult
     seconds: float
+    requested: WriteOperation | None = None
 
     @property
     def instant(self) -> Instant:
@@ -36,8 +40,8 @@ class StepReport:
 
     @property
     def operation(self) -> str:
-        """The write operation."""
-        return self.result.operation.value
+        """The job's write operation."""
+        return (self.requested or self.result.operation).value
 
     @property
     def inserted(self) -> int:

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Protocol
 import pyarrow as pa
 
 from hudi_framework.config.enums import WriteEngine
-from hudi_framework.config.job import OnExistingTable
+from hudi_framework.config.job import JobIngest, OnExistingTable
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError, IncompatibleTableConfigError, JobError, TableNotFoundError
 from hudi_framework.jobs.engine import BatchWriter, open_writer, spark_count, start_spark
 from hudi_framework.jobs.generate import sample_rows, step_rng
+from hudi_framework.jobs.landing import LandingWriter, landing_directory
 from hudi_framework.jobs.model import ExpectedTable, content_checksum
 from hudi_framework.jobs.result import JobReport, ReadReport, StepReport
 from hudi_framework.jobs.source import SampleSource, open_source
@@ -169,17 +170,26 @@ class _Run:
         self._spark = spark
         self._observer = observer
         self._writer: BatchWriter = open_writer(plan.engine, table, settings, spark)
+        self._landing: tuple[LandingWriter, bool] | None = None
+        if settings.job.ingest is JobIngest.STREAMER:
+            directory, temporary = landing_directory(settings)
+            self._landing = (LandingWriter(settings, directory, self._writer, spark), temporary)
+            self._writer = self._landing[0]
         config = table.config
         self.model = ExpectedTable(source.schema, config.record_key_fields, config.partition_fields)
 
     def execute(self) -> tuple[tuple[StepReport, ...], ReadReport | None]:
         reports: list[StepReport] = []
         read: ReadReport | None = None
-        for step in self._plan.steps:
-            if step.operation is None:
-                read = self._read(step)
-            else:
-                reports.append(self._write(step, step.operation))
+        try:
+            for step in self._plan.steps:
+                if step.operation is None:
+                    read = self._read(step)
+                else:
+                    reports.append(self._write(step, step.operation))
+        finally:
+            if self._landing is not None:
+                self._landing[0].close(remove=self._landing[1])
         return tuple(reports), read
 
     def _rows(self, step: StepPlan) -> pa.Table:
@@ -210,7 +220,8 @@ class _Run:
         self.model.apply(operation, rows)
         seconds = time.perf_counter() - started
         self._observer.step_done(step, seconds)
-        return StepReport(step.index, step.label, rows.num_rows, result, seconds)
+        requested = operation if operation is not result.operation else None
+        return StepReport(step.index, step.label, rows.num_rows, result, seconds, requested)
 
     def _read(self, step: StepPlan) -> ReadReport:
         started = time.perf_counter()

@@ -33,7 +33,7 @@ from hudi_framework.streamer.engines import LocalEngine, RoundEngine, SparkEngin
 from hudi_framework.streamer.schema import read_schema_file
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table_config import TableConfig
-from hudi_framework.write.client import WriteClient
+from hudi_framework.write.client import WriteClient, WriteResult
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -58,6 +58,7 @@ class RoundReport:
         services: Inline table services the write ran (``compaction 2025...``).
         post_commit_failures: Steps after the commit that failed (the batch is committed regardless).
         seconds: Wall time of the round.
+        result: The write's result (None: no commit).
     """
 
     number: int
@@ -71,6 +72,7 @@ class RoundReport:
     services: tuple[str, ...]
     post_commit_failures: tuple[str, ...]
     seconds: float
+    result: WriteResult | None = None
 
     @property
     def committed(self) -> bool:
@@ -189,6 +191,8 @@ class _Rounds:
         self.ref = ref
         self.config = table_config_from_settings(settings)
         self.table = _open(settings, self.config)
+        #: The table was just opened: the first round need not load its timeline again.
+        self.fresh = True
         file = settings.streamer.schema_file
         self.schema: pa.Schema | None = read_schema_file(file, ref.context()) if file else None
         #: A checkpoint a plan moved without rows (a source starting at its latest position) that no
@@ -198,8 +202,9 @@ class _Rounds:
     def run(self, number: int, observer: StreamerObserver) -> RoundReport:
         started = time.perf_counter()
         streamer = self.settings.streamer
-        if self.table is not None:
+        if self.table is not None and not self.fresh:
             self.table = self.table.reload()
+        self.fresh = False
         resume = resolve_resume(self.table, streamer.checkpoint)
         start = resume.checkpoint if resume.checkpoint is not None else self.carried
         observer.round_started(number, start)
@@ -236,6 +241,7 @@ class _Rounds:
             services=tuple(f"{run.service} {run.instant}" for run in result.services) if result is not None else (),
             post_commit_failures=tuple(str(f) for f in result.post_commit_failures) if result is not None else (),
             seconds=time.perf_counter() - started,
+            result=result,
         )
         observer.round_done(report)
         return report
@@ -291,9 +297,7 @@ def run_streamer(
     engine: RoundEngine
     if settings.write.engine is WriteEngine.SPARK:
         if spark is None:
-            from hudi_framework.jobs.engine import start_spark
-
-            spark = owned = start_spark(streamer.spark_master, streamer.spark_conf)
+            spark = owned = _start_spark(streamer.spark_master, streamer.spark_conf)
         engine = SparkEngine(settings, ref, spark)
     else:
         engine = LocalEngine(settings, ref)
@@ -314,6 +318,17 @@ def run_streamer(
         stopped_by=stopped_by,
         seconds=time.perf_counter() - started,
     )
+
+
+def _start_spark(master: str, conf: dict[str, str]) -> SparkSession:
+    """A session whose Python workers run this interpreter. (Not ``jobs.engine.start_spark``: the
+    jobs package ingests through the streamer, so the streamer must not import it.)"""
+    from hudi_framework.spark.session import spark_session
+
+    # Spark's own console progress bar would draw over the streamer's progress.
+    session = spark_session("hudi-fw streamer", master=master, conf={"spark.ui.showConsoleProgress": "false", **conf})
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def _loop(

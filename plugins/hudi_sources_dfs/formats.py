@@ -49,6 +49,14 @@ def decode(fmt: FileFormat, storage: StorageBackend, key: str, options: DfsSourc
         yield from read_avro_batches(io.BytesIO(data))
 
 
+def parquet_schema(storage: StorageBackend, key: str) -> pa.Schema | None:
+    """The Arrow schema in the footer of the Parquet file ``key`` (None: the file holds no row, as
+    the rows read would not show one either). Only the footer is read."""
+    with storage.open_input(key) as stream:
+        footer = pq.ParquetFile(stream)
+        return footer.schema_arrow if footer.metadata.num_rows else None
+
+
 def _csv(data: bytes, options: CsvSourceOptions) -> pa.Table:
     read = pa_csv.ReadOptions(autogenerate_column_names=not options.header, encoding=options.encoding)
     parse = pa_csv.ParseOptions(

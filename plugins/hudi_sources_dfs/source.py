@@ -12,7 +12,7 @@ from typing_extensions import override
 from hudi_framework.contracts.source import Source, SourceContext, SourcePlan, SourceSplit
 from hudi_framework.contracts.storage import StorageBackend
 from hudi_framework.errors import HudiError, SourceError
-from hudi_sources_dfs.formats import FileFormat, decode
+from hudi_sources_dfs.formats import FileFormat, decode, parquet_schema
 from hudi_sources_dfs.options import CsvSourceOptions, DfsSourceOptions
 from hudi_sources_dfs.selector import eligible, epoch_millis, select
 
@@ -60,7 +60,26 @@ class DfsSource(Source):
         splits = tuple(
             SourceSplit(storage.uri(f.key), {"key": f.key, "mtime_ms": f.mtime_ms}, f.size) for f in selection.files
         )
-        return SourcePlan(splits, selection.checkpoint)
+        return SourcePlan(splits, selection.checkpoint, self._footer_schema(storage, splits))
+
+    def _footer_schema(self, storage: StorageBackend, splits: tuple[SourceSplit, ...]) -> pa.Schema | None:
+        """Parquet files carry their schema in their footers: the plan gives it (the files' schemas
+        unified, as the engines unify the rows'), so no engine reads the rows to learn it. Other
+        formats, or a file whose footer cannot be read: None."""
+        if self.format is not FileFormat.PARQUET:
+            return None
+        schemas: list[pa.Schema] = []
+        for split in splits:
+            key = str(split.payload["key"])
+            try:
+                found = parquet_schema(storage, key)
+            except (HudiError, OSError, ValueError, pa.ArrowException):
+                # Planning never judges content: the engine learns the schema from the rows, and
+                # reading the file raises the error naming it (a SourceError, as for every format).
+                return None
+            if found is not None:
+                schemas.append(found)
+        return pa.unify_schemas(schemas, promote_options="permissive") if schemas else None
 
     @override
     def read(self, split: SourceSplit, context: SourceContext) -> Iterator[pa.RecordBatch]:

@@ -377,3 +377,42 @@ def test_a_used_source_pickles_without_its_storage(tmp_path: Path, context: Sour
     plan = source.plan(None, limit=None, context=context)
     copy = pickle.loads(pickle.dumps(source))
     assert [b.to_pylist() for b in copy.read(plan.splits[0], context)] == [[{"id": 1}]]
+
+
+def _parquet(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def test_a_parquet_plan_carries_the_footers_schema_unified(tmp_path: Path, context: SourceContext) -> None:
+    narrow = pa.table({"id": pa.array([1], pa.int32()), "rider": ["a"]})
+    wide = pa.table({"id": pa.array([2], pa.int64()), "rider": ["b"], "tip": [0.5]})
+    land_file(tmp_path, "a.parquet", _parquet(narrow), BASE_MS)
+    land_file(tmp_path, "b.parquet", _parquet(wide), BASE_MS + 1000)
+    land_file(tmp_path, "empty.parquet", _parquet(pa.table({"other": pa.array([], pa.string())})), BASE_MS + 2000)
+    plan = _build("parquet-dfs", {"root": str(tmp_path)}).plan(None, limit=None, context=context)
+    assert len(plan.splits) == 3
+    # The widened id, the column only one file has; the empty file's schema is not the batch's.
+    assert plan.schema == pa.schema([("id", pa.int64()), ("rider", pa.string()), ("tip", pa.float64())])
+
+
+def test_a_parquet_plan_of_empty_files_has_no_schema_and_other_formats_none(
+    tmp_path: Path, context: SourceContext
+) -> None:
+    land_file(tmp_path / "p", "empty.parquet", _parquet(pa.table({"id": pa.array([], pa.int64())})), BASE_MS)
+    assert _build("parquet-dfs", {"root": str(tmp_path / "p")}).plan(None, limit=None, context=context).schema is None
+    land_file(tmp_path / "j", "a.json", encode("json", rows(0, 2)), BASE_MS)
+    assert _build("json-dfs", {"root": str(tmp_path / "j")}).plan(None, limit=None, context=context).schema is None
+
+
+def test_a_parquet_file_without_a_footer_plans_without_a_schema_and_fails_its_read(
+    tmp_path: Path, context: SourceContext
+) -> None:
+    land_file(tmp_path, "a.parquet", _parquet(pa.table({"id": [1]})), BASE_MS)
+    land_file(tmp_path, "broken.parquet", b"PAR1 not a parquet file", BASE_MS + 1000)
+    source = _build("parquet-dfs", {"root": str(tmp_path)})
+    plan = source.plan(None, limit=None, context=context)
+    assert plan.schema is None
+    with pytest.raises(SourceError, match=r"broken\.parquet"):
+        list(source.read(plan.splits[1], context))
