@@ -525,6 +525,17 @@ def job_on_existing_table(field: str, value: str, path: Path) -> None:
             _job(field, value, path)
 
 
+def job_ingest(field: str, value: str, path: Path) -> None:
+    """Both ways verify; ``streamer`` lands one Parquet file per step and records its checkpoint."""
+    _job(field, value, path, **{"job.batches": [{"operation": "upsert", "updates": 5, "inserts": 5}]})
+    table = HudiTable.open(str(path / "t"))
+    checkpointed = [
+        "streamer.checkpoint.key.v2" in (table.timeline.read_commit_metadata(i).extra_metadata or {})
+        for i in table.timeline.commits_timeline()
+    ]
+    assert checkpointed == [value == "streamer"] * 2
+
+
 def job_batch_operation(field: str, value: str, path: Path) -> None:
     counts = {"upsert": {"updates": 4, "inserts": 4}, "insert": {"inserts": 4}, "delete": {"deletes": 4},
               "insert_overwrite": {"inserts": 4}}[value]  # fmt: skip
@@ -612,6 +623,7 @@ RUNNERS: dict[str, Runner] = {
     "job.source": job_source,
     "streamer.operation": streamer_operation,
     "job.initial_operation": job_initial_operation,
+    "job.ingest": job_ingest,
     "job.on_existing_table": job_on_existing_table,
     BATCHES: job_batch_operation,
 }
