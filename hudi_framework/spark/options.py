@@ -28,8 +28,14 @@ if TYPE_CHECKING:
 #: to read the session's ``spark.sql.python.filterPushdown.enabled``, and a reader that accepts
 #: filters fails when that setting is off, so pushdown is asked for explicitly.
 FILTER_PUSHDOWN_KEY = "filter.pushdown"
+#: Data source option: staged rows of at least this many bytes (as staged Parquet) are merged by a
+#: distributed job from the commit; smaller batches are merged in the commit process itself, which
+#: is faster than starting Spark jobs (``docs/spark.md``, *Writing with format("hudi")*).
+DISTRIBUTED_MIN_BYTES_KEY = "write.distributed.min.bytes"
+#: 32 MiB of staged Parquet: a few hundred MiB of rows once in memory, which one process merges quickly.
+DEFAULT_DISTRIBUTED_MIN_BYTES = 32 << 20
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
-_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY})
+_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY, DISTRIBUTED_MIN_BYTES_KEY})
 #: Apache Hudi options only reads act on: a read takes them from the read options
 #: (``hudi_framework.read.options``' ``METADATA_ENABLE_KEY`` and ``INCR_FALLBACK_KEY``, spelled out:
 #: importing that module imports pydantic, which the process that unpickles these options, Spark's
@@ -66,6 +72,8 @@ class SourceOptions:
         filter_pushdown: Whether Spark's filters are pushed into the read.
         streaming: Options of Structured Streaming queries (:data:`STREAM_READ_KEYS`,
             :data:`STREAM_WRITE_KEYS`), kept apart from the settings.
+        distributed_min_bytes: Staged bytes from which a staged write merges in executors
+            (:data:`DISTRIBUTED_MIN_BYTES_KEY`).
     """
 
     path: str
@@ -73,6 +81,7 @@ class SourceOptions:
     hoodie: Mapping[str, str] = field(default_factory=dict)
     filter_pushdown: bool = False
     streaming: Mapping[str, str] = field(default_factory=dict)
+    distributed_min_bytes: int = DEFAULT_DISTRIBUTED_MIN_BYTES
 
     @cached_property
     def settings(self) -> HudiSettings:
@@ -100,13 +109,20 @@ class SourceOptions:
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
+        min_bytes = _non_negative(lowered, DISTRIBUTED_MIN_BYTES_KEY, DEFAULT_DISTRIBUTED_MIN_BYTES)
         streaming = {k: v for k, v in lowered.items() if k in STREAM_READ_KEYS or k in STREAM_WRITE_KEYS}
         hoodie = {
             k: v for k, v in lowered.items() if k not in _SOURCE_KEYS and k not in _QUERY_KEYS and k not in streaming
         }
         settable = {k: v for k, v in hoodie.items() if not (read and k in READ_ONLY_KEYS)}
         if not settable and not _settings_in_environment():
-            return cls(path=path, hoodie=hoodie, filter_pushdown=pushdown == "true", streaming=streaming)
+            return cls(
+                path=path,
+                hoodie=hoodie,
+                filter_pushdown=pushdown == "true",
+                streaming=streaming,
+                distributed_min_bytes=min_bytes,
+            )
         # Imported here: the typed settings' models cost ~0.2 s to import (see the module docstring).
         from hudi_framework.config.hoodie_keys import sets_storage
         from hudi_framework.config.settings import HudiSettings
@@ -117,6 +133,7 @@ class SourceOptions:
             hoodie={k: v for k, v in hoodie.items() if not sets_storage(k)},
             filter_pushdown=pushdown == "true",
             streaming=streaming,
+            distributed_min_bytes=min_bytes,
         )
 
     def refuse_streaming(self, allowed: frozenset[str] = frozenset()) -> None:
@@ -135,6 +152,19 @@ class SourceOptions:
         from hudi_framework.runtime.table import HudiTable
 
         return HudiTable.open(self.path, settings=self.resolved)
+
+
+def _non_negative(options: Mapping[str, str], key: str, default: int) -> int:
+    raw = options.get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise InvalidConfigValueError(key, f"must be a whole number of bytes, at least 0 (got {raw!r})")
+    return value
 
 
 def _settings_in_environment() -> bool:

@@ -81,8 +81,9 @@ def register_data_source(session: SparkSession, *, again: bool = False) -> None:
 
 def _register(session: SparkSession) -> None:
     from hudi_framework.spark.datasource import HudiDataSource
+    from hudi_framework.spark.driver_session import publish_handle
 
-    session.dataSource.register(HudiDataSource.for_session(split_sizing(session)))
+    session.dataSource.register(HudiDataSource.for_session(split_sizing(session), publish_handle(session)))
 
 
 def split_sizing(session: SparkSession) -> SplitSizing:
