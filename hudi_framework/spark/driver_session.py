@@ -61,7 +61,7 @@ def attach_session(handle: DriverHandle) -> SparkSession | None:
     the caller then does the work where it runs)."""
     active = SparkContext._active_spark_context
     if active is not None:  # this process attached before (Spark reuses its workers), or is the driver
-        return SparkSession(active) if SparkSession.getActiveSession() is None else SparkSession.getActiveSession()
+        return SparkSession.getActiveSession() or SparkSession(active)
     try:
         with open(handle.path) as f:
             info = json.load(f)
