@@ -124,7 +124,25 @@ def _run(mode: str, spark: Any, path: str, rows: int, batch: int) -> dict[str, A
             df.write.format("hudi").options(**opts).mode("append").save(path)
         wall = time.perf_counter() - began
     count = spark.read.format("hudi").load(path).count()
-    return {"mode": mode, "wall_s": round(wall, 2), "rows_after": count, **asdict(sampler.peak)}
+    return {
+        "mode": mode,
+        "wall_s": round(wall, 2),
+        "rows_after": count,
+        "merged_in_executors": _merged_in_executors(path),
+        **asdict(sampler.peak),
+    }
+
+
+def _merged_in_executors(path: str) -> bool:
+    """Whether the upsert's files were written by Spark tasks (the local engine's write tokens are
+    ``<n>-0-0``; a Spark task's carry its stage id, never 0 for the merge)."""
+    from hudi_framework import HudiTable
+    from hudi_framework.layout.naming import BaseFileName
+
+    table = HudiTable.open(path)
+    latest = table.timeline.completed()[-1].requested_time
+    names = [BaseFileName.parse(p.name) for p in Path(path).rglob("*.parquet") if ".hoodie" not in p.parts]
+    return all(n.write_token.split("-")[1] != "0" for n in names if n.instant_time == latest)
 
 
 def main() -> None:
