@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from hudi_framework.read.splits import SplitSizing
-    from hudi_framework.spark.driver_session import DriverHandle
 
 # Spark runs schema() and reader()/partitions() each in a fresh Python process on a session's first
 # read, and imports this module there: the read path is imported inside the methods that use it, so
@@ -58,15 +57,16 @@ class HudiDataSource(DataSource):
 
     #: How reads pack tasks into Spark partitions (None: Spark's defaults, this machine's CPU count).
     split_sizing: ClassVar[SplitSizing | None] = None
-    #: How a staged write's commit reaches the registering session (None: it merges in itself).
-    driver: ClassVar[DriverHandle | None] = None
+    #: How a staged write's commit reaches the registering session: the path
+    #: :func:`~hudi_framework.spark.driver_session.publish_handle` wrote (None: it merges in itself).
+    driver: ClassVar[str | None] = None
 
     @classmethod
     def name(cls) -> str:
         return "hudi"
 
     @classmethod
-    def for_session(cls, sizing: SplitSizing, driver: DriverHandle | None = None) -> type[HudiDataSource]:
+    def for_session(cls, sizing: SplitSizing, driver: str | None = None) -> type[HudiDataSource]:
         """This data source, splitting reads by ``sizing`` and reaching the driver by ``driver`` (to
         register on the session they came from)."""
         # Defined here, not importable by name: cloudpickle then ships the class with its sizing.

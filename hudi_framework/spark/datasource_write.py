@@ -43,7 +43,7 @@ from hudi_framework.errors import TableNotFoundError
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.runtime.components import Components
 from hudi_framework.runtime.table import HudiTable
-from hudi_framework.spark.driver_session import DriverHandle, attach_session
+from hudi_framework.spark.driver_session import attach_session
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_write
 from hudi_framework.table.from_settings import check_settings_match_table, table_config_from_settings
@@ -147,7 +147,7 @@ def check_frame(options: SourceOptions, schema: StructType, overwrite: bool) -> 
 
 
 def build_writer(
-    options: SourceOptions, schema: StructType, overwrite: bool, driver: DriverHandle | None = None
+    options: SourceOptions, schema: StructType, overwrite: bool, driver: str | None = None
 ) -> DataSourceArrowWriter:
     """The writer for one ``df.write`` (runs on the driver side, before any task).
 
@@ -299,7 +299,7 @@ class StagedWriter(DataSourceArrowWriter):
         options: SourceOptions,
         operation: WriteOperation,
         schema: StructType | None = None,
-        driver: DriverHandle | None = None,
+        driver: str | None = None,
     ) -> None:
         self._options = options
         self._operation = operation

@@ -19,29 +19,22 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
-__all__ = ["DriverHandle", "attach_session", "publish_handle"]
+__all__ = ["attach_session", "publish_handle"]
 
 _log = logging.getLogger(__name__)
 
 _HANDLE_FILE = "hudi-driver-gateway.json"
 
 
-@dataclass(frozen=True)
-class DriverHandle:
-    """Where the commit process finds the driver's gateway: a file on the driver's machine."""
-
-    path: str
-
-
-def publish_handle(session: SparkSession) -> DriverHandle | None:
-    """Write ``session``'s gateway port and secret for the commit process (None: no Py4J gateway,
-    e.g. Spark Connect, or no temporary directory)."""
+def publish_handle(session: SparkSession) -> str | None:
+    """Write ``session``'s gateway port and secret for the commit process; return the file's path
+    (a plain string: the registration carries it to every task, which then imports nothing to
+    unpickle it). None: no Py4J gateway (Spark Connect) or no temporary directory."""
     try:
         sc = session.sparkContext
         params = sc._gateway.gateway_parameters  # type: ignore[union-attr]
@@ -53,17 +46,17 @@ def publish_handle(session: SparkSession) -> DriverHandle | None:
     fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         json.dump({"port": port, "secret": secret}, f)
-    return DriverHandle(str(path))
+    return str(path)
 
 
-def attach_session(handle: DriverHandle) -> SparkSession | None:
+def attach_session(handle: str) -> SparkSession | None:
     """A session on the driver's JVM, from the commit process (None, logged, when it cannot be had:
     the caller then does the work where it runs)."""
     active = SparkContext._active_spark_context
     if active is not None:  # this process attached before (Spark reuses its workers), or is the driver
         return SparkSession.getActiveSession() or SparkSession(active)
     try:
-        with open(handle.path) as f:
+        with open(handle) as f:
             info = json.load(f)
         return _attach(int(info["port"]), str(info["secret"]))
     except Exception as exc:
