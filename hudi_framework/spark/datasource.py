@@ -113,7 +113,7 @@ class HudiDataSource(DataSource):
         # Bad options fail here, on the driver side, before any task runs.
         with reported_to_spark(write=True):
             options = SourceOptions.parse(self.options)
-            options.refuse_streaming()
+            options.refuse_streaming(batch_write=True)
             return build_writer(options, schema, overwrite, self.driver)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamArrowWriter:  # noqa: N802

@@ -347,7 +347,7 @@ class StagedWriter(DataSourceArrowWriter):
     def _merge(self, keys: list[str], size: int, storage: StorageBackend) -> WriteResult:
         """One instant over the staged files ``keys`` (``size`` bytes in all)."""
         spark = None
-        if self._driver is not None and self._schema is not None and size >= self._options.distributed_min_bytes:
+        if self._driver is not None and self._schema is not None and size >= self._options.staged_merge_min_bytes:
             spark = attach_session(self._driver)
         if spark is not None:
             assert self._schema is not None

@@ -73,7 +73,7 @@ class SourceOptions:
         streaming: Options of Structured Streaming queries (:data:`STREAM_READ_KEYS`,
             :data:`STREAM_WRITE_KEYS`), kept apart from the settings.
         distributed_min_bytes: Staged bytes from which a staged write merges in executors
-            (:data:`DISTRIBUTED_MIN_BYTES_KEY`).
+            (:data:`DISTRIBUTED_MIN_BYTES_KEY`), None when the option was not given.
     """
 
     path: str
@@ -81,7 +81,12 @@ class SourceOptions:
     hoodie: Mapping[str, str] = field(default_factory=dict)
     filter_pushdown: bool = False
     streaming: Mapping[str, str] = field(default_factory=dict)
-    distributed_min_bytes: int = DEFAULT_DISTRIBUTED_MIN_BYTES
+    distributed_min_bytes: int | None = None
+
+    @property
+    def staged_merge_min_bytes(self) -> int:
+        """Staged bytes from which a staged ``df.write`` merges in executors."""
+        return DEFAULT_DISTRIBUTED_MIN_BYTES if self.distributed_min_bytes is None else self.distributed_min_bytes
 
     @cached_property
     def settings(self) -> HudiSettings:
@@ -109,7 +114,7 @@ class SourceOptions:
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
-        min_bytes = _non_negative(lowered, DISTRIBUTED_MIN_BYTES_KEY, DEFAULT_DISTRIBUTED_MIN_BYTES)
+        min_bytes = _non_negative(lowered, DISTRIBUTED_MIN_BYTES_KEY)
         streaming = {k: v for k, v in lowered.items() if k in STREAM_READ_KEYS or k in STREAM_WRITE_KEYS}
         hoodie = {
             k: v for k, v in lowered.items() if k not in _SOURCE_KEYS and k not in _QUERY_KEYS and k not in streaming
@@ -136,12 +141,16 @@ class SourceOptions:
             distributed_min_bytes=min_bytes,
         )
 
-    def refuse_streaming(self, allowed: frozenset[str] = frozenset()) -> None:
-        """Refuse the streaming options other than ``allowed``: they act only in the query they belong to.
+    def refuse_streaming(self, allowed: frozenset[str] = frozenset(), *, batch_write: bool = False) -> None:
+        """Refuse the streaming options other than ``allowed``: they act only in the query they belong
+        to; and, unless for a ``batch_write``, :data:`DISTRIBUTED_MIN_BYTES_KEY`, which acts in
+        ``df.write`` only.
 
         Raises:
             InvalidConfigValueError: Naming the first such option.
         """
+        if not batch_write and self.distributed_min_bytes is not None:
+            raise InvalidConfigValueError(DISTRIBUTED_MIN_BYTES_KEY, "applies to df.write.format('hudi') only")
         for key in sorted(self.streaming):
             if key not in allowed:
                 where = "readStream" if key in STREAM_READ_KEYS else "writeStream"
@@ -154,10 +163,10 @@ class SourceOptions:
         return HudiTable.open(self.path, settings=self.resolved)
 
 
-def _non_negative(options: Mapping[str, str], key: str, default: int) -> int:
+def _non_negative(options: Mapping[str, str], key: str) -> int | None:
     raw = options.get(key)
     if raw is None:
-        return default
+        return None
     try:
         value = int(raw.strip())
     except ValueError:

@@ -15,8 +15,8 @@ from hudi_framework.spark.options import DEFAULT_DISTRIBUTED_MIN_BYTES, DISTRIBU
 
 
 def test_the_threshold_defaults_and_parses() -> None:
-    assert SourceOptions.parse({"path": "/t"}).distributed_min_bytes == DEFAULT_DISTRIBUTED_MIN_BYTES
-    assert SourceOptions.parse({"path": "/t", DISTRIBUTED_MIN_BYTES_KEY: "0"}).distributed_min_bytes == 0
+    assert SourceOptions.parse({"path": "/t"}).staged_merge_min_bytes == DEFAULT_DISTRIBUTED_MIN_BYTES
+    assert SourceOptions.parse({"path": "/t", DISTRIBUTED_MIN_BYTES_KEY: "0"}).staged_merge_min_bytes == 0
     # A data source option, never a setting: nothing to resolve.
     assert SourceOptions.parse({"path": "/t", DISTRIBUTED_MIN_BYTES_KEY: " 1024 "}).resolved is None
 
@@ -26,6 +26,15 @@ def test_a_bad_threshold_is_refused_by_name(value: str) -> None:
     with pytest.raises(InvalidConfigValueError) as raised:
         SourceOptions.parse({"path": "/t", DISTRIBUTED_MIN_BYTES_KEY: value})
     assert raised.value.key == DISTRIBUTED_MIN_BYTES_KEY
+
+
+def test_only_batch_writes_take_the_threshold() -> None:
+    options = SourceOptions.parse({"path": "/t", DISTRIBUTED_MIN_BYTES_KEY: "0"})
+    options.refuse_streaming(batch_write=True)
+    with pytest.raises(InvalidConfigValueError) as raised:
+        options.refuse_streaming()  # reads and streaming queries: it would not act
+    assert raised.value.key == DISTRIBUTED_MIN_BYTES_KEY
+    SourceOptions.parse({"path": "/t"}).refuse_streaming()
 
 
 def test_the_handle_file_is_the_owners_only(tmp_path: Path) -> None:
