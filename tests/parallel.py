@@ -1,10 +1,12 @@
 """The suite on several worker processes (pytest-xdist): which tests share a worker, the order
 work is handed out, and the session summaries gathered from the workers.
 
-Tests needing the SparkSession run on one worker, those needing the Apache Hudi oracle on one,
-those needing the Kafka broker on one (each starts its JVM once), and every other test module is a
-unit of its own (its module-scoped fixtures are built once). The JVM groups are handed out first,
-to different workers, since they are the longest units; the rest follow largest first.
+Tests needing the SparkSession run on one worker, those on the standalone cluster on one, those
+needing the Apache Hudi oracle on one, those needing the Kafka broker on one (each starts its JVM
+once), and every other test module is a unit of its own (its module-scoped fixtures are built
+once). The JVM groups are handed out first, to different workers where there are enough, since
+they are the longest units; the rest follow largest first. The cluster's driver is a process of its
+own (tests/cluster/driver.py), so its group may share a worker with the Spark group.
 
 Without ``-n`` (``-n 0``) nothing here acts and the summaries come from this process.
 """
@@ -23,6 +25,8 @@ from tests.oracle.compare import TALLY, Tally
 SPARK_GROUP = "jvm-spark"
 ORACLE_GROUP = "jvm-oracle"
 KAFKA_GROUP = "jvm-kafka"
+#: The standalone cluster (tests/cluster): its master, workers and driver are started once.
+CLUSTER_GROUP = "jvm-cluster"
 #: The most workers ``-n auto`` starts: each may hold a Spark or oracle JVM (about 1 GiB each).
 MAX_AUTO_WORKERS = 4
 _FAULTS = "tests/faults/"
@@ -31,6 +35,8 @@ _FAULTS = "tests/faults/"
 def group_of(item: pytest.Item) -> str:
     """The work unit ``item`` belongs to."""
     names = getattr(item, "fixturenames", ())
+    if "standalone_cluster" in names or item.get_closest_marker("cluster") is not None:
+        return CLUSTER_GROUP  # before Spark: its driver is a process of its own, never this one's session
     if "apache_hudi" in names:
         return ORACLE_GROUP
     if "spark" in names or item.get_closest_marker("spark") is not None:

@@ -6,12 +6,12 @@ from collections import OrderedDict
 
 from xdist.scheduler import LoadGroupScheduling
 
-from tests.parallel import KAFKA_GROUP, ORACLE_GROUP, SPARK_GROUP
+from tests.parallel import CLUSTER_GROUP, KAFKA_GROUP, ORACLE_GROUP, SPARK_GROUP
 
 
 class JvmFirstScheduling(LoadGroupScheduling):
-    """Group scheduling whose queue starts with the Spark group, then the oracle group, then the Kafka
-    group (the longest units, so the first workers take one each), then the rest largest first."""
+    """Group scheduling whose queue starts with the Spark group, then the cluster, oracle and Kafka
+    groups (the longest units, so the first workers take one each), then the rest largest first."""
 
     def schedule(self) -> None:
         if self.collection is None and self.collection_is_completed and self._check_nodes_have_same_collection():
@@ -21,7 +21,7 @@ class JvmFirstScheduling(LoadGroupScheduling):
             units: dict[str, dict[str, bool]] = {}
             for nodeid in collection:
                 units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
-            first = [g for g in (SPARK_GROUP, ORACLE_GROUP, KAFKA_GROUP) if g in units]
+            first = [g for g in (SPARK_GROUP, CLUSTER_GROUP, ORACLE_GROUP, KAFKA_GROUP) if g in units]
             rest = sorted((s for s in units if s not in first), key=lambda s: -len(units[s]))
             self.workqueue = OrderedDict((s, units[s]) for s in [*first, *rest])
             self.config.option.loadscopereorder = False

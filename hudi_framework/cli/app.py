@@ -194,6 +194,23 @@ def show_timeline(
     _console().print(render.timeline_table(instants))
 
 
+@show.command("commits")
+def show_commits(
+    path: PathArg,
+    limit: Annotated[int | None, typer.Option(help="Only the newest N commits.")] = None,
+    as_json: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Completed commits, newest first, with operation and counts (Apache Hudi's show_commits)."""
+    from hudi_framework.timeline.history import instant_history
+
+    rows = instant_history(_open(path, config).timeline, commits_only=True).to_pylist()[:limit]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    _console().print(render.history_table(rows, title="commits"))
+
+
 @show.command("file-slices")
 def show_file_slices(
     path: PathArg,

@@ -17,29 +17,25 @@ import typer
 from rich.table import Table
 
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
-from hudi_framework.cli.service_cli import build_service
+from hudi_framework.cli.service_cli import InstantOpt, JsonOpt, PathArg, build_service, requested_plan
 from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clean_plan import CleanerPlan, decode_cleaner_plan
 from hudi_framework.timeline.clean_metadata import CleanMetadata, decode_clean_metadata
-from hudi_framework.timeline.instant import Action, Instant, State
+from hudi_framework.timeline.instant import Action, Instant
 
 clean = typer.Typer(help="Run and inspect cleaning (old file slices deleted by policy).", no_args_is_help=True)
 
-PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--option", "-o", help="An Apache Hudi option key=value (repeatable), e.g. hoodie.cleaner.commits.retained=5."
     ),
 ]
-InstantOpt = Annotated[str | None, typer.Option("--instant", help="The clean instant time.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
 def _plan(table: HudiTable, inst: Instant) -> CleanerPlan:
-    key = table.timeline.file_key(inst, State.REQUESTED)
-    return decode_cleaner_plan(table.storage.read(key), path=key)
+    return requested_plan(table, inst, decode_cleaner_plan)
 
 
 def _metadata(table: HudiTable, inst: Instant) -> CleanMetadata | None:

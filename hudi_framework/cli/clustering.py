@@ -9,22 +9,30 @@ options (``--option hoodie.clustering.plan.strategy.sort.columns=...``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
-from hudi_framework.cli.service_cli import build_service
+from hudi_framework.cli.service_cli import (
+    InstantOpt,
+    JsonOpt,
+    PathArg,
+    build_service,
+    print_rows,
+    requested_plan,
+    run_each,
+)
 from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clustering_plan import ClusteringPlan, decode_clustering_plan
-from hudi_framework.timeline.instant import Action, Instant, State
+from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.vocabulary import WriteOperationType
 
 clustering = typer.Typer(help="Schedule, run and inspect clustering.", no_args_is_help=True)
 
-PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -33,8 +41,6 @@ OptionOpt = Annotated[
         help="An Apache Hudi option key=value (repeatable), e.g. hoodie.clustering.plan.strategy.sort.columns=ts.",
     ),
 ]
-InstantOpt = Annotated[str | None, typer.Option("--instant", help="The clustering instant time.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
 def _clusterings(table: HudiTable) -> list[Instant]:
@@ -53,8 +59,7 @@ def _clusterings(table: HudiTable) -> list[Instant]:
 
 
 def _plan(table: HudiTable, inst: Instant) -> ClusteringPlan:
-    key = table.timeline.file_key(inst, State.REQUESTED)
-    return decode_clustering_plan(table.storage.read(key), path=key)
+    return requested_plan(table, inst, decode_clustering_plan)
 
 
 def _group_rows(plan: ClusteringPlan) -> list[dict[str, Any]]:
@@ -109,18 +114,9 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False, co
             {"instant": inst.requested_time, "state": inst.state.value, "completed": inst.completion_time,
              "groups": len(plan.input_groups), "file_groups": len(plan.file_groups)}
         )  # fmt: skip
-    if as_json:
-        typer.echo(json.dumps(rows, indent=2))
-        return
-    out = Table(title=f"clusterings of {table.config.name}")
-    for col in ("instant", "state", "completed", "groups", "file groups"):
-        out.add_column(col)
-    for row in rows:
-        out.add_row(
-            str(row["instant"]), str(row["state"]), str(row["completed"] or "-"), str(row["groups"]),
-            str(row["file_groups"]),
-        )  # fmt: skip
-    make_console().print(out)
+    columns = {"instant": "instant", "state": "state", "completed": "completed", "groups": "groups",
+               "file groups": "file_groups"}  # fmt: skip
+    print_rows(rows, columns, title=f"clusterings of {table.config.name}", as_json=as_json)
 
 
 @clustering.command("schedule")
@@ -146,27 +142,30 @@ def run(path: PathArg, instant: InstantOpt = None, config: ConfigOpt = None, opt
     settings = settings_from(config, option)
     table = open_table(path, settings)
     pending = sorted(i.requested_time for i in table.timeline.pending_clustering_plans())
-    todo = [instant] if instant is not None else pending
-    console = make_console()
-    if not todo:
-        console.print("no pending clustering")
-        return
-    service, host = build_service(table, settings, "clustering")
-    out = Table(title="clusterings run")
-    for col in ("instant", "completed", "replaced file groups", "new file groups", "rows written", "bytes written"):
-        out.add_column(col)
-    for inst in todo:
-        service.execute(host, inst)
-        done = table.reload().timeline.get(inst, Action.CLUSTERING)
-        metadata = table.timeline.read_commit_metadata(done)
-        stats = metadata.write_stats()
-        replaced = sum(len(v) for v in (getattr(metadata, "partition_to_replace_file_ids", None) or {}).values())
-        out.add_row(
-            inst,
-            done.completion_time or "-",
-            str(replaced),
-            str(len(stats)),
-            str(sum(s.num_writes or 0 for s in stats)),
-            str(sum(s.total_write_bytes or 0 for s in stats)),
-        )
-    console.print(out)
+
+    def start() -> Callable[[str], list[object]]:
+        service, host = build_service(table, settings, "clustering")
+
+        def run_one(inst: str) -> list[object]:
+            service.execute(host, inst)
+            done = table.reload().timeline.get(inst, Action.CLUSTERING)
+            metadata = table.timeline.read_commit_metadata(done)
+            stats = metadata.write_stats()
+            replaced = (getattr(metadata, "partition_to_replace_file_ids", None) or {}).values()
+            return [
+                done.completion_time,
+                sum(len(v) for v in replaced),
+                len(stats),
+                sum(s.num_writes or 0 for s in stats),
+                sum(s.total_write_bytes or 0 for s in stats),
+            ]
+
+        return run_one
+
+    run_each(
+        [instant] if instant is not None else pending,
+        start,
+        nothing="no pending clustering",
+        title="clusterings run",
+        columns=("completed", "replaced file groups", "new file groups", "rows written", "bytes written"),
+    )

@@ -9,13 +9,22 @@ options (``--option hoodie.compaction.strategy=...``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
-from hudi_framework.cli.service_cli import build_service
+from hudi_framework.cli.service_cli import (
+    InstantOpt,
+    JsonOpt,
+    PathArg,
+    build_service,
+    print_rows,
+    requested_plan,
+    run_each,
+)
 from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.contracts.compaction import TOTAL_IO_MB, TOTAL_LOG_FILES_SIZE
 from hudi_framework.runtime.table import HudiTable
@@ -24,15 +33,12 @@ from hudi_framework.timeline.instant import Action, Instant, State
 
 compaction = typer.Typer(help="Schedule, run and inspect merge-on-read compactions.", no_args_is_help=True)
 
-PathArg = Annotated[str, typer.Argument(help="Table base path or URI (/data/t, file:///data/t, s3://bucket/t).")]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--option", "-o", help="An Apache Hudi option key=value (repeatable), e.g. hoodie.compaction.target.io=500."
     ),
 ]
-InstantOpt = Annotated[str | None, typer.Option("--instant", help="The compaction instant time.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
 def _compactions(table: HudiTable) -> list[Instant]:
@@ -53,8 +59,7 @@ def _compactions(table: HudiTable) -> list[Instant]:
 
 
 def _plan(table: HudiTable, inst: Instant) -> CompactionPlan:
-    key = table.timeline.file_key(inst, State.REQUESTED)
-    return decode_compaction_plan(table.storage.read(key), path=key)
+    return requested_plan(table, inst, decode_compaction_plan)
 
 
 def _plan_rows(plan: CompactionPlan) -> list[dict[str, Any]]:
@@ -115,18 +120,9 @@ def show(path: PathArg, instant: InstantOpt = None, as_json: JsonOpt = False, co
              "operations": len(plan.operations),
              "log_files": sum(len(op.delta_file_names) for op in plan.operations)}
         )  # fmt: skip
-    if as_json:
-        typer.echo(json.dumps(rows, indent=2))
-        return
-    out = Table(title=f"compactions of {table.config.name}")
-    for col in ("instant", "state", "completed", "file groups", "log files"):
-        out.add_column(col)
-    for row in rows:
-        out.add_row(
-            str(row["instant"]), str(row["state"]), str(row["completed"] or "-"), str(row["operations"]),
-            str(row["log_files"]),
-        )  # fmt: skip
-    make_console().print(out)
+    columns = {"instant": "instant", "state": "state", "completed": "completed", "file groups": "operations",
+               "log files": "log_files"}  # fmt: skip
+    print_rows(rows, columns, title=f"compactions of {table.config.name}", as_json=as_json)
 
 
 @compaction.command("schedule")
@@ -168,25 +164,28 @@ def run(
     settings = settings_from(config, option, flags)
     table = open_table(path, settings)
     pending = [i.requested_time for i in table.timeline.pending({Action.COMPACTION})]
-    todo = [instant] if instant is not None else pending
-    console = make_console()
-    if not todo:
-        console.print("no pending compaction")
-        return
-    service, host = build_service(table, settings, "compaction")
-    out = Table(title="compactions run")
-    for col in ("instant", "completed", "file groups", "rows written", "log records", "bytes written"):
-        out.add_column(col)
-    for inst in todo:
-        service.execute(host, inst)
-        done = table.reload().timeline.get(inst, Action.COMMIT)
-        stats = table.timeline.read_commit_metadata(done).write_stats()
-        out.add_row(
-            inst,
-            done.completion_time or "-",
-            str(len(stats)),
-            str(sum(s.num_writes or 0 for s in stats)),
-            str(sum(s.total_log_records or 0 for s in stats)),
-            str(sum(s.total_write_bytes or 0 for s in stats)),
-        )
-    console.print(out)
+
+    def start() -> Callable[[str], list[object]]:
+        service, host = build_service(table, settings, "compaction")
+
+        def run_one(inst: str) -> list[object]:
+            service.execute(host, inst)
+            done = table.reload().timeline.get(inst, Action.COMMIT)
+            stats = table.timeline.read_commit_metadata(done).write_stats()
+            return [
+                done.completion_time,
+                len(stats),
+                sum(s.num_writes or 0 for s in stats),
+                sum(s.total_log_records or 0 for s in stats),
+                sum(s.total_write_bytes or 0 for s in stats),
+            ]
+
+        return run_one
+
+    run_each(
+        [instant] if instant is not None else pending,
+        start,
+        nothing="no pending compaction",
+        title="compactions run",
+        columns=("completed", "file groups", "rows written", "log records", "bytes written"),
+    )

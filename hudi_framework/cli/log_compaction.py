@@ -7,14 +7,13 @@ config file and ``--option hoodie.log.compaction.blocks.threshold=...``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import typer
-from rich.table import Table
 
-from hudi_framework.cli.compaction import InstantOpt, JsonOpt, OptionOpt, PathArg
+from hudi_framework.cli.compaction import OptionOpt
 from hudi_framework.cli.configured import ConfigOpt, open_table, settings_from
+from hudi_framework.cli.service_cli import InstantOpt, JsonOpt, PathArg, print_rows, requested_plan, run_each
 from hudi_framework.cli.service_cli import console as make_console
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.compaction_plan import decode_compaction_plan
@@ -48,8 +47,7 @@ def _log_compactions(table: HudiTable) -> list[tuple[Instant, Instant | None]]:
 def _rows(table: HudiTable) -> list[dict[str, Any]]:
     rows = []
     for inst, done in _log_compactions(table):
-        key = table.timeline.file_key(inst, State.REQUESTED)
-        plan = decode_compaction_plan(table.storage.read(key), path=key)
+        plan = requested_plan(table, inst, decode_compaction_plan)
         rows.append(
             {
                 "instant": inst.requested_time,
@@ -66,18 +64,9 @@ def _rows(table: HudiTable) -> list[dict[str, Any]]:
 def show(path: PathArg, as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
     """Log compactions on the timeline, pending and completed."""
     table = open_table(path, settings_from(config))
-    rows = _rows(table)
-    if as_json:
-        typer.echo(json.dumps(rows, indent=2))
-        return
-    out = Table(title=f"log compactions of {table.config.name}")
-    for col in ("instant", "state", "completed", "file groups", "log files"):
-        out.add_column(col)
-    for row in rows:
-        out.add_row(
-            row["instant"], row["state"], row["completed"] or "-", str(len(row["file_groups"])), str(row["log_files"])
-        )
-    make_console().print(out)
+    columns = {"instant": "instant", "state": "state", "completed": "completed", "file groups": "file_groups",
+               "log files": "log_files"}  # fmt: skip
+    print_rows(_rows(table), columns, title=f"log compactions of {table.config.name}", as_json=as_json)
 
 
 @log_compaction.command("schedule")
@@ -99,23 +88,22 @@ def run(path: PathArg, instant: InstantOpt = None, config: ConfigOpt = None, opt
     """Execute a pending log compaction (--instant), or every pending one, oldest first."""
     settings = settings_from(config, option)
     table = open_table(path, settings)
-    todo = [instant] if instant is not None else pending_log_compactions(table)
-    console = make_console()
-    if not todo:
-        console.print("no pending log compaction")
-        return
-    out = Table(title="log compactions run")
-    for col in ("instant", "completed", "log files written", "records", "deletes", "bytes written"):
-        out.add_column(col)
-    for inst in todo:
+
+    def run_one(inst: str) -> list[object]:
         result = execute_log_compaction(table, inst, settings)
         stats = result.stats
-        out.add_row(
-            inst,
-            result.instant.completion_time or "-",
-            str(len(stats)),
-            str(sum(s.num_writes or 0 for s in stats)),
-            str(sum(s.num_deletes or 0 for s in stats)),
-            str(sum(s.total_write_bytes or 0 for s in stats)),
-        )
-    console.print(out)
+        return [
+            result.instant.completion_time,
+            len(stats),
+            sum(s.num_writes or 0 for s in stats),
+            sum(s.num_deletes or 0 for s in stats),
+            sum(s.total_write_bytes or 0 for s in stats),
+        ]
+
+    run_each(
+        [instant] if instant is not None else pending_log_compactions(table),
+        lambda: run_one,
+        nothing="no pending log compaction",
+        title="log compactions run",
+        columns=("completed", "log files written", "records", "deletes", "bytes written"),
+    )

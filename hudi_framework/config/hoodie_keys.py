@@ -158,6 +158,13 @@ HOODIE_KEYS: Final[tuple[HoodieKey, ...]] = (
     _k("write.log_data_block_format", "hoodie.logfile.data.block.format"),
     _k("write.write_record_positions", "hoodie.write.record.positions"),
     _k("write.set_null_for_missing_columns", "hoodie.write.set.null.for.missing.columns"),
+    _k("write.avro_schema_validate", "hoodie.avro.schema.validate"),
+    _k("write.reconcile_schema", "hoodie.datasource.write.reconcile.schema"),
+    _k("write.schema_on_read_enable", "hoodie.schema.on.read.enable"),
+    _k(
+        "write.schema_allow_auto_evolution_column_drop",
+        "hoodie.datasource.write.schema.allow.auto.evolution.column.drop",
+    ),
     _k("write.metadata_enable", "hoodie.metadata.enable"),
     _k("write.metadata_compact_max_delta_commits", "hoodie.metadata.compact.max.delta.commits"),
     _k("write.metadata_bloom_filter_enable", "hoodie.metadata.index.bloom.filter.enable"),

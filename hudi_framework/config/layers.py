@@ -101,6 +101,9 @@ _SOURCE_OPTION_PREFIXES: Final = tuple(
     for tool in ("streamer", "deltastreamer")
     for family in ("source", "csv", "kafka", "schemaprovider")
 )
+#: The Kafka consumer's own keys among HoodieStreamer's properties (it hands them to the consumer as
+#: they are): the Kafka sources take them under these names (``--hoodie-conf bootstrap.servers=...``).
+_KAFKA_CONSUMER_KEYS: Final = frozenset({"bootstrap.servers", "auto.offset.reset"})
 
 
 def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], source: str | None) -> Layer:
@@ -128,7 +131,7 @@ def from_hoodie_options(options: Mapping[str, Any], *, root: type[BaseModel], so
         elif key.strip().split(".", 1)[0].lower() in _FIELD_PATH_SECTIONS:
             path = tuple(key.strip().split("."))
             parsed, origin = value, Origin(key.strip(), Style.DOTTED, source)
-        elif key.strip().lower().startswith(_SOURCE_OPTION_PREFIXES):
+        elif key.strip().lower().startswith(_SOURCE_OPTION_PREFIXES) or key.strip() in _KAFKA_CONSUMER_KEYS:
             path = ("streamer", "source_options", key.strip())
             parsed, origin = value, Origin(key.strip(), Style.HOODIE, source)
         else:

@@ -234,6 +234,17 @@ class WriteSettings(Section):
     set_null_for_missing_columns: bool = False
     """An upsert batch lacking some table columns writes them as null instead of as a partial update
     that keeps their stored values (``hoodie.write.set.null.for.missing.columns``; docs/mergers.md)."""
+    avro_schema_validate: bool = False
+    """Refuse a batch lacking some of the table's columns (Apache Hudi's schema compatibility check
+    with column drops disallowed), partial updates included; deletes by key are not checked."""
+    reconcile_schema: bool = False
+    """Only ``false``: a batch's schema evolves the table's (docs/writing.md, schema evolution);
+    Apache Hudi's deprecated reconciliation (``true``) is not built."""
+    schema_on_read_enable: bool = False
+    """Only ``false``: schema evolution on write (added columns, widened types); full schema-on-read
+    evolution (renames, drops, reorders through an internal schema) is not built."""
+    schema_allow_auto_evolution_column_drop: bool = False
+    """Only ``false``: a batch never drops a table column."""
 
     not_yet = (
         NotYet(
@@ -242,6 +253,23 @@ class WriteSettings(Section):
             "(Apache Hudi's default hoodie.copyonwrite.insert.auto.split=true ignores it too)",
         ),
         NotYet("combine_before_delete", "incoming deletes are not pre-combined", accepted=(False,)),
+        NotYet(
+            "reconcile_schema",
+            "schema evolution on write takes the batch's schema (Apache Hudi's default); the deprecated "
+            "reconciliation is not built",
+            accepted=(False,),
+        ),
+        NotYet(
+            "schema_on_read_enable",
+            "full schema-on-read evolution (renames, drops, reorders) is not built; added columns and "
+            "widened types evolve on write without it",
+            accepted=(False,),
+        ),
+        NotYet(
+            "schema_allow_auto_evolution_column_drop",
+            "a batch never drops a table column (absent columns stay in the table schema)",
+            accepted=(False,),
+        ),
     )
 
     @model_validator(mode="after")

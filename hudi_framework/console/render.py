@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from rich.table import Table
 
@@ -61,6 +61,18 @@ def timeline_table(instants: Iterable[Instant], *, title: str = "timeline") -> T
             f"[{style}]{inst.state.value}[/]",
             inst.completion_time or "",
         )
+    return out
+
+
+def history_table(rows: Iterable[Mapping[str, object]], *, title: str = "history") -> Table:
+    """Rows of a timeline history (``hudi_framework.timeline.history``): one per instant."""
+    columns = ("requested_time", "action", "operation", "num_files", "num_writes", "num_inserts", "num_updates",
+               "num_deletes", "bytes_written", "completion_time")  # fmt: skip
+    out = Table(title=title)
+    for col in columns:
+        out.add_column(col.replace("_", " "))
+    for row in rows:
+        out.add_row(*("" if row.get(col) is None else str(row[col]) for col in columns))
     return out
 
 

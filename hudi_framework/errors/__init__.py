@@ -19,6 +19,7 @@ from hudi_framework.errors.concurrency import (
     LockAcquisitionError,
     LockLostError,
     LockProviderError,
+    SchemaEvolutionConflictError,
     UnsafeLockConfigError,
     WriteConflictError,
 )
@@ -118,6 +119,7 @@ from hudi_framework.errors.table import (
     LsmTimelineError,
     MergeModeMismatchError,
     MissingDataFileError,
+    NewColumnError,
     PartialUpdateError,
     PartitionPathError,
     PendingRestoreError,
@@ -133,6 +135,7 @@ from hudi_framework.errors.table import (
     TimelineError,
     UnsupportedFormatError,
 )
+from hudi_framework.errors.table_api import MergeMatchError, TableExpressionError
 from hudi_framework.errors.warning_types import HudiDeprecationWarning, PostCommitWarning
 
 __all__ = [
@@ -193,6 +196,7 @@ __all__ = [
     "LogRepairError",
     "LsmTimelineError",
     "MergeError",
+    "MergeMatchError",
     "MergeModeMismatchError",
     "MergeStrategyNotFoundError",
     "MetadataKeyError",
@@ -200,6 +204,7 @@ __all__ = [
     "MetadataTableUnusableError",
     "MissingDataFileError",
     "NestedPartitionError",
+    "NewColumnError",
     "OrderingTypeError",
     "PartialUpdateError",
     "PartitionPathError",
@@ -214,6 +219,7 @@ __all__ = [
     "RecordPositionsError",
     "SavepointError",
     "SchemaConversionError",
+    "SchemaEvolutionConflictError",
     "SchemaEvolutionRequiredError",
     "SchemaMismatchError",
     "ServiceTaskError",
@@ -225,6 +231,7 @@ __all__ = [
     "TableConfigCorruptError",
     "TableError",
     "TableExistsError",
+    "TableExpressionError",
     "TableNotFoundError",
     "TableServiceError",
     "TableVersionError",

@@ -16,6 +16,7 @@ __all__ = [
     "LockAcquisitionError",
     "LockLostError",
     "LockProviderError",
+    "SchemaEvolutionConflictError",
     "UnsafeLockConfigError",
     "WriteConflictError",
 ]
@@ -110,6 +111,16 @@ class WriteConflictError(ConcurrencyError):
         super().__init__(
             f"write {instant} conflicts with {other_instant} on file groups {', '.join(self.file_group_ids)}"
         )
+
+
+class SchemaEvolutionConflictError(ConcurrencyError):
+    """Two concurrent writers evolved the table schema differently; the later one fails (Apache Hudi's
+    ``HoodieSchemaEvolutionConflictException``), leaving the table as the earlier one left it."""
+
+    def __init__(self, instant: str, other_instant: str, reason: str) -> None:
+        self.instant = instant
+        self.other_instant = other_instant
+        super().__init__(f"write {instant} and {other_instant} both evolved the table schema: {reason}")
 
 
 class CommitError(HudiError):

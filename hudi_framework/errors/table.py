@@ -18,6 +18,7 @@ __all__ = [
     "LsmTimelineError",
     "MergeModeMismatchError",
     "MissingDataFileError",
+    "NewColumnError",
     "PartialUpdateError",
     "PartitionPathError",
     "PendingRestoreError",
@@ -116,8 +117,13 @@ class ColumnTypeError(SchemaMismatchError):
 
 
 class SchemaEvolutionRequiredError(ColumnTypeError):
-    """Apache Hudi would take the column by changing the table's schema (schema evolution): a wider
-    type, or a column the table does not have. Writes never change the table schema yet."""
+    """The column fits only once the table's schema evolves (a wider type, a column the table lacks):
+    a batch checked against a schema that did not take it (writes evolve the schema first)."""
+
+
+class NewColumnError(ColumnTypeError):
+    """A column the table lacks cannot be added: it is required (non-nullable, so without the default
+    Avro needs to read older records) or of a type Hudi cannot store."""
 
 
 class ColumnValueError(SchemaMismatchError):

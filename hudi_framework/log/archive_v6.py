@@ -29,15 +29,8 @@ from hudi_framework.errors import InstantMetadataError, LogBlockDecodeError, Pre
 from hudi_framework.layout.naming import ARCHIVE_EXTENSION, LogFileName
 from hudi_framework.log.avro_records import decode_avro_datums, encode_avro_datums
 from hudi_framework.log.blocks import BlockType, HeaderKey
-from hudi_framework.log.framing import (
-    MAGIC,
-    PREFIX_SIZE,
-    BlockFrame,
-    block_length_of,
-    decode_frame_body,
-    encode_frame,
-    trailer_matches,
-)
+from hudi_framework.log.codec import frame_at
+from hudi_framework.log.framing import BlockFrame, encode_frame
 from hudi_framework.timeline.archived_entry import ARCHIVE_ENTRY_SCHEMA, entries_of, instants_of
 from hudi_framework.timeline.avro_container import schema_text
 
@@ -102,7 +95,7 @@ class V6Archive:
         pos = 0
         while pos < len(data):
             try:
-                frame, size = _frame_at(data, pos)
+                frame, size = frame_at(data, pos)
                 if frame.block_type != BlockType.AVRO_DATA:
                     raise LogBlockDecodeError(f"block type {frame.block_type} in an archive log")
                 schema_json = frame.header.get(HeaderKey.SCHEMA)
@@ -153,17 +146,6 @@ class V6Archive:
         raise PreconditionFailedError(
             self._storage.uri(self._directory), f"archive versions {version}..{version + _VERSION_ATTEMPTS - 1} taken"
         )
-
-
-def _frame_at(data: bytes, pos: int) -> tuple[BlockFrame, int]:
-    """The block at ``pos`` and its size in bytes."""
-    if data[pos : pos + len(MAGIC)] != MAGIC or len(data) - pos < PREFIX_SIZE:
-        raise LogBlockDecodeError("no block magic")
-    length = block_length_of(data[pos : pos + PREFIX_SIZE])
-    end = pos + PREFIX_SIZE + length
-    if length < 8 or end > len(data) or not trailer_matches(length, data[end - 8 : end]):
-        raise LogBlockDecodeError("block length and trailer do not match the bytes")
-    return decode_frame_body(data[pos + PREFIX_SIZE : end]), end - pos
 
 
 def _parse(schema_json: str) -> Any:

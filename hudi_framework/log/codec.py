@@ -118,13 +118,27 @@ def decode_block(data: bytes, *, path: str = "<memory>", offset: int = 0) -> Log
     Raises:
         LogBlockDecodeError: The bytes are not one intact, decodable block.
     """
-    if len(data) < PREFIX_SIZE or data[: len(MAGIC)] != MAGIC:
-        raise LogBlockDecodeError("no block magic")
-    length = block_length_of(data)
-    if PREFIX_SIZE + length != len(data) or not trailer_matches(length, data[-8:]):
+    frame, size = frame_at(data)
+    if size != len(data):
         raise LogBlockDecodeError("block length and trailer do not match the bytes")
-    frame = decode_frame_body(data[PREFIX_SIZE:])
-    return frame_to_block(frame, BlockPosition(path, offset, len(data)))
+    return frame_to_block(frame, BlockPosition(path, offset, size))
+
+
+def frame_at(data: bytes, pos: int = 0) -> tuple[BlockFrame, int]:
+    """The frame of the intact block starting at ``pos`` of ``data`` (more blocks may follow), and
+    the block's size in bytes.
+
+    Raises:
+        LogBlockDecodeError: No block magic at ``pos``, or the block's length and trailer do not
+            match the bytes.
+    """
+    if data[pos : pos + len(MAGIC)] != MAGIC or len(data) - pos < PREFIX_SIZE:
+        raise LogBlockDecodeError("no block magic")
+    length = block_length_of(data[pos : pos + PREFIX_SIZE])
+    end = pos + PREFIX_SIZE + length
+    if length < 8 or end > len(data) or not trailer_matches(length, data[end - 8 : end]):
+        raise LogBlockDecodeError("block length and trailer do not match the bytes")
+    return decode_frame_body(data[pos + PREFIX_SIZE : end]), end - pos
 
 
 def frame_to_block(frame: BlockFrame, position: BlockPosition | None = None) -> LogBlock:

@@ -12,9 +12,10 @@ deduces the writer schema in ``HoodieSchemaUtils.deduceWriterSchema``:
    (``checkValidEvolution``: Hudi's fork of Avro's reader/writer compatibility). A type that passes
    only here, a *wider* one, becomes the table's new type: schema evolution.
 
-This project does not evolve table schemas yet, so only step 1 (and the table's own types) is
-accepted; a type that would pass step 2 is refused with :class:`SchemaEvolutionRequiredError`, any
-other with :class:`ColumnTypeError`. Both are decided here from the types, before any value is read.
+:func:`fit` checks a batch against a table schema that already took it: step 2 is
+:mod:`~hudi_framework.model.evolution`'s (it widens the table's type first), so here a type that
+only passes step 2 is refused with :class:`SchemaEvolutionRequiredError`, any other with
+:class:`ColumnTypeError`. Both are decided from the types, before any value is read.
 
 Arrow types are compared through the Avro type Hudi writes for them (``model/schema.py``): Arrow
 representations of one Avro type (``int8`` and ``int32``, ``large_string`` and ``string``,
@@ -37,7 +38,7 @@ from hudi_framework.errors import (
 )
 from hudi_framework.model.schema import avro_type_of
 
-__all__ = ["AvroLeaf", "Fit", "avro_leaf", "fit"]
+__all__ = ["AvroLeaf", "Fit", "avro_leaf", "fit", "promotes", "reads"]
 
 
 class Fit(Enum):
@@ -114,13 +115,14 @@ def _decimal_wider(wide: AvroLeaf, narrow: AvroLeaf) -> bool:
     return (whole and wide.scale > narrow.scale) or (wide.precision >= narrow.precision and wide.scale == narrow.scale)
 
 
-def _promotes(incoming: AvroLeaf, table: AvroLeaf) -> bool:
+def promotes(incoming: AvroLeaf, table: AvroLeaf) -> bool:
+    """Whether Hudi rewrites values of ``incoming`` into ``table`` (``SchemaChangeUtils.shouldPromoteType``)."""
     if table.kind not in _PROMOTIONS.get(incoming.kind, ()):
         return False
     return incoming.kind != "decimal" or table.kind != "decimal" or _decimal_wider(table, incoming)
 
 
-def _reads(incoming: AvroLeaf, table: AvroLeaf) -> bool:
+def reads(incoming: AvroLeaf, table: AvroLeaf) -> bool:
     """Whether Hudi's compatibility check reads the table's data with the incoming type."""
     if incoming.kind != table.kind:
         return table.kind in _READS.get(incoming.kind, ())
@@ -227,7 +229,7 @@ def _fit_struct(incoming: pa.DataType, table: pa.StructType, column: str) -> Fit
                 f"{column}.{f.name}",
                 str(f.type),
                 None,
-                "is not in the table schema: Apache Hudi would add it (schema evolution), which is not supported yet",
+                "is not in the table schema (the write's evolved schema adds it first)",
             )
     fits = []
     for f in table:
@@ -247,16 +249,15 @@ def _fit_leaf(incoming: pa.DataType, table: pa.DataType, column: str) -> Fit:
         raise ColumnTypeError(column, str(incoming), str(table), f"type {incoming} cannot be written: {e}") from None
     if source == target:
         return Fit.SAME
-    if _promotes(source, target):
+    if promotes(source, target):
         return Fit.PROMOTED
-    if _reads(source, target):
+    if reads(source, target):
         raise SchemaEvolutionRequiredError(
             column,
             str(incoming),
             str(table),
             f"incoming type {incoming} (Avro {source}) is wider than the table's {table} (Avro {target}): "
-            f"Apache Hudi would change the table's column to {source} (schema evolution), which is not "
-            f"supported yet; cast the column to {table} if its values fit",
+            f"the table's column must first widen to {source} (schema evolution on write)",
         )
     raise ColumnTypeError(
         column,

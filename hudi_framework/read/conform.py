@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from hudi_framework.contracts.arrays import contiguous
 from hudi_framework.errors import ReadError
+from hudi_framework.model.java_text import java_float_text
 
 _CAST_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 
@@ -55,6 +56,10 @@ def conform_array(values: pa.Array | pa.ChunkedArray, target: pa.DataType, *, na
         return _conform_list(values, target, name)
     if pa.types.is_map(target) and pa.types.is_map(source):
         return _conform_map(values, target, name)
+    if pa.types.is_floating(source) and (pa.types.is_string(target) or pa.types.is_large_string(target)):
+        # A column widened from float/double to string (schema evolution): Java's text, as Apache Hudi's
+        # readers give it (Float/Double.toString: 1.0, 1.0E7), not Arrow's (1, 1e+07).
+        return java_float_text(values).cast(target)
     try:
         return pc.cast(values, options=_cast_options(target))
     except _CAST_ERRORS as e:

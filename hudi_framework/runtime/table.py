@@ -284,8 +284,12 @@ class HudiTable:
         active = {(i.requested_time, i.comparable_action.value) for i in self.timeline.instants}
         return [a for a in archived if (a.requested_time, a.action) not in active]
 
-    def archived_timeline(self) -> list[Instant]:
-        """The archived instants as completed instants (with their completion times on v8+)."""
+    def archived_completed_instants(self) -> list[Instant]:
+        """The archived instants as completed instants (with their completion times on v8+).
+
+        For the archive as a timeline (commit metadata, replaced file groups) see
+        :func:`hudi_framework.read.archived.archived_timeline`.
+        """
         return [
             Instant(a.requested_time, Action(a.action), State.COMPLETED, a.completion_time)
             for a in self.archived_instants()

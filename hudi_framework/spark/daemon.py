@@ -34,6 +34,8 @@ PRELOADED: Final = (
     "pyarrow.compute",
     "pyarrow.parquet",
     "numpy",
+    # pyarrow imports pandas on a task's first Parquet write or Arrow UDF batch (1 s of CPU per worker).
+    "pandas",
     "pyspark.worker",
     "hudi_framework.spark.keys_stage",
     "hudi_framework.spark.tagging_stage",
@@ -47,6 +49,8 @@ PRELOADED: Final = (
     # Table services' tasks (compaction operations, big cleans' deletes) started from Spark.
     "hudi_framework.spark.service_runner",
     "hudi_framework.write.compactor",
+    "hudi_framework.write.clusterer",
+    "hudi_framework.write.log_compactor",
     "hudi_framework.write.cleaner",
 )
 

@@ -139,10 +139,15 @@ def check_frame(options: SourceOptions, schema: StructType, overwrite: bool) -> 
     config = existing.config if existing is not None else table_config_from_settings(settings)
     require_key_fields(incoming, (*config.record_key_fields, *config.partition_fields))
     if existing is not None:
-        table_schema = WriteSession.data_schema(existing, incoming)
+        table_schema = WriteSession.data_schema(existing, incoming, operation)
     else:
         table_schema = normalised_schema(incoming, config.name)
-    check_batch_schema(incoming, table_schema, allow_missing=operation is WriteOperation.DELETE)
+    check_batch_schema(
+        incoming,
+        table_schema,
+        allow_missing=operation is WriteOperation.DELETE,
+        require_every_column=settings.write.avro_schema_validate,
+    )
     return operation, incoming
 
 
@@ -190,7 +195,7 @@ class DirectWriter(DataSourceArrowWriter):
         insert_dup_policy(options.settings.write, operation)  # options the operation refuses fail first
         table = open_or_create(options, incoming)
         assert table is not None
-        schema = WriteSession.data_schema(table, incoming)
+        schema = WriteSession.data_schema(table, incoming, operation)
         # Single writer: failed writes of earlier jobs are rolled back first (EAGER), as every writer does.
         concurrency = WriteConcurrency.from_settings(options.settings, table)
         WriteTransaction(table.storage, table.config, operation, concurrency=concurrency).rollback_failed_writes()

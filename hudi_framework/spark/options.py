@@ -34,8 +34,14 @@ FILTER_PUSHDOWN_KEY = "filter.pushdown"
 DISTRIBUTED_MIN_BYTES_KEY = "write.distributed.min.bytes"
 #: 32 MiB of staged Parquet: a few hundred MiB of rows once in memory, which one process merges quickly.
 DEFAULT_DISTRIBUTED_MIN_BYTES = 32 << 20
+#: Options a catalog table adds (``CREATE TABLE ... USING hudi LOCATION '...'``): the table's
+#: location is its path; the owner and provider are catalog facts, never Hudi settings.
+CATALOG_LOCATION_KEY = "location"
+_CATALOG_KEYS = frozenset({CATALOG_LOCATION_KEY, "owner", "provider"})
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
-_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY, DISTRIBUTED_MIN_BYTES_KEY})
+_SOURCE_KEYS = frozenset(
+    {"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY, DISTRIBUTED_MIN_BYTES_KEY, *_CATALOG_KEYS}
+)
 #: Apache Hudi options only reads act on: a read takes them from the read options
 #: (``hudi_framework.read.options``' ``METADATA_ENABLE_KEY`` and ``INCR_FALLBACK_KEY``, spelled out:
 #: importing that module imports pydantic, which the process that unpickles these options, Spark's
@@ -108,9 +114,13 @@ class SourceOptions:
             ConfigError: No path was given, or an option is unknown or invalid.
         """
         lowered = {k.lower(): v for k, v in options.items()}
-        path = lowered.get("path") or lowered.get("hoodie.base.path")
+        path = _as_uri(lowered.get("path") or lowered.get("hoodie.base.path") or lowered.get(CATALOG_LOCATION_KEY))
         if not path:
-            raise ConfigError("format('hudi') needs a path: .load(path) / .save(path) or option('path', ...)")
+            raise ConfigError(
+                "format('hudi') needs a path: .load(path) / .save(path) or option('path', ...). Spark gives a "
+                "Python data source no options for a catalog table (CREATE TABLE ... USING hudi): query one "
+                "through CREATE TEMPORARY VIEW v USING hudi OPTIONS (path '...')"
+            )
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
@@ -174,6 +184,13 @@ def _non_negative(options: Mapping[str, str], key: str) -> int | None:
     if value < 0:
         raise InvalidConfigValueError(key, f"must be a whole number of bytes, at least 0 (got {raw!r})")
     return value
+
+
+def _as_uri(path: str | None) -> str | None:
+    """``path`` as the tables take it: a catalog table's path is Hadoop's ``file:/data/t`` form."""
+    if path and path.startswith("file:/") and not path.startswith("file://"):
+        return "file://" + path[len("file:") :]
+    return path
 
 
 def _settings_in_environment() -> bool:

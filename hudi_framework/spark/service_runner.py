@@ -1,14 +1,21 @@
 """Table service tasks in Spark executors: the runner a Spark writer or job hands its services.
 
-``map(fn, tasks)`` is one Spark job: ``parallelize(tasks, n).map(fn).collect()``, one Spark task
-per service task (a compaction operation, a partition's deletes) up to :data:`TASKS_PER_CORE` per
-core of the session (``defaultParallelism``); beyond that each Spark task runs a contiguous run of
-service tasks in turn (a Spark task costs tens of milliseconds of scheduling and hand-off to a
-Python worker, as much as a small compaction operation). Python workers rebuild storage and
-components from the task's ``WorkerSpec`` (the executors' ``PYTHONPATH``
-and plugins are arranged as for writes, :func:`hudi_framework.spark.session.spark_session`). The
-job runs in its own job group (:func:`~hudi_framework.spark.job_group.isolated_job`): on a failure
-no task still runs when the caller rolls back.
+``map(fn, tasks)`` is one Spark job over ``range(n)`` with ``n`` partitions, one ``mapInArrow`` task
+each: the service tasks are cut into ``n`` contiguous runs (up to :data:`TASKS_PER_CORE` per core of
+the session, ``defaultParallelism``: enough for Spark to balance uneven tasks, while a Spark task
+costs tens of milliseconds of scheduling and hand-off to a Python worker, as much as a small
+compaction operation). Each run is pickled once on the driver (the job the tasks share is pickled
+once per run, not once per task) and unpickled only by the Spark task that runs it; a result comes
+back pickled in an Arrow column.
+
+A DataFrame job, not an RDD: Spark forks the Python workers of SQL and RDD jobs from different
+daemons, and every other Python job of a session (writes, reads) is a DataFrame job. An RDD job
+would start a second daemon on the session's first service run (importing pyarrow and this
+project again, 2 s of CPU) and fork workers without the write path's cached components. Python
+workers rebuild storage and components from the task's ``WorkerSpec`` (the executors'
+``PYTHONPATH`` and plugins are arranged as for writes, :func:`hudi_framework.spark.session.spark_session`).
+The job runs in its own job group (:func:`~hudi_framework.spark.job_group.isolated_job`): on a
+failure no task still runs when the caller rolls back.
 
 Errors: a task's :class:`~hudi_framework.errors.HudiError` reaches the driver as its own class
 (:mod:`~hudi_framework.spark.task_errors`), any other exception as
@@ -19,9 +26,12 @@ idempotent); when Spark gives up, the failure is a ``ServiceTaskError``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import pickle
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Final, TypeVar
+
+import pyarrow as pa
 
 from hudi_framework.contracts.task_runner import ServiceTaskRunner
 from hudi_framework.errors import HudiError, ServiceTaskError
@@ -39,21 +49,46 @@ R = TypeVar("R")
 _NAME = "spark"
 #: Spark tasks per core of the session at most (enough for Spark to balance uneven service tasks).
 TASKS_PER_CORE: Final = 4
+#: The Spark tasks' output: each service task's index and its pickled result.
+_RESULTS: Final = "index long, result binary"
 
 
-def _run(fn: Callable[[T], R], item: tuple[int, T]) -> tuple[int, R]:
+def _run(fn: Callable[[T], R], index: int, task: T) -> R:
     """In the executor: ``fn(task)``, its error carried to the driver typed."""
-    index, task = item
     try:
-        return index, fn(task)
+        return fn(task)
     except HudiError as e:
         raise CarriedTaskError.carrying(e) from e
     except Exception as e:
         raise CarriedTaskError.carrying(ServiceTaskError(_NAME, index, f"{type(e).__name__}: {e}")) from e
 
 
+def _run_runs(fn: Callable[[T], R], runs: Sequence[bytes], ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """In the executor: the runs whose numbers arrive in ``ids``, one output batch per run."""
+    for batch in ids:
+        for run in batch.column(0).to_pylist():
+            items: list[tuple[int, T]] = pickle.loads(runs[run])
+            results = [pickle.dumps(_run(fn, index, task), protocol=pickle.HIGHEST_PROTOCOL) for index, task in items]
+            yield pa.RecordBatch.from_arrays(
+                [pa.array([index for index, _ in items], pa.int64()), pa.array(results, pa.binary())],
+                names=["index", "result"],
+            )
+
+
+def _cut(tasks: Sequence[T], runs: int) -> list[bytes]:
+    """``tasks`` with their indexes in ``runs`` contiguous runs of nearly equal length, each pickled."""
+    numbered = list(enumerate(tasks))
+    size, extra = divmod(len(numbered), runs)
+    out, start = [], 0
+    for run in range(runs):
+        end = start + size + (1 if run < extra else 0)
+        out.append(pickle.dumps(numbered[start:end], protocol=pickle.HIGHEST_PROTOCOL))
+        start = end
+    return out
+
+
 class SparkTaskRunner(ServiceTaskRunner):
-    """Runs service tasks in the session's executors, one Spark task each.
+    """Runs service tasks in the session's executors, a contiguous run of them per Spark task.
 
     Args:
         spark: The session of the writer or job that started the service.
@@ -71,17 +106,21 @@ class SparkTaskRunner(ServiceTaskRunner):
         if not tasks:
             return []
         sc = self.spark.sparkContext
-        slices = min(len(tasks), TASKS_PER_CORE * max(1, sc.defaultParallelism))
-        rdd = sc.parallelize(list(enumerate(tasks)), slices).map(partial(_run, fn))
+        runs = _cut(tasks, min(len(tasks), TASKS_PER_CORE * max(1, sc.defaultParallelism)))
+        frame = self.spark.range(0, len(runs), numPartitions=len(runs))
+        results = frame.mapInArrow(partial(_run_runs, fn, runs), _RESULTS)
         try:
             with typed_task_errors(), isolated_job(sc, f"hudi {label or 'service tasks'}"):
-                collected = rdd.collect()
+                collected = results.toArrow()
         except HudiError:
             raise
         except Exception as e:  # Spark gave up on a task without a carried error (a lost worker)
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ServiceTaskError(self.name, None, first) from e
-        out = [result for _, result in sorted(collected, key=lambda pair: pair[0])]
+        order = collected.column("index").to_pylist()
+        pickled = collected.column("result").to_pylist()
+        by_index = sorted(zip(order, pickled, strict=True), key=lambda pair: pair[0])
+        out: list[R] = [pickle.loads(result) for _, result in by_index]
         if len(out) != len(tasks):
             raise ServiceTaskError(self.name, None, f"{len(out)} results for {len(tasks)} tasks")
         return out

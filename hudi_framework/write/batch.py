@@ -58,18 +58,23 @@ def require_key_fields(schema: pa.Schema, fields: Iterable[str]) -> None:
             level = typ
 
 
-def check_batch_schema(incoming: pa.Schema, schema: pa.Schema, *, allow_missing: bool) -> None:
+def check_batch_schema(
+    incoming: pa.Schema, schema: pa.Schema, *, allow_missing: bool, require_every_column: bool = False
+) -> None:
     """Raise unless batches of ``incoming`` fit the table's data ``schema``: from the schemas alone.
 
     Every write calls this once on the driver before anything is written (and before any Spark
     job); :func:`conform_batch` repeats it per batch. Types follow Apache Hudi's promotions
-    (:func:`~hudi_framework.model.promotion.fit`); the table schema never changes.
+    (:func:`~hudi_framework.model.promotion.fit`); ``schema`` is the write's, already evolved to
+    take the batch (:func:`~hudi_framework.model.evolution.evolved_schema`).
 
     Args:
         incoming: The batch's schema; meta columns, if any, are ignored.
         schema: The table's data schema.
         allow_missing: Absent columns become nulls (deletes by key); otherwise an absent column is
             an error unless it is nullable.
+        require_every_column: Without ``allow_missing``, any absent column is an error
+            (``write.avro_schema_validate``: Apache Hudi's check that a batch drops no column).
 
     Raises:
         SchemaEvolutionRequiredError: A column the table lacks, or of a type Hudi would widen the
@@ -95,8 +100,15 @@ def check_batch_schema(incoming: pa.Schema, schema: pa.Schema, *, allow_missing:
             )
     if not allow_missing:
         for f in schema:
-            if not f.nullable and incoming.get_field_index(f.name) < 0:
+            if incoming.get_field_index(f.name) >= 0:
+                continue
+            if not f.nullable:
                 raise SchemaMismatchError(f.name, "is required by the table schema but missing")
+            if require_every_column:
+                raise SchemaMismatchError(
+                    f.name,
+                    "is missing from the batch: hoodie.avro.schema.validate=true refuses a batch that drops a column",
+                )
 
 
 def _is_boolean(t: pa.DataType) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -42,7 +42,6 @@ from hudi_framework.errors import (
     ClusteringPlanError,
     CommitVetoedError,
     InstantNotFoundError,
-    ServiceTaskError,
     WriteConflictError,
 )
 from hudi_framework.layout.file_group import FileGroupId, FileSlice
@@ -57,16 +56,23 @@ from hudi_framework.read.schema import read_schema
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.services.clustering_plan import ClusteringPlan, SliceInfo, decode_clustering_plan
 from hudi_framework.timeline.instant import Action, Instant, State
-from hudi_framework.timeline.metadata import ReplaceCommitMetadata, RuntimeStats, WriteStat
+from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, RuntimeStats, WriteStat
 from hudi_framework.timeline.naming import LAYOUT_V1
+from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.vocabulary import WriteOperationType
 from hudi_framework.write.base_file_writer import write_base_file
-from hudi_framework.write.compaction_scheduler import timeline_writer
 from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.conflicts import check_write_conflicts, file_groups_of_write
 from hudi_framework.write.file_group_task import WriteTaskContext, stamp_incoming
-from hudi_framework.write.incomplete import discard_marked_attempt
-from hudi_framework.write.markers import IOType, create_marker, delete_markers
+from hudi_framework.write.markers import IOType, create_marker
+from hudi_framework.write.service_execution import (
+    ServiceAttempt,
+    ServiceResult,
+    execute_attempt,
+    resume_pending,
+    rollback_attempt,
+    stats_by_partition,
+)
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.task_pool import LocalTaskRunner
 from hudi_framework.write.worker import TaskStorage, WorkerSpec
@@ -91,24 +97,10 @@ FILE_NAME_FIELD = META_FIELDS[4]
 LAYOUT_STRATEGIES = frozenset({"linear", "z-order", "hilbert"})
 
 
-@dataclass(frozen=True, slots=True)
-class ClusteringResult:
-    """What one clustering did.
+class ClusteringResult(ServiceResult[ClusteringPlan]):
+    """What one clustering did: the completed ``replacecommit``, the plan, one write stat per new base file."""
 
-    Attributes:
-        instant: The completed ``replacecommit`` instant.
-        plan: The plan executed.
-        stats: One write stat per new base file.
-    """
-
-    instant: Instant
-    plan: ClusteringPlan
-    stats: tuple[WriteStat, ...]
-
-    @property
-    def num_writes(self) -> int:
-        """Rows in the new base files."""
-        return sum(s.num_writes or 0 for s in self.stats)
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,17 +250,7 @@ def rollback_clustering(table: HudiTable, instant: str) -> list[str]:
     Returns:
         The data file keys deleted.
     """
-    storage = table.storage
-    deleted = discard_marked_attempt(storage, instant)
-    timeline = table.reload().timeline
-    try:
-        current = timeline.get(instant, Action.CLUSTERING)
-    except InstantNotFoundError:
-        return deleted
-    if current.state is State.INFLIGHT:
-        storage.delete(timeline.file_key(current, State.INFLIGHT))
-    table.reload()
-    return deleted
+    return rollback_attempt(table, instant, Action.CLUSTERING)
 
 
 def _group_rows(job: ClusteringJob, group: ResolvedGroup) -> pa.Table:
@@ -393,22 +375,21 @@ def _resolve_slice(candidates: Sequence[FileSlice], info: SliceInfo, instant: st
     raise ClusteringPlanError(instant, f"the files of file group {info.file_group} named by the plan are gone")
 
 
-def _complete(
-    table: HudiTable,
-    concurrency: WriteConcurrency,
-    inflight: Instant,
-    metadata: ReplaceCommitMetadata,
-) -> Instant:
-    """Write the completed replacecommit; under OCC, holding the lock and after the conflict check."""
-    writer = timeline_writer(table)
-    if not (concurrency.optimistic and concurrency.open_lock is not None):
-        return writer.complete(inflight, metadata)
-    groups = file_groups_of_write(metadata.write_stats(), metadata.partition_to_replace_file_ids)
-    with table_lock(concurrency.open_lock(), table=concurrency.table, policy=concurrency.lock_policy) as held:
-        held.ensure_held()
-        # A write completed since the clustering was planned may have changed a slice it rewrites.
-        check_write_conflicts(writer.timeline(), inflight.requested_time, groups)
-        return writer.complete(inflight, metadata)
+def _completer(concurrency: WriteConcurrency) -> Callable[[TimelineWriter, Instant, CommitMetadata], Instant]:
+    """Writes the completed replacecommit; under OCC, holding the lock and after the conflict check."""
+
+    def complete(writer: TimelineWriter, inflight: Instant, metadata: CommitMetadata) -> Instant:
+        if not (concurrency.optimistic and concurrency.open_lock is not None):
+            return writer.complete(inflight, metadata)
+        replaced = metadata.partition_to_replace_file_ids if isinstance(metadata, ReplaceCommitMetadata) else None
+        groups = file_groups_of_write(metadata.write_stats(), replaced)
+        with table_lock(concurrency.open_lock(), table=concurrency.table, policy=concurrency.lock_policy) as held:
+            held.ensure_held()
+            # A write completed since the clustering was planned may have changed a slice it rewrites.
+            check_write_conflicts(writer.timeline(), inflight.requested_time, groups)
+            return writer.complete(inflight, metadata)
+
+    return complete
 
 
 def execute_clustering(
@@ -434,11 +415,7 @@ def execute_clustering(
         CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed the clustering; same cleanup.
     """
     settings = settings or HudiSettings()
-    table.reload()
-    found = pending_clustering(table, instant)
-    if found.state is State.INFLIGHT:
-        rollback_clustering(table, instant)
-        found = pending_clustering(table, instant)
+    found = resume_pending(table, instant, Action.CLUSTERING, pending_clustering)
     plan = read_clustering_plan(table, found)
     check_layout_strategy(instant, plan)
     groups = _resolve(table, instant, plan)
@@ -461,48 +438,36 @@ def execute_clustering(
         preserve_metadata=plan.preserve_hoodie_metadata,
         v8=cfg.timeline_layout_version != LAYOUT_V1,
     )
-    tasks = [ClusteringTask(job, group) for group in groups]
-    runner = runner or LocalTaskRunner(settings.services.execution)
-    work = sum(f.base_file.size or 0 for g in groups for f in g.slices if f.base_file is not None)
-    writer = timeline_writer(table)
-    inflight = writer.transition_to_inflight(found)
-    current = -1
-    try:
-        per_group = runner.map(run_clustering_task, tasks, work_bytes=work, label=f"clustering {instant}")
-        stats = [stat for group_stats in per_group for stat in group_stats]
-        metadata = _metadata(table, session, plan, stats)
-        done = _complete(table, WriteConcurrency.from_settings(settings, table), inflight, metadata)
-    except (CommitVetoedError, WriteConflictError, ClusteringPlanError):
-        rollback_clustering(table, instant)
-        raise
-    except ServiceTaskError as e:
-        rollback_clustering(table, instant)
-        index = e.task_index
-        failed = groups[index].index if index is not None and index < len(groups) else current
-        raise ClusteringExecutionError(instant, failed, e.reason) from e
-    except Exception as e:
-        rollback_clustering(table, instant)
-        raise ClusteringExecutionError(instant, current, f"{type(e).__name__}: {e}") from e
-    except BaseException:
-        rollback_clustering(table, instant)
-        raise
-    delete_markers(table.storage, instant)
-    writer.notify_completed(inflight, done, metadata)
-    table.reload()
-    return ClusteringResult(done, plan, tuple(stats))
+
+    def metadata(per_group: list[list[WriteStat]]) -> CommitMetadata:
+        return _metadata(table, session, plan, [stat for group_stats in per_group for stat in group_stats])
+
+    def failure(index: int | None, reason: str) -> ClusteringExecutionError:
+        failed = groups[index].index if index is not None and index < len(groups) else -1
+        return ClusteringExecutionError(instant, failed, reason)
+
+    attempt = ServiceAttempt(
+        Action.CLUSTERING,
+        run_clustering_task,
+        [ClusteringTask(job, group) for group in groups],
+        metadata,
+        failure,
+        passthrough=(CommitVetoedError, WriteConflictError, ClusteringPlanError),
+        work_bytes=sum(f.base_file.size or 0 for g in groups for f in g.slices if f.base_file is not None),
+        complete=_completer(WriteConcurrency.from_settings(settings, table)),
+    )
+    done, per_group = execute_attempt(table, found, attempt, runner or LocalTaskRunner(settings.services.execution))
+    return ClusteringResult(done, plan, tuple(stat for group_stats in per_group for stat in group_stats))
 
 
 def _metadata(
     table: HudiTable, session: WriteSession, plan: ClusteringPlan, stats: list[WriteStat]
 ) -> ReplaceCommitMetadata:
-    by_partition: dict[str, list[WriteStat]] = {}
-    for stat in stats:
-        by_partition.setdefault(stat.partition_path or "", []).append(stat)
     replaced: dict[str, list[str]] = {}
     for fg in _input_groups(plan):
         replaced.setdefault(fg.partition_path, []).append(fg.file_id)
     return ReplaceCommitMetadata(
-        partition_to_write_stats=by_partition,
+        partition_to_write_stats=stats_by_partition(stats),
         partition_to_replace_file_ids=replaced,
         compacted=False,
         extra_metadata={"schema": session.schema_json(table.config, table.schema())},

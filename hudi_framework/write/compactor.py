@@ -49,7 +49,6 @@ from hudi_framework.errors import (
     CompactionExecutionError,
     CompactionPlanError,
     InstantNotFoundError,
-    ServiceTaskError,
 )
 from hudi_framework.index.bloom_carry import carried_bloom
 from hudi_framework.layout.file_group import FileSlice
@@ -67,10 +66,16 @@ from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.vocabulary import WriteOperationType
 from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.compaction_log_stats import LogScanStats, scan_log_stats
-from hudi_framework.write.compaction_scheduler import timeline_writer
 from hudi_framework.write.file_group_task import WriteTaskContext
-from hudi_framework.write.incomplete import discard_marked_attempt
-from hudi_framework.write.markers import IOType, create_marker, delete_markers
+from hudi_framework.write.markers import IOType, create_marker
+from hudi_framework.write.service_execution import (
+    ServiceAttempt,
+    ServiceResult,
+    execute_attempt,
+    resume_pending,
+    rollback_attempt,
+    stats_by_partition,
+)
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.task_pool import LocalTaskRunner
 from hudi_framework.write.worker import TaskStorage, WorkerSpec
@@ -90,24 +95,10 @@ def merge_slice(storage: StorageBackend, task: MergedReadTask) -> Iterable[pa.Re
     return merge_file_slice(storage, task)
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionResult:
-    """What one compaction did.
+class CompactionResult(ServiceResult[CompactionPlan]):
+    """What one compaction did: the completed ``commit``, the plan, one write stat per new base file."""
 
-    Attributes:
-        instant: The completed ``commit`` instant.
-        plan: The plan executed.
-        stats: One write stat per new base file.
-    """
-
-    instant: Instant
-    plan: CompactionPlan
-    stats: tuple[WriteStat, ...]
-
-    @property
-    def num_writes(self) -> int:
-        """Rows in the new base files."""
-        return sum(s.num_writes or 0 for s in self.stats)
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,18 +187,7 @@ def rollback_inflight(table: HudiTable, instant: str, action: Action = Action.CO
     Returns:
         The data file keys deleted.
     """
-    storage = table.storage
-    deleted = discard_marked_attempt(storage, instant)
-    timeline = table.reload().timeline
-    try:
-        current = timeline.get(instant, action)
-        inflight_key = timeline.file_key(current, State.INFLIGHT)
-    except InstantNotFoundError:
-        return deleted
-    if not current.is_completed:
-        storage.delete(inflight_key)
-    table.reload()
-    return deleted
+    return rollback_attempt(table, instant, action)
 
 
 def _base_keys(
@@ -383,15 +363,10 @@ def execute_compaction(
         CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed the compaction; same cleanup.
     """
     settings = settings or HudiSettings()
-    table.reload()
-    found = pending_compaction(table, instant)
-    if found.state is State.INFLIGHT:
-        rollback_inflight(table, instant)
-        found = pending_compaction(table, instant)
+    found = resume_pending(table, instant, Action.COMPACTION, pending_compaction)
     plan = read_plan(table, found)
     session = WriteSession(table, settings)
     cfg = table.config
-    writer = timeline_writer(table)
     # Schema and validity are fixed before the instant goes inflight: the plan's slices as scheduled.
     merge_schema = read_schema(table)
     job = CompactionJob(
@@ -411,35 +386,27 @@ def execute_compaction(
     )
     # The plan's metrics are a read-only view, which does not pickle: tasks carry a plain copy.
     tasks = [CompactionTask(job, replace(op, metrics=dict(op.metrics)), i) for i, op in enumerate(plan.operations)]
-    runner = runner or LocalTaskRunner(settings.services.execution)
-    inflight = writer.transition_to_inflight(found)
-    try:
-        stats = runner.map(run_compaction_task, tasks, work_bytes=_work_bytes(plan), label=f"compaction {instant}")
-        by_partition: dict[str, list[WriteStat]] = {}
-        for stat in stats:
-            by_partition.setdefault(stat.partition_path or "", []).append(stat)
-        metadata = CommitMetadata(
-            partition_to_write_stats=by_partition,
+
+    def metadata(stats: list[WriteStat]) -> CommitMetadata:
+        return CommitMetadata(
+            partition_to_write_stats=stats_by_partition(stats),
             compacted=True,
             extra_metadata={"schema": session.schema_json(cfg, table.schema())},
             operation_type=WriteOperationType.COMPACT.value,
         )
-        done = writer.complete(inflight, metadata)
-    except (CompactionCorruptLogError, CommitVetoedError):
-        rollback_inflight(table, instant)
-        raise
-    except ServiceTaskError as e:
-        rollback_inflight(table, instant)
-        index = e.task_index
+
+    def failure(index: int | None, reason: str) -> CompactionExecutionError:
         failed = str(plan.operations[index].file_group) if index is not None and index < len(tasks) else ""
-        raise CompactionExecutionError(instant, failed, e.reason) from e
-    except Exception as e:
-        rollback_inflight(table, instant)
-        raise CompactionExecutionError(instant, "", f"{type(e).__name__}: {e}") from e
-    except BaseException:
-        rollback_inflight(table, instant)
-        raise
-    delete_markers(table.storage, instant)
-    writer.notify_completed(inflight, done, metadata)
-    table.reload()
+        return CompactionExecutionError(instant, failed, reason)
+
+    attempt = ServiceAttempt(
+        Action.COMPACTION,
+        run_compaction_task,
+        tasks,
+        metadata,
+        failure,
+        passthrough=(CompactionCorruptLogError, CommitVetoedError),
+        work_bytes=_work_bytes(plan),
+    )
+    done, stats = execute_attempt(table, found, attempt, runner or LocalTaskRunner(settings.services.execution))
     return CompactionResult(done, plan, tuple(stats))

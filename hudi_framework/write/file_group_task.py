@@ -32,6 +32,7 @@ from hudi_framework.merge.align import MergedRows, append_rows, merge_with_base
 from hudi_framework.metadata.key_changes import FileKeyChanges
 from hudi_framework.model.parquet_dictionaries import small_dictionary_columns, top_level_columns
 from hudi_framework.model.schema import META_FIELDS
+from hudi_framework.read.conform import conform_array
 from hudi_framework.timeline.metadata import RuntimeStats, WriteStat
 from hudi_framework.write.base_file_writer import ParquetOptions, write_base_file
 from hudi_framework.write.markers import IOType, create_marker
@@ -174,7 +175,29 @@ def _read_base(
         parquet = pq.ParquetFile(f, metadata=metadata, read_dictionary=dictionaries)
         # Tasks run one per core already: the file decodes on the task's own thread, not also on
         # Arrow's CPU pool (no hand-offs, nor that pool's start-up in a fresh process).
-        return parquet.read(use_threads=False), metadata.metadata or {}, dictionaries
+        return _in_schema(parquet.read(use_threads=False), schema), metadata.metadata or {}, dictionaries
+
+
+def _in_schema(base: pa.Table, schema: pa.Schema) -> pa.Table:
+    """The base file's rows in the write's ``schema``: a file written before the table's schema evolved
+    lacks the columns and struct members added since (null) and holds narrower types (cast up), as
+    every reader sees it. Dictionary columns and columns of the schema's type are kept as they are."""
+    present = set(base.column_names)
+    if all(f.name in present for f in schema) and all(
+        pa.types.is_dictionary(c.type) or f.name not in schema.names or c.type == schema.field(f.name).type
+        for f, c in zip(base.schema, base.columns, strict=True)
+    ):
+        return base
+    columns = []
+    for f in schema:
+        if f.name not in present:
+            columns.append(pa.nulls(base.num_rows, f.type))
+            continue
+        column = base.column(f.name)
+        keep = pa.types.is_dictionary(column.type) or column.type == f.type
+        columns.append(column if keep else conform_array(column, f.type, name=f.name))
+    extra = [n for n in base.column_names if n not in schema.names]  # not the table's: kept for the merge
+    return pa.Table.from_arrays(columns + [base.column(n) for n in extra], names=schema.names + extra)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ the inflight file are deleted, and the requested plan can run again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.compaction import TOTAL_LOG_FILES_SIZE
 from hudi_framework.contracts.merger import PRESENT_COLUMNS_FIELD, MergeContext, RecordMerger
 from hudi_framework.contracts.merging.flags import delete_mask
 from hudi_framework.errors import CommitVetoedError, CompactionExecutionError
@@ -41,29 +42,42 @@ from hudi_framework.read.merged_plan import instant_validity, record_key_field, 
 from hudi_framework.read.merged_task import DEFAULT_MERGE_MEMORY_BYTES, InstantValidity, MergedReadTask
 from hudi_framework.read.schema import read_schema
 from hudi_framework.services.compaction_plan import CompactionOperation, CompactionPlan
-from hudi_framework.timeline.instant import Action, Instant, State
+from hudi_framework.timeline.instant import Action, Instant
 from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.vocabulary import WriteOperationType
-from hudi_framework.write.compaction_scheduler import schedule_compaction, timeline_writer
-from hudi_framework.write.compactor import pending_compaction, read_plan, rollback_inflight
+from hudi_framework.write.compaction_scheduler import schedule_compaction
+from hudi_framework.write.compactor import pending_compaction, read_plan
 from hudi_framework.write.file_group_task import RECORD_KEY, FileGroupWrite, WriteTaskContext
 from hudi_framework.write.log_task import LogPart, data_parts, delete_part, write_log_parts
-from hudi_framework.write.markers import delete_markers
+from hudi_framework.write.service_execution import (
+    ServiceAttempt,
+    ServiceResult,
+    execute_attempt,
+    resume_pending,
+    rollback_attempt,
+    stats_by_partition,
+)
 from hudi_framework.write.session import WriteSession
+from hudi_framework.write.task_pool import LocalTaskRunner
+from hudi_framework.write.worker import TaskStorage, WorkerSpec
 
 if TYPE_CHECKING:
     from hudi_framework.contracts.compaction import CandidateT
     from hudi_framework.contracts.storage import StorageBackend
+    from hudi_framework.contracts.task_runner import ServiceTaskRunner
     from hudi_framework.runtime.table import HudiTable
 
 __all__ = [
     "DEFAULT_BLOCKS_THRESHOLD",
     "LOG_COMPACTION_EXECUTOR",
+    "LogCompactionJob",
     "LogCompactionResult",
+    "LogCompactionTask",
     "applied_log_blocks",
     "execute_log_compaction",
     "pending_log_compactions",
     "rollback_log_compaction",
+    "run_log_compaction_task",
     "schedule_log_compaction",
 ]
 
@@ -73,19 +87,10 @@ LOG_COMPACTION_EXECUTOR: Final = "org.apache.hudi.table.action.compact.LogCompac
 DEFAULT_BLOCKS_THRESHOLD: Final = 5
 
 
-@dataclass(frozen=True, slots=True)
-class LogCompactionResult:
-    """What one log compaction did.
+class LogCompactionResult(ServiceResult[CompactionPlan]):
+    """What one log compaction did: the completed ``deltacommit``, the plan, one write stat per new log file."""
 
-    Attributes:
-        instant: The completed ``deltacommit`` instant.
-        plan: The plan executed.
-        stats: One write stat per new log file.
-    """
-
-    instant: Instant
-    plan: CompactionPlan
-    stats: tuple[WriteStat, ...]
+    __slots__ = ()
 
 
 def applied_log_blocks(storage: StorageBackend, log_file_keys: Sequence[str], validity: InstantValidity) -> int:
@@ -162,21 +167,64 @@ def schedule_log_compaction(
 def rollback_log_compaction(table: HudiTable, instant: str) -> list[str]:
     """Undo a failed or crashed log compaction attempt (its new log files, markers and inflight
     file); the plan stays requested. Returns the log files deleted."""
-    return rollback_inflight(table, instant, Action.LOG_COMPACTION)
+    return rollback_attempt(table, instant, Action.LOG_COMPACTION)
 
 
 @dataclass(frozen=True, slots=True)
-class _Job:
-    table: HudiTable
+class LogCompactionJob:
+    """What every slice of one log compaction shares (picklable: it travels with each task).
+
+    Attributes:
+        storage: The table's storage (the driver's in process; rebuilt from the spec elsewhere).
+        ctx: The new log files' schema, block and file options (its ``instant`` is the log compaction's).
+        validity: Which instants' log blocks count (fixed before the instant went inflight).
+        merger: The table's record merger.
+        merge_schema: Schema of the merged rows.
+        key_field: The record key column.
+        max_memory_bytes: Merge memory budget per slice.
+        ordering_fields: The table's ordering fields.
+    """
+
+    storage: TaskStorage
     ctx: WriteTaskContext
     validity: InstantValidity
     merger: RecordMerger
     merge_schema: pa.Schema
     key_field: str
     max_memory_bytes: int
+    ordering_fields: tuple[str, ...]
 
 
-def _merged_logs(job: _Job, op: CompactionOperation) -> tuple[pa.Table, list[str]]:
+@dataclass(frozen=True, slots=True)
+class LogCompactionTask:
+    """One slice of a log compaction, as a service task.
+
+    Attributes:
+        job: What the log compaction's slices share.
+        op: The slice whose log blocks are merged.
+        index: The operation's position in the plan (names the new log file's write token).
+    """
+
+    job: LogCompactionJob
+    op: CompactionOperation
+    index: int
+
+
+def run_log_compaction_task(task: LogCompactionTask) -> list[WriteStat]:
+    """Log-compact one slice (a service task: runs where the runner runs it).
+
+    Raises:
+        CompactionExecutionError: The slice cannot be log-compacted or writing failed (naming its file group).
+    """
+    try:
+        return _compact_logs(task.job, task.op, task.index)
+    except CompactionExecutionError:
+        raise
+    except Exception as e:
+        raise CompactionExecutionError(task.job.ctx.instant, str(task.op.file_group), f"{type(e).__name__}: {e}") from e
+
+
+def _merged_logs(job: LogCompactionJob, op: CompactionOperation) -> tuple[pa.Table, list[str]]:
     """The slice's log records merged to one per key (deletes included), and the instants merged."""
     whole = op.file_slice()
     logs_only = FileSlice.create(whole.file_group_id, whole.base_instant_time, None, whole.log_files)
@@ -185,7 +233,7 @@ def _merged_logs(job: _Job, op: CompactionOperation) -> tuple[pa.Table, list[str
         validity=job.validity,
         merger=job.merger,
         merge_schema=job.merge_schema,
-        ordering_fields=job.table.config.ordering_fields,
+        ordering_fields=job.ordering_fields,
         record_key_field=job.key_field,
         max_memory_bytes=job.max_memory_bytes,
     )
@@ -193,7 +241,7 @@ def _merged_logs(job: _Job, op: CompactionOperation) -> tuple[pa.Table, list[str
     with LogRecordBuffer(
         log_schema(job.merge_schema), job.key_field, max_memory_bytes=job.max_memory_bytes, label=op.file_id
     ) as buffer:
-        corrupt = collect_log_records(job.table.storage, task, buffer)
+        corrupt = collect_log_records(job.storage.get(), task, buffer)
         if corrupt:
             # A compacted block would replace the damaged block's instant for good.
             raise CompactionExecutionError(
@@ -227,7 +275,7 @@ def _by_ordering_kind(deletes: pa.Table, ordering_fields: Sequence[str]) -> list
     return [p for p in parts if p.num_rows]
 
 
-def _compact_logs(job: _Job, op: CompactionOperation, index: int) -> list[WriteStat]:
+def _compact_logs(job: LogCompactionJob, op: CompactionOperation, index: int) -> list[WriteStat]:
     merged, instants = _merged_logs(job, op)
     if not instants:
         return []  # every block was rolled back: nothing to replace
@@ -257,11 +305,24 @@ def _compact_logs(job: _Job, op: CompactionOperation, index: int) -> list[WriteS
         parts.append(delete_part(ctx, target, deletes, None, header))
     if not parts:
         return []
-    return write_log_parts(job.table.storage, ctx, target, parts, write_token=f"{index}-0-0")
+    return write_log_parts(job.storage.get(), ctx, target, parts, write_token=f"{index}-0-0")
 
 
-def execute_log_compaction(table: HudiTable, instant: str, settings: HudiSettings | None = None) -> LogCompactionResult:
+def _pending_log_compaction(table: HudiTable, instant: str) -> Instant:
+    return pending_compaction(table, instant, Action.LOG_COMPACTION)
+
+
+def execute_log_compaction(
+    table: HudiTable, instant: str, settings: HudiSettings | None = None, *, runner: ServiceTaskRunner | None = None
+) -> LogCompactionResult:
     """Execute the pending log compaction ``instant`` and complete it as a ``deltacommit``.
+
+    Args:
+        table: The table.
+        instant: The log compaction instant (requested, or inflight after a crash).
+        settings: Log block, merge-memory and execution options; defaults otherwise.
+        runner: Runs the slices (one task each); None: the local engine's
+            (:class:`~hudi_framework.write.task_pool.LocalTaskRunner`, ``services.execution``).
 
     Raises:
         CompactionPlanError: No such pending log compaction, or its plan cannot be decoded.
@@ -270,55 +331,46 @@ def execute_log_compaction(table: HudiTable, instant: str, settings: HudiSetting
         CommitVetoedError: A plugin's ``hudi_pre_commit`` vetoed it; same rollback.
     """
     settings = settings or HudiSettings()
-    table.reload()
-    found = pending_compaction(table, instant, Action.LOG_COMPACTION)
-    if found.state is State.INFLIGHT:
-        rollback_log_compaction(table, instant)
-        found = pending_compaction(table, instant, Action.LOG_COMPACTION)
+    found = resume_pending(table, instant, Action.LOG_COMPACTION, _pending_log_compaction)
     plan = read_plan(table, found)
     session = WriteSession(table, settings)
     cfg = table.config
-    job = _Job(
-        table=table,
+    job = LogCompactionJob(
+        storage=TaskStorage(WorkerSpec.of(table, settings), table.storage),
         ctx=session.task_context(cfg, instant, table.schema()),
         validity=instant_validity(table),
         merger=table_merger(table),
         merge_schema=read_schema(table),
         key_field=record_key_field(table),
         max_memory_bytes=settings.merger.max_memory_bytes or DEFAULT_MERGE_MEMORY_BYTES,
+        ordering_fields=cfg.ordering_fields,
     )
-    writer = timeline_writer(table)
-    inflight = writer.transition_to_inflight(found)
-    current = ""
-    try:
-        stats: list[WriteStat] = []
-        for index, op in enumerate(plan.operations):
-            current = str(op.file_group)
-            stats += _compact_logs(job, op, index)
-        current = ""
-        by_partition: dict[str, list[WriteStat]] = {}
-        for stat in stats:
-            by_partition.setdefault(stat.partition_path or "", []).append(stat)
-        metadata = CommitMetadata(
-            partition_to_write_stats=by_partition,
+    # The plan's metrics are a read-only view, which does not pickle: tasks carry a plain copy.
+    ops = [replace(op, metrics=dict(op.metrics)) for op in plan.operations]
+
+    def metadata(per_slice: list[list[WriteStat]]) -> CommitMetadata:
+        return CommitMetadata(
+            partition_to_write_stats=stats_by_partition(stat for stats in per_slice for stat in stats),
             compacted=False,
             extra_metadata={"schema": session.schema_json(cfg, table.schema())},
             operation_type=WriteOperationType.LOG_COMPACT.value,
         )
-        done = writer.complete(inflight, metadata)
-    except (CompactionExecutionError, CommitVetoedError):
-        rollback_log_compaction(table, instant)
-        raise
-    except Exception as e:
-        rollback_log_compaction(table, instant)
-        raise CompactionExecutionError(instant, current, f"{type(e).__name__}: {e}") from e
-    except BaseException:
-        rollback_log_compaction(table, instant)
-        raise
-    delete_markers(table.storage, instant)
-    writer.notify_completed(inflight, done, metadata)
-    table.reload()
-    return LogCompactionResult(done, plan, tuple(stats))
+
+    def failure(index: int | None, reason: str) -> CompactionExecutionError:
+        failed = str(ops[index].file_group) if index is not None and index < len(ops) else ""
+        return CompactionExecutionError(instant, failed, reason)
+
+    attempt = ServiceAttempt(
+        Action.LOG_COMPACTION,
+        run_log_compaction_task,
+        [LogCompactionTask(job, op, index) for index, op in enumerate(ops)],
+        metadata,
+        failure,
+        passthrough=(CompactionExecutionError, CommitVetoedError),
+        work_bytes=sum(int(op.metric(TOTAL_LOG_FILES_SIZE)) for op in ops),
+    )
+    done, per_slice = execute_attempt(table, found, attempt, runner or LocalTaskRunner(settings.services.execution))
+    return LogCompactionResult(done, plan, tuple(stat for stats in per_slice for stat in stats))
 
 
 def pending_log_compactions(table: HudiTable) -> list[str]:

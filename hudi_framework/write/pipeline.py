@@ -47,6 +47,7 @@ from hudi_framework.write.metadata_upkeep import metadata_write_options
 from hudi_framework.write.partition_selection import select_partitions
 from hudi_framework.write.planner import SUMMARY_SCHEMA, TargetPlan, plan_targets
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
+from hudi_framework.write.schema_conflicts import latest_recorded_schema
 from hudi_framework.write.session import WriteSession
 from hudi_framework.write.table_services import ServiceRun, check_inline_services, run_inline_services
 from hudi_framework.write.transaction import WriteTransaction
@@ -250,6 +251,7 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
             table = table.reload()
         if concurrency.optimistic:
             txn.baseline = WriteBaseline.of(table.timeline)  # what conflict checks compare against
+            txn.schema_at_start = latest_recorded_schema(table.timeline)  # a concurrent evolution is resolved
         named = session.settings.write.partitions_to_delete
         by_option = op is WriteOperation.DELETE_PARTITION and data is not None and named is not None
         if by_option:
@@ -258,9 +260,14 @@ class WritePipeline(ABC, Generic[DataT, StagedT]):
         if incoming is not None:
             keygen = session.keygen
             require_key_fields(incoming, (*keygen.record_key_fields, *keygen.partition_fields))
-        schema = session.data_schema(table, incoming)
+        schema = session.data_schema(table, incoming, op)
         if incoming is not None:  # from the schemas alone, before anything is written or run
-            check_batch_schema(incoming, schema, allow_missing=op is WriteOperation.DELETE)
+            check_batch_schema(
+                incoming,
+                schema,
+                allow_missing=op is WriteOperation.DELETE,
+                require_every_column=session.settings.write.avro_schema_validate,
+            )
         partial = session.partial_columns(cfg, schema, incoming, op)  # a partial update that cannot apply fails here
         mor = session.merge_on_read(cfg)
         slices, writer_slices, partitions = latest_slices(table, merge_on_read=mor)

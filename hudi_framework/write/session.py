@@ -20,6 +20,7 @@ from hudi_framework.errors import PartialUpdateError, TableError
 from hudi_framework.lock import WriterTopology, check_lock_safety
 from hudi_framework.log.blocks import BlockType
 from hudi_framework.merge.choose import first_write_config, write_settings
+from hudi_framework.model.evolution import evolved_schema
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, avro_json
 from hudi_framework.table.from_settings import check_settings_match_table
 from hudi_framework.table.properties import update_properties
@@ -181,18 +182,29 @@ class WriteSession:
         return not self.index.is_global
 
     @staticmethod
-    def data_schema(table: HudiTable, incoming: pa.Schema | None) -> pa.Schema:
-        """The table's data schema; for a table without one yet, the incoming batch's (normalised).
+    def data_schema(
+        table: HudiTable, incoming: pa.Schema | None, operation: WriteOperation = WriteOperation.UPSERT
+    ) -> pa.Schema:
+        """The write's data schema: the table's, evolved to take the incoming batch (a table's first
+        write: the batch's, normalised). Deletes never change it.
+
+        Decided from the schemas alone (:func:`~hudi_framework.model.evolution.evolved_schema`), before
+        anything is written; the commit records it as the table's new schema.
 
         Raises:
             TableError: The table has no schema and there is no incoming batch.
+            ColumnTypeError: The batch has a type that neither fits nor widens the table's, or a new
+                column that cannot be added (:class:`~hudi_framework.errors.NewColumnError`).
         """
         try:
-            return table.schema()
+            schema = table.schema()
         except TableError:
             if incoming is None:
                 raise
             return normalised_schema(incoming, table.config.name)
+        if incoming is None or operation in (WriteOperation.DELETE, WriteOperation.DELETE_PARTITION):
+            return schema
+        return evolved_schema(schema, incoming)
 
     @staticmethod
     def file_schema(config: TableConfig, schema: pa.Schema) -> pa.Schema:

@@ -126,7 +126,7 @@ def run_inline_services(
     steps: list[tuple[str, Callable[[], list[ServiceRun]]]] = [
         (services.compaction.service, lambda: _inline_compaction(table, settings, components, runner)),
         (services.clustering.service, lambda: _inline_clustering(table, settings, components, runner)),
-        (LOG_COMPACTION_SERVICE, lambda: _inline_log_compaction(table, settings)),
+        (LOG_COMPACTION_SERVICE, lambda: _inline_log_compaction(table, settings, runner)),
         (services.clean.service, lambda: _inline_clean(table, settings, components, runner, reload=bool(runs))),
         (ARCHIVE_SERVICE, lambda: _inline_archive(table, settings)),
     ]
@@ -144,7 +144,9 @@ def run_inline_services(
 LOG_COMPACTION_SERVICE = "log_compaction"
 
 
-def _inline_log_compaction(table: HudiTable, settings: HudiSettings) -> list[ServiceRun]:
+def _inline_log_compaction(
+    table: HudiTable, settings: HudiSettings, runner: ServiceTaskRunner | None
+) -> list[ServiceRun]:
     lc = settings.services.log_compaction
     if not lc.inline:
         return []
@@ -154,7 +156,7 @@ def _inline_log_compaction(table: HudiTable, settings: HudiSettings) -> list[Ser
     instant = schedule_log_compaction(table, blocks_threshold=lc.blocks_threshold)
     if instant is None:
         return []
-    execute_log_compaction(table, instant, settings)
+    execute_log_compaction(table, instant, settings, runner=runner)
     return [ServiceRun(LOG_COMPACTION_SERVICE, instant, executed=True)]
 
 

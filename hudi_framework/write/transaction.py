@@ -30,6 +30,7 @@ from hudi_framework.errors import (
     CommitVetoedError,
     IllegalTransitionError,
     InstantNotFoundError,
+    SchemaEvolutionConflictError,
     StorageError,
     WriteConflictError,
 )
@@ -42,6 +43,7 @@ from hudi_framework.table.table_config import TableConfig
 from hudi_framework.timeline.commit_hooks import CommitHooks
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.timeline.metadata import CommitMetadata, ReplaceCommitMetadata, WriteStat
+from hudi_framework.timeline.timeline import Timeline
 from hudi_framework.timeline.transitions import TimelineWriter
 from hudi_framework.vocabulary import TimelineTimezone, WriteOperation, operation_type
 from hudi_framework.write.concurrency import WriteConcurrency
@@ -54,6 +56,7 @@ from hudi_framework.write.metadata_upkeep import metadata_table_upkeep
 from hudi_framework.write.operation import action_of
 from hudi_framework.write.post_commit import PostCommitFailure, PostCommitSteps
 from hudi_framework.write.rollback import RollbackResult, rollback_failed_write
+from hudi_framework.write.schema_conflicts import RecordedSchema, latest_recorded_schema, resolve_commit_schema
 
 
 def timeline_writer(
@@ -85,6 +88,9 @@ class WriteTransaction:
             heartbeat, no rollback of other instants), as a write resumed from another process.
         baseline: The timeline the write planned against (conflict checks); by default the
             instants completed before :meth:`start`.
+        schema_at_start: Under optimistic concurrency, the table's recorded schema when the write
+            planned: the commit's schema is resolved against a concurrent evolution
+            (:mod:`~hudi_framework.write.schema_conflicts`).
         hooks: The plugins' commit hooks (``HudiTable.commit_hooks``): ``hudi_pre_commit`` may
             veto the commit (it is then rolled back as any failed write), ``hudi_commit_completed``
             runs after it (a failure there is a post-commit failure). None: no hooks.
@@ -99,6 +105,7 @@ class WriteTransaction:
     instant: Instant | None = None
     concurrency: WriteConcurrency | None = None
     baseline: WriteBaseline | None = None
+    schema_at_start: RecordedSchema | None = None
     hooks: CommitHooks | None = None
     metadata: MetadataWriteOptions = field(default_factory=MetadataWriteOptions)
     _writer: TimelineWriter | None = field(default=None, repr=False)
@@ -269,8 +276,10 @@ class WriteTransaction:
         try:
             with table_lock(cc.open_lock(), table=cc.table, policy=cc.lock_policy) as held:
                 try:
-                    check_write_conflicts(self.writer.timeline(), instant.requested_time, groups, self.baseline)
-                except WriteConflictError:
+                    timeline = self.writer.timeline()
+                    check_write_conflicts(timeline, instant.requested_time, groups, self.baseline)
+                    self._resolve_schema(timeline, instant, metadata)
+                except (WriteConflictError, SchemaEvolutionConflictError):
                     self.abort()  # the loser's files go before the lock is released
                     raise
                 held.ensure_held()
@@ -285,6 +294,14 @@ class WriteTransaction:
             steps.record("lock release", e)  # committed while holding the lock: releasing it is follow-up work
         assert done is not None
         return done
+
+    def _resolve_schema(self, timeline: Timeline, instant: Instant, metadata: CommitMetadata) -> None:
+        """Record the schema a concurrent evolution leaves (raises if both writes evolved it)."""
+        extra = metadata.extra_metadata
+        if self.schema_at_start is None or extra is None or not extra.get("schema"):
+            return
+        now = latest_recorded_schema(timeline)
+        extra["schema"] = resolve_commit_schema(instant.requested_time, extra["schema"], self.schema_at_start, now)
 
     def remove_unreported_files(self, stats: Iterable[WriteStat]) -> list[str]:
         """Delete every marked data file that no write stat reports (before completing the instant).

@@ -68,14 +68,15 @@ def _write(sc: Scenario, data: pa.Table, op: WriteOperation = WriteOperation.UPS
 
 
 @pytest.mark.parametrize("op", [WriteOperation.UPSERT, WriteOperation.INSERT, WriteOperation.INSERT_OVERWRITE])
-def test_an_unknown_column(scenario: Scenario, op: WriteOperation) -> None:
-    data = _rows(scenario).append_column("surprise", pa.array([1] * 5))
+def test_a_new_required_column(scenario: Scenario, op: WriteOperation) -> None:
+    # A new nullable column is added to the table (schema evolution); a required one cannot be.
+    data = _rows(scenario).append_column(pa.field("surprise", pa.int64(), nullable=False), pa.array([1] * 5))
     err = _assert_unchanged(scenario, _write(scenario, data, op), SchemaMismatchError)
     assert err.column == "surprise"  # type: ignore[attr-defined]
 
 
 def test_an_uncastable_column(scenario: Scenario) -> None:
-    data = _rows(scenario).set_column(3, "ts", pa.array(["not a number"] * 5))
+    data = _rows(scenario).set_column(3, "ts", pa.array([True] * 5))  # no promotion, no evolution
     err = _assert_unchanged(scenario, _write(scenario, data), SchemaMismatchError)
     assert err.column == "ts"  # type: ignore[attr-defined]
 

@@ -15,6 +15,7 @@ module): :data:`COVERED_ELSEWHERE` names the Spark tests, which must exist.
 from __future__ import annotations
 
 import enum
+import os
 import re
 import time
 import types
@@ -74,8 +75,9 @@ def _ticked(text: str, pattern: re.Pattern[str] = _VALUE) -> list[str]:
 def _configuration() -> tuple[str, str]:
     """(the reference, the job batch fields table) of ``docs/configuration.md``."""
     text = CONFIGURATION.read_text(encoding="utf-8")
-    reference, _, batches = text.partition("Fields of each `[[job.batches]]` table")
-    return reference, batches.split("\n## ", 1)[0]
+    before, _, rest = text.partition("Fields of each `[[job.batches]]` table")
+    batches, _, after = rest.partition("\n#")  # the batches table ends at the next heading
+    return before + "\n#" + after, batches
 
 
 def documented_enums() -> dict[str, list[str]]:
@@ -556,6 +558,35 @@ def addressing_style(field: str, value: str, path: Path) -> None:
 
 
 Runner = Callable[[str, str, Path], None]
+
+
+def streamer_operation(field: str, value: str, path: Path) -> None:
+    """The streamer writes each round with the operation: two rounds of landing JSON files, the second
+    updating ``a`` and adding ``d``; an upsert keeps one version of ``a``, the inserts keep both."""
+    import json
+
+    from hudi_framework.streamer import run_streamer
+
+    landing = path / "landing"
+    landing.mkdir()
+    settings = settings_with(
+        field,
+        value,
+        path / "t",
+        **{"streamer.source": "json-dfs", "streamer.source_options": {"hoodie.streamer.source.dfs.root": str(landing)}},
+    )
+    for number, rows in enumerate([FIRST, CHANGES]):
+        lines = (json.dumps(dict(zip((KEY, CITY, TS, V), r, strict=True))) for r in rows)
+        (landing / f"{number}.json").write_text("\n".join(lines) + "\n")
+        os.utime(landing / f"{number}.json", (1_700_000_000 + number, 1_700_000_000 + number))
+        assert run_streamer(settings).rounds[0].rows == len(rows)
+    table = HudiTable.open(str(path / "t"))
+    operations = [table.timeline.read_commit_metadata(i).operation_type for i in table.timeline.commits_timeline()]
+    assert operations == [value.upper(), value.upper()]
+    expected = sorted({*FIRST, *CHANGES} - ({FIRST[0]} if value == "upsert" else set()))
+    assert read_rows(table) == expected
+
+
 RUNNERS: dict[str, Runner] = {
     "table.type": generic,
     "table.version": generic,
@@ -579,6 +610,7 @@ RUNNERS: dict[str, Runner] = {
     "services.clustering.update_strategy": clustering_update_strategy,
     "storage.s3.addressing_style": addressing_style,
     "job.source": job_source,
+    "streamer.operation": streamer_operation,
     "job.initial_operation": job_initial_operation,
     "job.on_existing_table": job_on_existing_table,
     BATCHES: job_batch_operation,

@@ -4,8 +4,10 @@ Regression: each column was cast to the table's type value by value, so a string
 went into a double column and the same column holding other text was refused; an int64 column went
 into an int32 one while its values fitted. Now the schemas decide before anything is written: the
 table's own Avro type, or a type Apache Hudi promotes into it (``model/promotion.py``), is written
-with the values Hudi's promotion gives; anything else is refused with a ``SchemaMismatchError``
-naming the column and both types, whatever the values, and the table stays as it was.
+with the values Hudi's promotion gives; a wider type whose reader takes the table's data widens the
+table's column (schema evolution, ``model/evolution.py``); anything else is refused with a
+``SchemaMismatchError`` naming the column and both types, whatever the values, and the table stays
+as it was.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.table.table_config import new_table_config
 from hudi_framework.vocabulary import WriteOperation
+from hudi_framework.write.batch import normalised_schema
 from hudi_framework.write.client import WriteClient
 from tests.unit.model.test_promotion import AVRO, MATRIX, NAMES
 
@@ -76,23 +79,23 @@ def _hudi_rs(path: Path) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------- the reported cases
 @pytest.mark.parametrize("values", [["1.5", "2"], ["abc", "x"]], ids=["numeric-text", "other-text"])
-def test_text_is_refused_by_a_double_column_whatever_it_holds(tmp_path: Path, values: list[str]) -> None:
+def test_text_into_a_double_column_widens_it_to_string_whatever_it_holds(tmp_path: Path, values: list[str]) -> None:
     path = tmp_path / "t"
     table = _table(path, pa.schema([("id", pa.string()), ("v", pa.float64())]))
-    _write(table, pa.table({"id": ["a", "b"], "v": [1.0, 2.0]}))
-    err = _refused(path, pa.table({"id": ["a", "b"], "v": values}), SchemaEvolutionRequiredError)
-    assert isinstance(err, ColumnTypeError)
-    assert (err.column, err.incoming, err.table) == ("v", "string", "double")
-    assert _ours(path) == [{"id": "a", "v": 1.0}, {"id": "b", "v": 2.0}]
+    _write(table, pa.table({"id": ["a", "b"], "v": [1.0, 2.0e7]}))
+    _write(table, pa.table({"id": ["b", "c"], "v": values}))
+    assert HudiTable.open(str(path)).schema().field("v").type == pa.string()
+    # The older double reads as Java's text of it, as Apache Hudi's readers give it.
+    assert _ours(path) == [{"id": "a", "v": "1.0"}, {"id": "b", "v": values[0]}, {"id": "c", "v": values[1]}]
 
 
-def test_int64_into_int32_is_refused_even_when_the_values_fit(tmp_path: Path) -> None:
+def test_int64_into_int32_widens_the_table_to_long(tmp_path: Path) -> None:
     path = tmp_path / "t"
     table = _table(path, pa.schema([("id", pa.string()), ("n", pa.int32())]))
     _write(table, pa.table({"id": ["a"], "n": pa.array([1], pa.int32())}))
-    err = _refused(path, pa.table({"id": ["a"], "n": pa.array([2], pa.int64())}), SchemaEvolutionRequiredError)
-    assert (err.column, err.incoming, err.table) == ("n", "int64", "int32")
-    assert "schema evolution" in str(err)
+    _write(table, pa.table({"id": ["b"], "n": pa.array([2**40], pa.int64())}))
+    assert HudiTable.open(str(path)).schema().field("n").type == pa.int64()
+    assert _ours(path) == _hudi_rs(path) == [{"id": "a", "n": 1}, {"id": "b", "n": 2**40}]
 
 
 def test_int32_into_int64_is_promoted(tmp_path: Path) -> None:
@@ -151,10 +154,15 @@ def test_every_type_pair_is_decided_by_the_types(tmp_path: Path, table_type: str
                 err = _refused(path, data, ColumnTypeError)
                 assert err.column == "c", name
                 assert not isinstance(err, SchemaEvolutionRequiredError), name
-            elif expected == "E":
-                assert _refused(path, data, SchemaEvolutionRequiredError).column == "c", name
             else:
                 break
+        if expected == "E":  # the table's type widens to the incoming one: a table of its own
+            evolved = tmp_path / f"evolved-{name}"
+            _write(_table(evolved, table.schema()), pa.table({"id": ["first"], "c": pa.nulls(1, AVRO[table_type])}))
+            _write(HudiTable.open(str(evolved)), pa.table({"id": [f"k{n}"], "c": _tempting(name, table_type)}))
+            stored = HudiTable.open(str(evolved)).schema().field("c").type
+            assert stored == normalised_schema(pa.schema([("c", AVRO[name])]), "t").field("c").type, name
+            assert [r["id"] for r in _ours(evolved)] == ["first", f"k{n}"]
         if expected in "=P":
             _write(table, pa.table({"id": [f"k{n}"], "c": _tempting(name, table_type)}))
             assert HudiTable.open(str(path)).schema().field("c").type == AVRO[table_type]
@@ -256,8 +264,8 @@ def test_partial_updates_and_deletes_follow_the_same_rules(tmp_path: Path, table
             {"id": "b", "seq": 1, "n": 2, "v": 2.0},
         ]
     )
-    refused = pa.table({"id": ["b"], "seq": [3], "v": ["3.0"]})
-    assert _refused(path, refused, SchemaEvolutionRequiredError).column == "v"
+    refused = pa.table({"id": ["b"], "seq": [3], "v": [True]})
+    assert _refused(path, refused, ColumnTypeError).column == "v"
     # Deletes by key: the key as large_string is the table's string.
     _write(table, pa.table({"id": pa.array(["b"], pa.large_string())}), WriteOperation.DELETE)
     assert [r["id"] for r in _ours(path)] == ["a"]
@@ -295,15 +303,16 @@ def test_a_nested_column_names_its_path(tmp_path: Path) -> None:
     err = _refused(path, pa.table({"id": ["c"], "s": pa.array([{"x": 3, "tags": [True]}], wrong)}), ColumnTypeError)
     assert (err.column, err.incoming, err.table) == ("s.tags.element", "bool", "string")
     wider = pa.struct([("x", pa.int64()), ("tags", pa.list_(pa.string())), ("y", pa.int64())])
-    extra = pa.table({"id": ["c"], "s": pa.array([{"x": 3, "tags": [], "y": 4}], wider)})
-    assert _refused(path, extra, SchemaEvolutionRequiredError).column == "s.y"
+    _write(table, pa.table({"id": ["c"], "s": pa.array([{"x": 3, "tags": [], "y": 4}], wider)}))  # s.y is added
+    assert [r["s"].get("y") for r in _ours(path)] == [None, None, 4]
     narrower = pa.struct([("tags", pa.list_(pa.string()))])
     missing = pa.table({"id": ["c"], "s": pa.array([{"tags": []}], narrower)})
     assert _refused(path, missing, SchemaMismatchError).column == "s.x"
 
 
-def test_nulls_into_a_required_column_fail_the_write(tmp_path: Path) -> None:
-    """A table Java wrote from non-nullable Spark columns has required fields (no null branch)."""
+def test_a_nullable_batch_makes_a_required_column_nullable(tmp_path: Path) -> None:
+    """A table Java wrote from non-nullable Spark columns has required fields (no null branch); a
+    batch whose column may hold nulls makes it nullable, as Apache Hudi's writer schema does."""
     path = tmp_path / "t"
     required = json.dumps(
         {
@@ -316,12 +325,18 @@ def test_nulls_into_a_required_column_fail_the_write(tmp_path: Path) -> None:
     config = new_table_config("t", record_key_fields=["id"], create_schema=required)
     table = HudiTable.create(str(path), config)
     assert not table.schema().field("n").nullable
-    err = _refused(path, pa.table({"id": ["b"], "n": pa.array([None], pa.int64())}), ColumnValueError)
-    assert err.column == "n"
-    assert "null" in str(err)
-    # A nullable incoming column holding no nulls fits a required one.
-    _write(table, pa.table({"id": ["a"], "n": pa.array([1], pa.int32())}))
+    # A required incoming column keeps it required; a null cannot reach it.
+    _write(
+        table,
+        pa.table(
+            {"id": ["a"], "n": pa.array([1], pa.int32())},
+            schema=pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("n", pa.int32(), nullable=False)]),
+        ),
+    )
     assert _ours(path) == [{"id": "a", "n": 1}]
+    _write(table, pa.table({"id": ["b"], "n": pa.array([None], pa.int64())}))
+    assert HudiTable.open(str(path)).schema().field("n").nullable
+    assert _ours(path) == _hudi_rs(path) == [{"id": "a", "n": 1}, {"id": "b", "n": None}]
 
 
 # --------------------------------------------------------------------------- Spark
@@ -342,11 +357,11 @@ def test_spark_write_client_decides_before_any_job(spark: Any, tmp_path: Path, m
 
     monkeypatch.setattr(write_engine, "keyed_rows", no_job)
     before = _tree(path)
-    for values in (["1.5", "2"], ["abc", "x"]):
+    for values in ([True, False], [False, None]):
         frame = spark.createDataFrame(pa.table({"id": ["a", "b"], "n": [1, 2], "v": values}))
-        with pytest.raises(SchemaEvolutionRequiredError) as caught:
+        with pytest.raises(ColumnTypeError) as caught:
             SparkWriteClient(HudiTable.open(str(path)), None, spark).upsert(frame)
-        assert (caught.value.column, caught.value.incoming, caught.value.table) == ("v", "string", "double")
+        assert (caught.value.column, caught.value.incoming, caught.value.table) == ("v", "bool", "double")
     assert _tree(path) == before
 
 
@@ -369,8 +384,8 @@ def test_the_data_source_decides_on_the_driver(spark: Any, tmp_path: Path) -> No
         ]
     )
     before = _tree(path)
-    wider = pa.table({"id": ["c"], "city": ["sf"], "ts": pa.array([3], pa.int64()), "v": [3.0]})
+    wrong = pa.table({"id": ["c"], "city": ["sf"], "ts": pa.array([True]), "v": [3.0]})
     for operation in ("upsert", "bulk_insert"):
-        with pytest.raises(Exception, match=r"SchemaEvolutionRequiredError.*'ts'.*int64.*int32"):
-            spark.createDataFrame(wider).write.format("hudi").options(**_opts(operation)).mode("append").save(str(path))
+        with pytest.raises(Exception, match=r"ColumnTypeError.*'ts'.*bool.*int32"):
+            spark.createDataFrame(wrong).write.format("hudi").options(**_opts(operation)).mode("append").save(str(path))
         assert _tree(path) == before  # refused on the driver, before a task staged or wrote a file

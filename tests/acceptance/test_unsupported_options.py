@@ -44,6 +44,9 @@ HOODIE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.metadata.record.level.index.enable", "true", METADATA_TABLE),
     ("hoodie.clean.trigger.strategy", "NUM_HOURS", None),
+    ("hoodie.schema.on.read.enable", "true", None),
+    ("hoodie.datasource.write.reconcile.schema", "true", None),
+    ("hoodie.datasource.write.schema.allow.auto.evolution.column.drop", "true", None),
 ]
 
 #: The values whose behaviour we have: accepted.
@@ -56,6 +59,8 @@ HONEST: list[tuple[str, str]] = [
     ("hoodie.archive.async", "false"),
     ("hoodie.write.markers.type", "DIRECT"),
     ("hoodie.combine.before.delete", "false"),
+    ("hoodie.schema.on.read.enable", "false"),
+    ("hoodie.datasource.write.reconcile.schema", "false"),
     ("hoodie.datasource.write.drop.partition.columns", "false"),
     ("hoodie.metadata.enable", "false"),
     ("hoodie.metadata.enable", "true"),

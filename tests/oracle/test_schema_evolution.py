@@ -1,7 +1,8 @@
 """Apache Hudi as the oracle for schema evolution: it evolves a table's schema write by write (an added
 column, a type promotion int -> long, a batch without a column), we read every step as it does; our
-writer refuses a new column of its own (typed error, table unchanged) and upserts rows of the schema
-Apache Hudi evolved.
+writer refuses an incompatible change (typed error, table unchanged), upserts rows of the schema
+Apache Hudi evolved, then evolves the table itself (a new column, a widened type): Apache Hudi reads
+our evolved table as we do and writes on into it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_framework import HudiSettings, HudiTable, WriteClient, read_table
-from hudi_framework.errors import SchemaMismatchError
+from hudi_framework.errors import ColumnTypeError
 from tests.oracle.client import ApacheHudi
 from tests.oracle.compare import Tally, compare_reads
 from tests.oracle.sequence import DATA_COLUMNS, KEY, apache_hudi_options, trip_rows
@@ -58,10 +59,10 @@ def test_we_read_every_step_of_apache_hudis_schema_evolution(
     assert snapshot.schema.field("tip").type == pa.float64()
     assert snapshot.filter(pa.compute.field("id") == "k010")["tip"].to_pylist() == [None]
 
-    # Our writer refuses a column of its own, typed, and leaves the table as it was.
+    # Our writer refuses an incompatible change, typed, and leaves the table as it was.
     before = _table_state(path)
-    extra = _with_tip(trip_rows(range(2), ts=3), 3).append_column("coupon", pa.array(["c1", "c2"]))
-    with pytest.raises(SchemaMismatchError, match="coupon"):
+    extra = _with_tip(trip_rows(range(2), ts=3), 3).set_column(6, "tip", pa.array([True, False]))
+    with pytest.raises(ColumnTypeError, match="tip"):
         WriteClient(HudiTable.open(str(path)), HudiSettings()).upsert(extra)
     assert _table_state(path) == before
 
@@ -83,4 +84,26 @@ def test_we_read_every_step_of_apache_hudis_schema_evolution(
     ours = ours.set_column(5, "qty", ours["qty"].cast(pa.int64()))
     WriteClient(HudiTable.open(str(path)), HudiSettings()).upsert(ours)
     snapshot = _compare(apache_hudi, oracle_tally, path, f"{label}: our upsert of the evolved schema", with_tip)
+    assert snapshot.num_rows == 14
+
+    # Our writer evolves the table: a column of its own (coupon) and qty widened from long to double.
+    evolved = _with_tip(trip_rows(range(1, 4), ts=7), 7).append_column("coupon", pa.array(["c1", "c2", "c3"]))
+    evolved = evolved.set_column(5, "qty", evolved["qty"].cast(pa.float64()))
+    WriteClient(HudiTable.open(str(path)), HudiSettings()).upsert(evolved)
+    table = HudiTable.open(str(path))
+    assert table.schema().names[-2:] == ["tip", "coupon"]
+    assert table.schema().field("qty").type == pa.float64()
+    with_coupon = (*with_tip, "coupon")
+    snapshot = _compare(
+        apache_hudi, oracle_tally, path, f"{label}: our upsert adding coupon, qty as double", with_coupon
+    )
+    assert snapshot.filter(pa.compute.field("id") == "k010")["coupon"].to_pylist() == [None]
+
+    # Apache Hudi writes on into the table we evolved.
+    theirs = _with_tip(trip_rows(range(8, 11), ts=8), 8).append_column("coupon", pa.array(["h1", "h2", "h3"]))
+    theirs = theirs.set_column(5, "qty", theirs["qty"].cast(pa.float64()))
+    apache_hudi.write(path, theirs, options, "upsert")
+    snapshot = _compare(
+        apache_hudi, oracle_tally, path, f"{label}: Apache Hudi upserts our evolved schema", with_coupon
+    )
     assert snapshot.num_rows == 14

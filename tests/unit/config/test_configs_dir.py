@@ -72,3 +72,21 @@ def test_hoodie_example_maps_onto_typed_fields() -> None:
     assert settings.table.key_generator.name == "complex"
     assert settings.write.operation is WriteOperation.UPSERT
     assert settings.services.clean.commits_retained == 8
+
+
+def test_streamer_examples_hand_their_source_keys_to_the_source() -> None:
+    kafka = HudiSettings.load(CONFIGS / "streamer-kafka.toml", env=False)
+    assert kafka.streamer.source == "JsonKafkaSource"
+    assert kafka.streamer.source_options == {
+        "hoodie.streamer.source.kafka.topic": "events",
+        "bootstrap.servers": "127.0.0.1:9092",
+        "auto.offset.reset": "earliest",
+        "hoodie.streamer.kafka.source.maxEvents": "100000",
+    }
+    s3 = HudiSettings.load(CONFIGS / "streamer-s3.toml", env=False)
+    assert s3.streamer.source_options == {
+        "hoodie.streamer.source.dfs.root": "s3://landing-bucket/events",
+        "settle_ms": 5000,
+    }
+    assert s3.table.base_path == "s3://lake-bucket/hudi/events"
+    assert s3.table.type is TableType.COPY_ON_WRITE

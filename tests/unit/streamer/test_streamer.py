@@ -255,6 +255,19 @@ def test_hoodie_streamer_keys_reach_the_source_and_the_streamer_section() -> Non
     assert (s.streamer.transformer_sql, s.streamer.schema_file) == ("SELECT * FROM <SRC>", "/s.avsc")
 
 
+def test_the_kafka_consumer_keys_of_a_hoodie_streamer_reach_the_source() -> None:
+    # HoodieStreamer hands its properties to the Kafka consumer: --hoodie-conf bootstrap.servers=...
+    s = HudiSettings.from_hoodie_options(
+        {"hoodie.streamer.source.kafka.topic": "t", "bootstrap.servers": "b:9092", "auto.offset.reset": "earliest"},
+        env=False,
+    )
+    assert s.streamer.source_options == {
+        "hoodie.streamer.source.kafka.topic": "t",
+        "bootstrap.servers": "b:9092",
+        "auto.offset.reset": "earliest",
+    }
+
+
 def test_only_upsert_insert_and_bulk_insert_are_streamer_operations(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=re.escape("streamer.operation")):
         settings(tmp_path, operation="delete")
