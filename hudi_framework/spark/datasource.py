@@ -57,16 +57,21 @@ class HudiDataSource(DataSource):
 
     #: How reads pack tasks into Spark partitions (None: Spark's defaults, this machine's CPU count).
     split_sizing: ClassVar[SplitSizing | None] = None
+    #: How a staged write's commit reaches the registering session: the path
+    #: :func:`~hudi_framework.spark.driver_session.publish_handle` wrote (None: it merges in itself).
+    driver: ClassVar[str | None] = None
 
     @classmethod
     def name(cls) -> str:
         return "hudi"
 
     @classmethod
-    def for_session(cls, sizing: SplitSizing) -> type[HudiDataSource]:
-        """This data source, splitting reads by ``sizing`` (to register on the session it came from)."""
+    def for_session(cls, sizing: SplitSizing, driver: str | None = None) -> type[HudiDataSource]:
+        """This data source, splitting reads by ``sizing`` and reaching the driver by ``driver`` (to
+        register on the session they came from)."""
         # Defined here, not importable by name: cloudpickle then ships the class with its sizing.
-        return type(cls.__name__, (cls,), {"split_sizing": sizing, "__qualname__": f"{cls.__qualname__}.for_session"})
+        attributes = {"split_sizing": sizing, "driver": driver, "__qualname__": f"{cls.__qualname__}.for_session"}
+        return type(cls.__name__, (cls,), attributes)
 
     #: Set by :meth:`schema`: the parsed options and, for a read without filter pushdown, its splits.
     #: Spark runs :meth:`schema` and :meth:`reader` in two fresh processes on a session's first read
@@ -108,8 +113,8 @@ class HudiDataSource(DataSource):
         # Bad options fail here, on the driver side, before any task runs.
         with reported_to_spark(write=True):
             options = SourceOptions.parse(self.options)
-            options.refuse_streaming()
-            return build_writer(options, schema, overwrite)
+            options.refuse_streaming(batch_write=True)
+            return build_writer(options, schema, overwrite, self.driver)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamArrowWriter:  # noqa: N802
         """``df.writeStream.format("hudi")``: one commit per micro-batch (:mod:`.stream_write`)."""

@@ -10,10 +10,13 @@ sees only its own partition of the DataFrame. Two strategies follow from what an
   (deleting files of failed or duplicate attempts, which only markers name); ``abort`` deletes every
   marked file and the instant. The driver handles write stats only, never rows.
 * **Staged** (``upsert``, ``insert``, ``delete``): all incoming rows of a file group must meet its
-  stored records together, which needs a shuffle the data source cannot request. Tasks stage their
-  rows (one Parquet file each under ``.hoodie/.temp/``), and ``commit`` runs the local engine over
-  them. For large upserts use :class:`~hudi_framework.spark.write_engine.SparkWriteClient`, which
-  shuffles by file group and merges in executors.
+  stored records together, which needs a shuffle the data source cannot request of the write job.
+  Tasks stage their rows (one Parquet file each under ``.hoodie/.temp/``). ``commit`` then merges
+  them: when they are large (:data:`~hudi_framework.spark.options.DISTRIBUTED_MIN_BYTES_KEY`) and
+  the data source was registered by the session (it then knows how to reach the driver's JVM,
+  :mod:`~hudi_framework.spark.driver_session`), with a distributed job of the Spark engine over the
+  staged files (:mod:`~hudi_framework.spark.staged_merge`: shuffle by file group, merges in
+  executors), else with the local engine in the commit process.
 
 Either way a failed job leaves the table as it was: staged files are never data files, and direct
 files are unreported until the commit completes. Once the instant completed the job has succeeded:
@@ -24,6 +27,7 @@ would report the job failed, and abort it).
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +43,7 @@ from hudi_framework.errors import TableNotFoundError
 from hudi_framework.layout.discovery import check_new_partitions
 from hudi_framework.runtime.components import Components
 from hudi_framework.runtime.table import HudiTable
+from hudi_framework.spark.driver_session import attach_session
 from hudi_framework.spark.options import SourceOptions
 from hudi_framework.spark.task_errors import reported_write
 from hudi_framework.table.from_settings import check_settings_match_table, table_config_from_settings
@@ -53,7 +58,7 @@ from hudi_framework.write.insert_duplicates import insert_dup_policy
 from hudi_framework.write.markers import STAGING_DIR_PREFIX
 from hudi_framework.write.metadata_upkeep import metadata_write_options
 from hudi_framework.write.operation import is_replace
-from hudi_framework.write.pipeline import latest_slices
+from hudi_framework.write.pipeline import WriteResult, latest_slices
 from hudi_framework.write.planner import (
     SUMMARY_SCHEMA,
     TARGET,
@@ -146,11 +151,14 @@ def check_frame(options: SourceOptions, schema: StructType, overwrite: bool) -> 
     return operation, incoming
 
 
-def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) -> DataSourceArrowWriter:
+def build_writer(
+    options: SourceOptions, schema: StructType, overwrite: bool, driver: str | None = None
+) -> DataSourceArrowWriter:
     """The writer for one ``df.write`` (runs on the driver side, before any task).
 
     Bad options, and a frame whose schema does not fit the table's, fail here, before a task runs.
-    A direct write creates the table if needed and starts its instant here.
+    A direct write creates the table if needed and starts its instant here. ``driver``: how a staged
+    write's commit reaches the driver's session to merge in executors (None: it merges itself).
     """
     operation, incoming = check_frame(options, schema, overwrite)
     settings = options.settings
@@ -158,7 +166,7 @@ def build_writer(options: SourceOptions, schema: StructType, overwrite: bool) ->
     # lock, so under optimistic concurrency they go through the staged path (one process commits).
     if operation in DIRECT_OPERATIONS and settings.write.concurrency_mode is ConcurrencyMode.SINGLE_WRITER:
         return DirectWriter.start(options, operation, incoming)
-    return StagedWriter(options, operation)
+    return StagedWriter(options, operation, schema, driver)
 
 
 # ---------------------------------------------------------------------------------------- direct
@@ -285,14 +293,23 @@ class DirectWriter(DataSourceArrowWriter):
 class _Staged(WriterCommitMessage):
     key: str
     rows: int
+    size: int = 0
 
 
 class StagedWriter(DataSourceArrowWriter):
-    """Tasks stage their rows; ``commit`` writes one instant with the local engine."""
+    """Tasks stage their rows; ``commit`` writes one instant, merging in executors or in itself."""
 
-    def __init__(self, options: SourceOptions, operation: WriteOperation) -> None:
+    def __init__(
+        self,
+        options: SourceOptions,
+        operation: WriteOperation,
+        schema: StructType | None = None,
+        driver: str | None = None,
+    ) -> None:
         self._options = options
         self._operation = operation
+        self._schema = schema
+        self._driver = driver
         self._staging = f"{STAGING_ROOT}/{STAGING_DIR_PREFIX}{uuid.uuid4().hex}"
 
     def _storage(self) -> StorageBackend:
@@ -304,36 +321,55 @@ class StagedWriter(DataSourceArrowWriter):
     @reported_write
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Staged:
         part, _stage, attempt = task_identity()
-        batches = list(iterator)
-        if not batches:
+        first = next(iterator, None)
+        if first is None:
             return _Staged(key="", rows=0)
-        table = pa.Table.from_batches(batches)
         key = f"{self._staging}/{part:05d}-{attempt}.parquet"
-        with self._storage().open_output(key) as sink:
-            pq.write_table(table, sink)
-        return _Staged(key=key, rows=table.num_rows)
+        rows = 0
+        storage = self._storage()
+        # Batch by batch: a task holds one batch of its rows, not its whole partition.
+        with storage.open_output(key) as sink, pq.ParquetWriter(sink, first.schema) as writer:
+            for batch in itertools.chain([first], iterator):
+                writer.write_batch(batch)
+                rows += batch.num_rows
+        return _Staged(key=key, rows=rows, size=storage.size(key))
 
     @reported_write
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         storage = self._storage()
         try:
-            keys = sorted(m.key for m in messages if isinstance(m, _Staged) and m.key)
-            parts = []
-            for key in keys:
-                with storage.open_input(key) as f:
-                    parts.append(pq.read_table(f))
-            if not parts:
+            staged = sorted((m for m in messages if isinstance(m, _Staged) and m.key), key=lambda m: m.key)
+            if not staged:
                 self._cleanup(storage)
                 return
-            data = pa.concat_tables(parts, promote_options="default")
-            table = open_or_create(self._options, data.schema)
-            assert table is not None
-            result = WriteClient(table, self._options.settings).write(data, self._operation)
+            result = self._merge([m.key for m in staged], sum(m.size for m in staged), storage)
         except BaseException:
             self._cleanup(storage)
             raise
         # Committed: staged rows left behind are swept by the next write (EAGER), never an error here.
         PostCommitSteps(result.instant.requested_time).run("staging cleanup", lambda: self._cleanup(storage))
+
+    def _merge(self, keys: list[str], size: int, storage: StorageBackend) -> WriteResult:
+        """One instant over the staged files ``keys`` (``size`` bytes in all)."""
+        spark = None
+        if self._driver is not None and self._schema is not None and size >= self._options.staged_merge_min_bytes:
+            spark = attach_session(self._driver)
+        if spark is not None:
+            assert self._schema is not None
+            from hudi_framework.spark.staged_merge import distributed_merge
+
+            schema = to_arrow_schema(self._schema, timezone="UTC")
+            table = open_or_create(self._options, schema)
+            assert table is not None
+            return distributed_merge(spark, table, self._options.settings, keys, self._schema, self._operation)
+        parts = []
+        for key in keys:
+            with storage.open_input(key) as f:
+                parts.append(pq.read_table(f))
+        data = pa.concat_tables(parts, promote_options="default")
+        table = open_or_create(self._options, data.schema)
+        assert table is not None
+        return WriteClient(table, self._options.settings).write(data, self._operation)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         self._cleanup(self._storage())

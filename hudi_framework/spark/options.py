@@ -28,12 +28,20 @@ if TYPE_CHECKING:
 #: to read the session's ``spark.sql.python.filterPushdown.enabled``, and a reader that accepts
 #: filters fails when that setting is off, so pushdown is asked for explicitly.
 FILTER_PUSHDOWN_KEY = "filter.pushdown"
+#: Data source option: staged rows of at least this many bytes (as staged Parquet) are merged by a
+#: distributed job from the commit; smaller batches are merged in the commit process itself, which
+#: is faster than starting Spark jobs (``docs/spark.md``, *Writing with format("hudi")*).
+DISTRIBUTED_MIN_BYTES_KEY = "write.distributed.min.bytes"
+#: 32 MiB of staged Parquet: a few hundred MiB of rows once in memory, which one process merges quickly.
+DEFAULT_DISTRIBUTED_MIN_BYTES = 32 << 20
 #: Options a catalog table adds (``CREATE TABLE ... USING hudi LOCATION '...'``): the table's
 #: location is its path; the owner and provider are catalog facts, never Hudi settings.
 CATALOG_LOCATION_KEY = "location"
 _CATALOG_KEYS = frozenset({CATALOG_LOCATION_KEY, "owner", "provider"})
 #: Options Spark itself adds or that only steer the data source, never Hudi settings.
-_SOURCE_KEYS = frozenset({"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY, *_CATALOG_KEYS})
+_SOURCE_KEYS = frozenset(
+    {"path", "paths", "hoodie.base.path", FILTER_PUSHDOWN_KEY, DISTRIBUTED_MIN_BYTES_KEY, *_CATALOG_KEYS}
+)
 #: Apache Hudi options only reads act on: a read takes them from the read options
 #: (``hudi_framework.read.options``' ``METADATA_ENABLE_KEY`` and ``INCR_FALLBACK_KEY``, spelled out:
 #: importing that module imports pydantic, which the process that unpickles these options, Spark's
@@ -70,6 +78,8 @@ class SourceOptions:
         filter_pushdown: Whether Spark's filters are pushed into the read.
         streaming: Options of Structured Streaming queries (:data:`STREAM_READ_KEYS`,
             :data:`STREAM_WRITE_KEYS`), kept apart from the settings.
+        distributed_min_bytes: Staged bytes from which a staged write merges in executors
+            (:data:`DISTRIBUTED_MIN_BYTES_KEY`), None when the option was not given.
     """
 
     path: str
@@ -77,6 +87,12 @@ class SourceOptions:
     hoodie: Mapping[str, str] = field(default_factory=dict)
     filter_pushdown: bool = False
     streaming: Mapping[str, str] = field(default_factory=dict)
+    distributed_min_bytes: int | None = None
+
+    @property
+    def staged_merge_min_bytes(self) -> int:
+        """Staged bytes from which a staged ``df.write`` merges in executors."""
+        return DEFAULT_DISTRIBUTED_MIN_BYTES if self.distributed_min_bytes is None else self.distributed_min_bytes
 
     @cached_property
     def settings(self) -> HudiSettings:
@@ -108,13 +124,20 @@ class SourceOptions:
         pushdown = lowered.get(FILTER_PUSHDOWN_KEY, "false").strip().lower()
         if pushdown not in ("true", "false"):
             raise ConfigError(f"option {FILTER_PUSHDOWN_KEY!r} must be true or false")
+        min_bytes = _non_negative(lowered, DISTRIBUTED_MIN_BYTES_KEY)
         streaming = {k: v for k, v in lowered.items() if k in STREAM_READ_KEYS or k in STREAM_WRITE_KEYS}
         hoodie = {
             k: v for k, v in lowered.items() if k not in _SOURCE_KEYS and k not in _QUERY_KEYS and k not in streaming
         }
         settable = {k: v for k, v in hoodie.items() if not (read and k in READ_ONLY_KEYS)}
         if not settable and not _settings_in_environment():
-            return cls(path=path, hoodie=hoodie, filter_pushdown=pushdown == "true", streaming=streaming)
+            return cls(
+                path=path,
+                hoodie=hoodie,
+                filter_pushdown=pushdown == "true",
+                streaming=streaming,
+                distributed_min_bytes=min_bytes,
+            )
         # Imported here: the typed settings' models cost ~0.2 s to import (see the module docstring).
         from hudi_framework.config.hoodie_keys import sets_storage
         from hudi_framework.config.settings import HudiSettings
@@ -125,14 +148,19 @@ class SourceOptions:
             hoodie={k: v for k, v in hoodie.items() if not sets_storage(k)},
             filter_pushdown=pushdown == "true",
             streaming=streaming,
+            distributed_min_bytes=min_bytes,
         )
 
-    def refuse_streaming(self, allowed: frozenset[str] = frozenset()) -> None:
-        """Refuse the streaming options other than ``allowed``: they act only in the query they belong to.
+    def refuse_streaming(self, allowed: frozenset[str] = frozenset(), *, batch_write: bool = False) -> None:
+        """Refuse the streaming options other than ``allowed``: they act only in the query they belong
+        to; and, unless for a ``batch_write``, :data:`DISTRIBUTED_MIN_BYTES_KEY`, which acts in
+        ``df.write`` only.
 
         Raises:
             InvalidConfigValueError: Naming the first such option.
         """
+        if not batch_write and self.distributed_min_bytes is not None:
+            raise InvalidConfigValueError(DISTRIBUTED_MIN_BYTES_KEY, "applies to df.write.format('hudi') only")
         for key in sorted(self.streaming):
             if key not in allowed:
                 where = "readStream" if key in STREAM_READ_KEYS else "writeStream"
@@ -143,6 +171,19 @@ class SourceOptions:
         from hudi_framework.runtime.table import HudiTable
 
         return HudiTable.open(self.path, settings=self.resolved)
+
+
+def _non_negative(options: Mapping[str, str], key: str) -> int | None:
+    raw = options.get(key)
+    if raw is None:
+        return None
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise InvalidConfigValueError(key, f"must be a whole number of bytes, at least 0 (got {raw!r})")
+    return value
 
 
 def _as_uri(path: str | None) -> str | None:

@@ -73,7 +73,9 @@ def register_data_source(session: SparkSession, *, again: bool = False) -> None:
     the scan did not find it (the project on ``PYTHONPATH`` only, say), unless ``again``: then it
     registers anyway, taking up the session's current file-split settings (see
     :func:`split_sizing`). :func:`spark_session` registers always, its log configuration silencing
-    the warning.
+    the warning. A registration from the session also lets a large staged ``df.write`` merge in
+    executors (:mod:`hudi_framework.spark.driver_session`); Spark's own registration merges in
+    the commit process.
     """
     if again or not _registered(session):
         _register(session)
@@ -81,8 +83,9 @@ def register_data_source(session: SparkSession, *, again: bool = False) -> None:
 
 def _register(session: SparkSession) -> None:
     from hudi_framework.spark.datasource import HudiDataSource
+    from hudi_framework.spark.driver_session import publish_handle
 
-    session.dataSource.register(HudiDataSource.for_session(split_sizing(session)))
+    session.dataSource.register(HudiDataSource.for_session(split_sizing(session), publish_handle(session)))
 
 
 def split_sizing(session: SparkSession) -> SplitSizing:
