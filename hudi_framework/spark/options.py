@@ -32,8 +32,9 @@ FILTER_PUSHDOWN_KEY = "filter.pushdown"
 #: distributed job from the commit; smaller batches are merged in the commit process itself, which
 #: is faster than starting Spark jobs (``docs/spark.md``, *Writing with format("hudi")*).
 DISTRIBUTED_MIN_BYTES_KEY = "write.distributed.min.bytes"
-#: 32 MiB of staged Parquet: a few hundred MiB of rows once in memory, which one process merges quickly.
-DEFAULT_DISTRIBUTED_MIN_BYTES = 32 << 20
+#: 256 MiB of staged Parquet (some millions of rows, a few GiB once in memory): below it the commit
+#: process merges faster than the distributed job (3-6x in docs/benchmarks.md), above it memory wins.
+DEFAULT_DISTRIBUTED_MIN_BYTES = 256 << 20
 #: Options a catalog table adds (``CREATE TABLE ... USING hudi LOCATION '...'``): the table's
 #: location is its path; the owner and provider are catalog facts, never Hudi settings.
 CATALOG_LOCATION_KEY = "location"
