@@ -20,8 +20,6 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -34,8 +32,8 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
 from tests.faults.s3_faults import DUMMY_AWS_ENV, Place, admin_client
+from tests.faults.streamer_runs import start_streamer, table_objects
 
-ROOT = Path(__file__).resolve().parents[2]
 FILES = 20
 ROWS_PER_FILE = 30
 #: Keys cycle over this many: most files update keys earlier files inserted.
@@ -143,36 +141,16 @@ settle_ms = {settle}
     return config
 
 
-def _start(config: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins"), os.environ.get("PYTHONPATH", "")]),
-    }
-    return subprocess.Popen(
-        [sys.executable, "-c", "from hudi_framework.cli.app import main; main()", "streamer", str(config)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-
-
-def _objects(place: Place) -> int:
-    """How many files the table has: grows as soon as a streamer writes anything."""
-    if place.endpoint:
-        bucket, _, prefix = place.uri.removeprefix("s3://").partition("/")
-        listed = admin_client(place.endpoint).list_objects_v2(Bucket=bucket, Prefix=prefix + "/")
-        return int(listed.get("KeyCount", 0))
-    return sum(len(files) for _, _, files in os.walk(place.uri))
-
-
 def _kill_once_busy(config: Path, place: Place, rng: random.Random) -> bool:
     """Start a streamer, wait until it writes something, let it run a random moment more, SIGKILL it.
 
     Returns:
         Whether it was killed (False: it ended first).
     """
-    proc = _start(config)
+    proc = start_streamer(config)
     # A run that finds nothing new writes nothing: it is killed idle after a while.
-    before, deadline = _objects(place), time.monotonic() + 20
-    while _objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
+    before, deadline = table_objects(place), time.monotonic() + 20
+    while table_objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     # In this round's write, its commit, or a later round (an S3 round takes seconds).
     time.sleep(rng.uniform(0.0, 3.0 if place.endpoint else 2.0))
@@ -223,7 +201,7 @@ def _run(tmp_path: Path, place: Place, *, kills: int, evolve: bool, seed: int) -
     config, rng, killed = _config(tmp_path, place, landing, final=False), random.Random(seed), 0
     lander.start()
     try:
-        early = _start(config)  # one dies while starting up, before it writes anything
+        early = start_streamer(config)  # one dies while starting up, before it writes anything
         time.sleep(rng.uniform(0.5, 2.0))
         os.kill(early.pid, signal.SIGKILL)
         early.communicate()
@@ -235,7 +213,7 @@ def _run(tmp_path: Path, place: Place, *, kills: int, evolve: bool, seed: int) -
     committed = len(place.open().timeline.commits_timeline())
     if place.endpoint:
         time.sleep(2.5)  # the last file's settle time: the final run's idle rounds must not end before it
-    final = _start(_config(tmp_path, place, landing, final=True))
+    final = start_streamer(_config(tmp_path, place, landing, final=True))
     out, err = final.communicate(timeout=300)
     assert final.returncode == 0, err.decode()[-3000:]
     assert "rounds (idle)" in out.decode()

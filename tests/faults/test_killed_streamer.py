@@ -16,7 +16,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,10 +25,10 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
 from tests.faults.s3_faults import Place, admin_client, hudi_rs
+from tests.faults.streamer_runs import start_streamer, table_objects
 
 pytestmark = pytest.mark.slow  # eight streamer processes: about a minute
 
-ROOT = Path(__file__).resolve().parents[2]
 FILES = 20
 ROWS_PER_FILE = 40
 
@@ -97,26 +96,9 @@ root = "{landing}"
     return config
 
 
-def _start(config: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen(
-        [sys.executable, "-c", "from hudi_framework.cli.app import main; main()", "streamer", str(config)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-
-
-def _objects(place: Place) -> int:
-    """How many files the table has: grows as soon as a streamer writes anything."""
-    if place.endpoint:
-        bucket, _, prefix = place.uri.removeprefix("s3://").partition("/")
-        listed = admin_client(place.endpoint).list_objects_v2(Bucket=bucket, Prefix=prefix + "/")
-        return int(listed.get("KeyCount", 0))
-    return sum(len(files) for _, _, files in os.walk(place.uri))
-
-
 def _wait_until_writing(proc: subprocess.Popen[bytes], place: Place) -> None:
-    before, deadline = _objects(place), time.monotonic() + 120
-    while _objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
+    before, deadline = table_objects(place), time.monotonic() + 120
+    while table_objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
 
 
@@ -126,7 +108,7 @@ def _kill_once_busy(config: Path, place: Place, rng: random.Random) -> bool:
     Returns:
         Whether it was killed (False: it finished first).
     """
-    proc = _start(config)
+    proc = start_streamer(config)
     _wait_until_writing(proc, place)
     time.sleep(rng.uniform(0.0, 0.4))  # somewhere in this round's write, its commit, or the next round
     if proc.poll() is not None:
@@ -147,7 +129,7 @@ def test_streamer_killed_at_random_points_applies_every_batch_once(tmp_path: Pat
     expected = _land(place, landing)
     config = _config(tmp_path, place, landing)
     rng = random.Random(23)
-    early = _start(config)  # one dies while starting up, before it writes anything
+    early = start_streamer(config)  # one dies while starting up, before it writes anything
     time.sleep(0.3)
     os.kill(early.pid, signal.SIGKILL)
     early.communicate()
@@ -155,7 +137,7 @@ def test_streamer_killed_at_random_points_applies_every_batch_once(tmp_path: Pat
     assert kills >= 4, "most runs must die mid-way, or the test proves nothing"
     table = place.open()
     assert len(table.timeline.commits_timeline()) < FILES, "the kills left batches for the last run"
-    final = _start(config)
+    final = start_streamer(config)
     out, err = final.communicate(timeout=300)
     assert final.returncode == 0, err.decode()[-3000:]
     assert "rounds (idle)" in out.decode()
@@ -177,7 +159,7 @@ def test_sigterm_lets_the_current_round_commit_then_stops_with_a_summary(tmp_pat
     landing = _landing_uri(place, tmp_path)
     expected = _land(place, landing)
     config = _config(tmp_path, place, landing, streamer="min_sync_interval_seconds = 0.5")
-    proc = _start(config)
+    proc = start_streamer(config)
     _wait_until_writing(proc, place)
     proc.send_signal(signal.SIGTERM)  # mid-round, most likely: the round still completes
     out, err = proc.communicate(timeout=120)

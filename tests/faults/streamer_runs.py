@@ -1,0 +1,33 @@
+"""Running ``hudi-fw streamer`` as a separate process for the kill tests, and watching its table."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.faults.s3_faults import Place, admin_client
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_streamer(config: Path) -> subprocess.Popen[bytes]:
+    """``hudi-fw streamer <config>`` in a new process that imports this checkout (and its plugins)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins"), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-c", "from hudi_framework.cli.app import main; main()", "streamer", str(config)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def table_objects(place: Place) -> int:
+    """How many files the table has: grows as soon as a streamer writes anything."""
+    if place.endpoint:
+        bucket, _, prefix = place.uri.removeprefix("s3://").partition("/")
+        listed = admin_client(place.endpoint).list_objects_v2(Bucket=bucket, Prefix=prefix + "/")
+        return int(listed.get("KeyCount", 0))
+    return sum(len(files) for _, _, files in os.walk(place.uri))
