@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from hudi_framework.errors import StreamerError, UnknownComponentError
 from hudi_framework.plugin.registry import ComponentKind
 from hudi_framework.runtime.components import Components
+from hudi_framework.storage.resolve import StorageSpec, backend_for, settings_section
 
 if TYPE_CHECKING:
     from hudi_framework.config.settings import HudiSettings
@@ -62,8 +63,20 @@ class SettingsSourceContext:
         return self._components
 
     def storage(self, uri: str) -> StorageBackend:
-        """A backend rooted at ``uri``, opened with the job's storage settings."""
+        """A backend rooted at ``uri``, opened with the job's storage settings.
+
+        ``storage.options`` are the table's backend's options: a URI another backend serves (a local
+        landing directory of a table on S3) gets only the settings section its backend declares.
+        """
         components = self.components
+        storage = self._settings.storage
+        table_uri = self._settings.table.base_path
+        if storage.backend is None and table_uri and storage.options:
+            registry = components.registry
+            if backend_for(registry, uri) != backend_for(registry, table_uri):
+                section = settings_section(registry, None, uri)
+                own = storage.model_copy(update={"options": {}}).backend_options(section)
+                return components.storage(uri, StorageSpec(None, own))
         return components.storage(uri, components.storage_spec(uri))
 
 
