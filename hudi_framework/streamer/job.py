@@ -293,6 +293,7 @@ def run_streamer(
     if streamer.source is None:
         raise ConfigError("no source: set streamer.source (--source-class)")
     ref = SourceRef(settings)
+    ref.source()  # an unknown source or bad options fail here, before a Spark session starts
     owned: SparkSession | None = None
     engine: RoundEngine
     if settings.write.engine is WriteEngine.SPARK:

@@ -18,6 +18,7 @@ from hudi_framework.errors import (
     SchemaMismatchError,
     SourceError,
     StreamerError,
+    UnknownComponentError,
 )
 from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
@@ -367,3 +368,16 @@ def test_a_moved_checkpoint_is_committed_alone_when_the_table_exists(tmp_path: P
     land(landing, 2, 1)
     run_streamer(config)  # a new run resumes from the table's checkpoint, not from "latest"
     assert rows(tmp_path) == sorted([*expected(2), (7, 7)])
+
+
+def test_an_unknown_source_fails_before_any_spark_session_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_spark(*args: object) -> None:
+        raise AssertionError("a Spark session was started for a streamer that cannot run")
+
+    monkeypatch.setattr("hudi_framework.streamer.job._start_spark", no_spark)
+    config = settings(tmp_path, source="NoSuchSource", **{"write.engine": "spark"})
+    with pytest.raises(UnknownComponentError, match="no source named 'NoSuchSource'"):
+        run_streamer(config, spark=None)
+    assert not (tmp_path / "t").exists()
