@@ -31,3 +31,10 @@ def table_objects(place: Place) -> int:
         listed = admin_client(place.endpoint).list_objects_v2(Bucket=bucket, Prefix=prefix + "/")
         return int(listed.get("KeyCount", 0))
     return sum(len(files) for _, _, files in os.walk(place.uri))
+
+
+def storage_section(place: Place) -> str:
+    """The ``[storage.s3]`` section of a streamer config for ``place`` (empty on local disk)."""
+    if not place.endpoint:
+        return ""
+    return f'[storage.s3]\nendpoint_url = "{place.endpoint}"\nregion = "us-east-1"\naddressing_style = "path"\n'

@@ -32,7 +32,7 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
 from tests.faults.s3_faults import DUMMY_AWS_ENV, Place, admin_client
-from tests.faults.streamer_runs import start_streamer, table_objects
+from tests.faults.streamer_runs import start_streamer, storage_section, table_objects
 
 FILES = 20
 ROWS_PER_FILE = 30
@@ -102,11 +102,7 @@ def _land_rest(place: Place, landing: str, *, evolve: bool, pause_s: float) -> N
 
 
 def _config(tmp_path: Path, place: Place, landing: str, *, final: bool) -> Path:
-    storage = (
-        f'[storage.s3]\nendpoint_url = "{place.endpoint}"\nregion = "us-east-1"\naddressing_style = "path"\n'
-        if place.endpoint
-        else ""
-    )
+    storage = storage_section(place)
     config = tmp_path / ("final.toml" if final else "streamer.toml")
     # S3 keeps whole seconds: a file must be older than its second before it is taken.
     settle = 2000 if place.endpoint else 0

@@ -25,7 +25,7 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
 from tests.faults.s3_faults import Place, admin_client, hudi_rs
-from tests.faults.streamer_runs import start_streamer, table_objects
+from tests.faults.streamer_runs import start_streamer, storage_section, table_objects
 
 pytestmark = pytest.mark.slow  # eight streamer processes: about a minute
 
@@ -59,11 +59,7 @@ def _land(place: Place, landing: str) -> Rows:
 
 
 def _config(tmp_path: Path, place: Place, landing: str, *, streamer: str = "stop_after_idle_rounds = 1") -> Path:
-    storage = (
-        f'[storage.s3]\nendpoint_url = "{place.endpoint}"\nregion = "us-east-1"\naddressing_style = "path"\n'
-        if place.endpoint
-        else ""
-    )
+    storage = storage_section(place)
     config = tmp_path / "streamer.toml"
     config.write_text(
         f"""
