@@ -58,6 +58,18 @@ class StreamerSettings(Section):
     stop_after_idle_rounds: PositiveInt | None = None
     """``continuous``: stop after this many rounds in a row found nothing new (Apache Hudi's
     NoNewDataTerminationStrategy); unset: keep polling."""
+    disable_compaction: bool = False
+    """Merge-on-read: no compaction by the streamer (HoodieStreamer's ``--disable-compaction``). Otherwise,
+    as Apache Hudi's streamer does, a one-round run compacts inline (``services.compaction`` decides
+    when) and a continuous run schedules compactions inline and executes them in the background
+    while the next rounds ingest; ``services.compaction.inline`` or ``schedule_inline`` set
+    explicitly keep their own meaning."""
+    max_pending_compactions: PositiveInt = 5
+    """``continuous``: a round waits while this many compaction plans are pending (HoodieStreamer's
+    ``--max-pending-compactions``)."""
+    max_pending_clustering: PositiveInt = 5
+    """``continuous`` with ``services.clustering.async_enabled``: a round waits while this many
+    clustering plans are pending (HoodieStreamer's ``--max-pending-clustering``)."""
     spark_master: str = Field(default="local[*]", min_length=1)
     """Spark master URL of the session the streamer starts when ``write.engine`` is ``spark``."""
     spark_conf: dict[str, str] = Field(default_factory=dict)
