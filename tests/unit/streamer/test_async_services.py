@@ -16,8 +16,7 @@ from hudi_framework.cli.app import app
 from hudi_framework.config.base import CrossFieldError
 from hudi_framework.errors import CompactionExecutionError, ConfigError
 from hudi_framework.runtime.table import HudiTable
-from hudi_framework.streamer import RoundReport, run_streamer
-from hudi_framework.streamer import async_services
+from hudi_framework.streamer import RoundReport, async_services, run_streamer
 from hudi_framework.streamer.async_services import AsyncServiceRun
 from hudi_framework.streamer.service_modes import service_modes
 from hudi_framework.timeline.instant import Action
@@ -84,14 +83,16 @@ def test_compaction_is_decided_as_hoodie_streamer_decides_it(
 def test_async_clustering_runs_in_the_background_of_a_continuous_run_only(tmp_path: Path) -> None:
     on = {"services.clustering.async_enabled": True}
     continuous = service_modes(settings(tmp_path, continuous=True, **on), TableType.COPY_ON_WRITE)
-    assert continuous.async_clustering and continuous.settings.write.serialize_commits
+    assert continuous.async_clustering
+    assert continuous.settings.write.serialize_commits
     once = service_modes(settings(tmp_path, **on), TableType.COPY_ON_WRITE)
-    assert not once.async_clustering and not once.settings.write.serialize_commits
+    assert not once.async_clustering
+    assert not once.settings.write.serialize_commits
 
 
 def test_disable_compaction_with_compaction_asked_for_is_refused(tmp_path: Path) -> None:
     given = settings(tmp_path, disable_compaction=True, **{"services.compaction.inline": True})
-    with pytest.raises(CrossFieldError, match="disable_compaction contradicts services.compaction.inline"):
+    with pytest.raises(CrossFieldError, match=r"disable_compaction contradicts services\.compaction\.inline"):
         service_modes(given, TableType.MERGE_ON_READ)
 
 
@@ -106,7 +107,8 @@ def test_one_round_runs_compact_inline_by_default(tmp_path: Path) -> None:
         services += _round_services(run_streamer(settings(tmp_path, source_limit=one_file, **MOR)).rounds)
     assert [s.split()[0] for s in services] == ["compaction"]
     done, pending = _compactions(tmp_path / "t")
-    assert len(done) == 1 and pending == []
+    assert len(done) == 1
+    assert pending == []
     assert rows(tmp_path) == _final(3)
 
 
@@ -134,7 +136,8 @@ def test_a_continuous_run_compacts_in_the_background_and_drains_before_it_ends(
     assert report.commits == 7
     done, pending = _compactions(tmp_path / "t")
     assert pending == []  # the run ended by itself (idle): every plan it scheduled was executed
-    assert [r.instant for r in report.background] == done and len(done) >= 2
+    assert [r.instant for r in report.background] == done
+    assert len(done) >= 2
     assert all(r.service == "compaction" for r in report.background)
     # The rounds only scheduled: each plan they wrote is one the background thread executed.
     assert [s.split()[1] for s in _round_services(report.rounds) if s.startswith("compaction ")] == done
@@ -203,7 +206,8 @@ def test_rounds_commit_while_a_compaction_runs(tmp_path: Path, monkeypatch: pyte
     report = run_streamer(_continuous(tmp_path), observer=gate)
     helper.join()
     assert progressed[0] >= 2  # two rounds started (and the first of them committed) while it ran
-    assert report.commits == 8 and _compactions(tmp_path / "t")[1] == []
+    assert report.commits == 8
+    assert _compactions(tmp_path / "t")[1] == []
     assert rows(tmp_path) == _final(8)
 
 
@@ -225,7 +229,8 @@ def test_rounds_wait_while_too_many_compactions_are_pending(tmp_path: Path, monk
     helper.join()
     before, after = seen[0]
     assert before == after  # no round started while the one allowed plan was pending
-    assert report.commits == 6 and _compactions(tmp_path / "t")[1] == []
+    assert report.commits == 6
+    assert _compactions(tmp_path / "t")[1] == []
 
 
 def test_a_failed_background_compaction_stops_the_run_and_keeps_its_plan(
@@ -247,7 +252,8 @@ def test_a_failed_background_compaction_stops_the_run_and_keeps_its_plan(
     with pytest.raises(CompactionExecutionError, match="disk on fire"):
         run_streamer(_continuous(tmp_path))
     done, pending = _compactions(tmp_path / "t")
-    assert done == [] and len(pending) >= 1
+    assert done == []
+    assert len(pending) >= 1
     # The next run (services healthy again) executes the plan left requested.
     monkeypatch.setattr(async_services, "open_table_service", real)
     report = run_streamer(_continuous(tmp_path))
