@@ -140,8 +140,14 @@ class AsyncTableServices:
                 self._cond.notify_all()
                 self._cond.wait(_POLL_SECONDS)
 
-    def close(self, *, drain: bool) -> None:
+    def close(self, *, drain: bool, wait: bool = True) -> None:
         """End the thread: with ``drain``, after every pending plan ran; else after the running one.
+
+        Args:
+            drain: Execute every pending plan first.
+            wait: Wait for the thread; False when the run is being torn down (an error, a second
+                signal): the daemon thread dies with the process and its plan's attempt is rolled
+                back and run again by the next run, as after a crash.
 
         Raises:
             HudiError: A service failed (``drain``: also while draining).
@@ -152,7 +158,7 @@ class AsyncTableServices:
             else:
                 self._halting = True
             self._cond.notify_all()
-        if self._thread is not None:
+        if self._thread is not None and wait:
             self._thread.join()
         if drain:
             self.raise_failure()

@@ -340,6 +340,10 @@ def run_streamer(
             background.start()
         try:
             stopped_by = _loop(state, streamer.continuous, watcher, signal, rounds, background)
+        except KeyboardInterrupt:  # a second signal: stop at once (the plan is run again next time)
+            if background is not None:
+                background.close(drain=False, wait=False)
+            raise
         except BaseException:
             if background is not None:
                 background.close(drain=False)
