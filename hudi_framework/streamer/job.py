@@ -120,7 +120,11 @@ class StreamerReport:
 
 
 class StreamerObserver(Protocol):
-    """Receives a streamer's progress (the CLI draws it)."""
+    """Receives a streamer's progress (the CLI draws it).
+
+    An observer may also define ``service_done(run: AsyncServiceRun) -> None``: it is then called,
+    from the background service's thread, after each plan that service executed.
+    """
 
     def round_started(self, number: int, resumed_from: str | None) -> None:
         """Round ``number`` starts planning from ``resumed_from``."""
@@ -134,10 +138,6 @@ class StreamerObserver(Protocol):
         """Round ``number`` ended."""
         ...
 
-    def service_done(self, run: AsyncServiceRun) -> None:
-        """The background table service executed a plan (called from its thread)."""
-        ...
-
 
 class _Silent:
     def round_started(self, number: int, resumed_from: str | None) -> None:
@@ -147,9 +147,6 @@ class _Silent:
         pass
 
     def round_done(self, report: RoundReport) -> None:
-        pass
-
-    def service_done(self, run: AsyncServiceRun) -> None:
         pass
 
 
@@ -332,7 +329,7 @@ def run_streamer(
             compaction=modes.async_compaction,
             clustering=modes.async_clustering,
             runner=runner,
-            on_run=watcher.service_done,
+            on_run=getattr(watcher, "service_done", None),
         )
     try:
         state = _Rounds(settings, engine, ref)

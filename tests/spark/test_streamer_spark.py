@@ -19,21 +19,31 @@ from tests.unit.streamer.test_streamer import SOURCE_MODULE, land
 pytestmark = pytest.mark.spark
 
 
+def _mor_on_spark(base: str, landing: Path, extra: dict[str, Any]) -> HudiSettings:
+    """A merge-on-read table written by the Spark engine from the test landing source."""
+    overrides = {
+        "table.base_path": base,
+        "table.name": "t",
+        "table.type": "MERGE_ON_READ",
+        "table.record_key_fields": ["id"],
+        "table.ordering_fields": ["ts"],
+        "write.engine": "spark",
+        "plugins.modules": [SOURCE_MODULE],
+        "streamer.source": "TestLandingSource",
+        "streamer.source_options": {"root": str(landing)},
+    }
+    return HudiSettings.load(overrides={**overrides, **extra}, env=False)
+
+
 def test_streamer_on_spark_reads_splits_in_executors_and_transforms_with_sql(spark: Any, tmp_path: Path) -> None:
     landing = tmp_path / "landing"
     land(landing, 0, 3, rows=4)
     base = str(tmp_path / "t")
-    settings = HudiSettings.load(
-        overrides={
-            "table.base_path": base,
-            "table.name": "t",
-            "table.type": "MERGE_ON_READ",
-            "table.record_key_fields": ["id"],
-            "table.ordering_fields": ["ts"],
-            "write.engine": "spark",
-            "plugins.modules": [SOURCE_MODULE],
+    settings = _mor_on_spark(
+        base,
+        landing,
+        {
             "streamer.source": "org.example.sources.TestLandingSource",
-            "streamer.source_options": {"root": str(landing)},
             "streamer.transformers": [
                 "org.apache.hudi.utilities.transform.SqlQueryBasedTransformer",
                 f"{SOURCE_MODULE}:flag_frame",
@@ -43,7 +53,6 @@ def test_streamer_on_spark_reads_splits_in_executors_and_transforms_with_sql(spa
             "streamer.stop_after_idle_rounds": 1,
             "streamer.source_limit": 1,  # one file per round
         },
-        env=False,
     )
     report = run_streamer(settings, spark=spark)
     assert report.commits == 3
@@ -77,24 +86,16 @@ def test_a_continuous_streamer_on_spark_compacts_in_the_background_in_executors(
         path = landing / f"b{f:03d}.json"
         path.write_text(path.read_text() + f'{{"id": {(f - 1) * 100 + 1}, "file": {f}, "ts": {f}}}\n')
     base = str(tmp_path / "t")
-    settings = HudiSettings.load(
-        overrides={
-            "table.base_path": base,
-            "table.name": "t",
-            "table.type": "MERGE_ON_READ",
-            "table.record_key_fields": ["id"],
-            "table.ordering_fields": ["ts"],
-            "write.engine": "spark",
+    settings = _mor_on_spark(
+        base,
+        landing,
+        {
             "write.small_file_limit_bytes": 0,
             "services.compaction.max_delta_commits": 2,
-            "plugins.modules": [SOURCE_MODULE],
-            "streamer.source": "TestLandingSource",
-            "streamer.source_options": {"root": str(landing)},
             "streamer.continuous": True,
             "streamer.stop_after_idle_rounds": 1,
             "streamer.source_limit": 1,
         },
-        env=False,
     )
     report = run_streamer(settings, spark=spark)
     assert report.commits == 5
