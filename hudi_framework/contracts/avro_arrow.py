@@ -102,9 +102,7 @@ class _Converter:
         if isinstance(node, list):
             branches = [b for b in node if b != "null"]
             if len(branches) != 1:
-                raise SchemaConversionError(
-                    f"union {_show(node)} has no Arrow form (only [\"null\", T] unions have one)"
-                )
+                raise SchemaConversionError(f'union {_show(node)} has no Arrow form (only ["null", T] unions have one)')
             return self.convert(branches[0], namespace)[0], len(branches) < len(node)
         if isinstance(node, str):
             return self._reference(node, namespace), False
