@@ -10,7 +10,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from hudi_framework.config import HudiSettings
@@ -215,19 +216,44 @@ _TYPES = st.recursive(
 )
 
 
-def _leaf_count(data_type: pa.DataType) -> int:
-    return sum(_leaf_count(f.type) for f in data_type) if pa.types.is_struct(data_type) else 1
+def _values(data_type: pa.DataType) -> st.SearchStrategy[Any]:
+    """Python values of ``data_type``, null at any depth."""
+    if pa.types.is_struct(data_type):
+        present: st.SearchStrategy[Any] = st.fixed_dictionaries({f.name: _values(f.type) for f in data_type})
+    elif pa.types.is_int64(data_type):
+        present = st.integers(-3, 3)
+    elif pa.types.is_string(data_type):
+        present = st.text(max_size=2)
+    else:
+        present = st.lists(st.integers(0, 3), max_size=2)
+    return st.none() | present
 
 
-@given(types=st.lists(_TYPES, min_size=1, max_size=3), rows=st.integers(0, 4))
-def test_flatten_laws(types: list[pa.DataType], rows: int) -> None:
-    # Columns of nulls: any nesting, and rows of every depth null.
-    table = pa.table({f"c{i}": pa.nulls(rows, t) for i, t in enumerate(types)})
+def _leaves(data_type: pa.DataType, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+    if not pa.types.is_struct(data_type):
+        return [path]
+    return [leaf for f in data_type for leaf in _leaves(f.type, (*path, f.name))]
+
+
+def _lookup(row: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = row
+    for part in path:
+        value = None if value is None else value[part]
+    return value
+
+
+@hypothesis_settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), types=st.lists(_TYPES, min_size=1, max_size=3), size=st.integers(0, 4))
+def test_flatten_laws(data: st.DataObject, types: list[pa.DataType], size: int) -> None:
+    schema = pa.schema([(f"c{i}", t) for i, t in enumerate(types)])
+    rows = data.draw(st.lists(st.fixed_dictionaries({f.name: _values(f.type) for f in schema}), min_size=size))
+    table = pa.Table.from_pylist(rows, schema=schema)
     flatten = FlatteningTransformer(FlattenOptions(separator="."))
     flat = flatten.transform_arrow(table, LOCAL)
-    assert flat.num_rows == rows
-    assert flat.num_columns == sum(_leaf_count(t) for t in types)
-    assert not any(pa.types.is_struct(f.type) for f in flat.schema)
+    paths = [leaf for f in schema for leaf in _leaves(f.type, (f.name,))]
+    # One column per leaf, in schema order, holding the leaf's value (null under a null struct).
+    assert flat.column_names == [".".join(p) for p in paths]
+    assert flat.to_pylist() == [{".".join(p): _lookup(row, p) for p in paths} for row in rows]
     assert flatten.transform_arrow(flat, LOCAL).equals(flat)  # idempotent
 
 
