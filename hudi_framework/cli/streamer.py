@@ -117,7 +117,10 @@ def streamer(
     ] = None,
     transformer_class: Annotated[
         list[str] | None,
-        typer.Option(help="A transformer, e.g. SqlQueryBasedTransformer (repeatable, or comma-separated)."),
+        typer.Option(
+            help="A transformer: SqlQueryBasedTransformer, a plugin (FlatteningTransformer...) or "
+            "package.module:function (repeatable, or comma-separated)."
+        ),
     ] = None,
     schemaprovider_class: Annotated[
         str | None, typer.Option(help="FilebasedSchemaProvider: cast batches to the schema file's schema.")

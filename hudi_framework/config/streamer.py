@@ -41,7 +41,11 @@ class StreamerSettings(Section):
     """Write operation of every round: ``upsert``, ``insert`` or ``bulk_insert``."""
     transformers: tuple[str, ...] = ()
     """Transformers applied in order to each batch: ``sql`` (Apache Hudi's SqlQueryBasedTransformer,
-    also by its class name) runs ``transformer_sql``."""
+    also by its class name) runs ``transformer_sql``; a transformer plugin by name or alias
+    (``flatten``, ``FlatteningTransformer``); or a Python function ``package.module:function``."""
+    transformer_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Options of the transformer plugins, a table per transformer under its name in ``transformers``
+    (or its registered name), validated by its own options model."""
     transformer_sql: str | None = Field(default=None, min_length=1)
     """The Spark SQL query of the ``sql`` transformer; it names the batch ``<SRC>``."""
     schema_file: str | None = Field(default=None, min_length=1)
