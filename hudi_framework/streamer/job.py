@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hudi_framework.config.enums import WriteEngine
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.contracts.transformer import Engine
 from hudi_framework.errors import ConfigError, IncompatibleTableConfigError, TableNotFoundError
 from hudi_framework.runtime.sources import SourceRef
 from hudi_framework.runtime.table import HudiTable
@@ -33,6 +34,7 @@ from hudi_framework.streamer.checkpoint import checkpoint_metadata, resolve_resu
 from hudi_framework.streamer.engines import LocalEngine, RoundEngine, SparkEngine, Written
 from hudi_framework.streamer.schema import read_schema_file
 from hudi_framework.streamer.service_modes import service_modes
+from hudi_framework.streamer.transformers import check_engine, transformers_of
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.write.client import WriteClient, WriteResult
@@ -309,6 +311,9 @@ def run_streamer(
     settings = modes.settings
     ref = SourceRef(settings)
     ref.source()  # an unknown source or bad options fail here, before a Spark session starts
+    # So do unknown transformers, bad transformer options and ones the engine cannot run.
+    engine_name: Engine = "spark" if settings.write.engine is WriteEngine.SPARK else "local"
+    check_engine(transformers_of(settings, ref.context().components), engine_name)
     owned: SparkSession | None = None
     engine: RoundEngine
     runner: ServiceTaskRunner | None = None

@@ -381,3 +381,16 @@ def test_an_unknown_source_fails_before_any_spark_session_starts(
     with pytest.raises(UnknownComponentError, match="no source named 'NoSuchSource'"):
         run_streamer(config, spark=None)
     assert not (tmp_path / "t").exists()
+
+
+def test_an_unknown_transformer_fails_before_any_spark_session_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_spark(*args: object) -> None:
+        raise AssertionError("a Spark session was started for a streamer that cannot run")
+
+    monkeypatch.setattr("hudi_framework.streamer.job._start_spark", no_spark)
+    config = settings(tmp_path, transformers=["NoSuchTransformer"], **{"write.engine": "spark"})
+    with pytest.raises(StreamerError, match="NoSuchTransformer"):
+        run_streamer(config, spark=None)
+    assert not (tmp_path / "t").exists()
