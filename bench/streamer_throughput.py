@@ -81,6 +81,9 @@ def _streamer_settings(base_path: str, landing: Path, fmt: str) -> HudiSettings:
             "streamer.source": SOURCES[fmt],
             "streamer.source_options": {"hoodie.streamer.source.dfs.root": str(landing)},
             "streamer.operation": "upsert",
+            # The direct side does not compact: neither does the streamer (HoodieStreamer's
+            # --disable-compaction), or its fifth round would compact the whole table.
+            "streamer.disable_compaction": True,
         }
     )
 

@@ -35,7 +35,6 @@ _UNSUPPORTED_FLAGS: Final = frozenset(
     {
         "--base-file-format", "--enable-hive-sync", "--enable-sync", "--sync-tool-classes", "--filter-dupes",
         "--commit-on-errors", "--payload-class", "--allow-commit-on-no-checkpoint-change", "--force-empty-sync",
-        "--max-pending-compactions", "--max-pending-clustering", "--disable-compaction",
         "--delta-sync-scheduling-weight", "--compact-scheduling-weight", "--delta-sync-scheduling-minshare",
         "--compact-scheduling-minshare", "--cluster-scheduling-weight", "--cluster-scheduling-minshare",
         "--run-bootstrap", "--bootstrap-overwrite", "--bootstrap-index-class", "--retry-on-source-failures",
@@ -118,7 +117,10 @@ def streamer(
     ] = None,
     transformer_class: Annotated[
         list[str] | None,
-        typer.Option(help="A transformer, e.g. SqlQueryBasedTransformer (repeatable, or comma-separated)."),
+        typer.Option(
+            help="A transformer: SqlQueryBasedTransformer, a plugin (FlatteningTransformer...) or "
+            "package.module:function (repeatable, or comma-separated)."
+        ),
     ] = None,
     schemaprovider_class: Annotated[
         str | None, typer.Option(help="FilebasedSchemaProvider: cast batches to the schema file's schema.")
@@ -134,6 +136,15 @@ def streamer(
     ] = None,
     checkpoint: Annotated[
         str | None, typer.Option(help="Resume from this checkpoint once (recorded as the reset key).")
+    ] = None,
+    disable_compaction: Annotated[
+        bool, typer.Option("--disable-compaction", help="Merge-on-read: no compaction (streamer.disable_compaction).")
+    ] = False,
+    max_pending_compactions: Annotated[
+        int | None, typer.Option(min=1, help="Continuous: rounds wait while this many compactions are pending.")
+    ] = None,
+    max_pending_clustering: Annotated[
+        int | None, typer.Option(min=1, help="Continuous: rounds wait while this many clusterings are pending.")
     ] = None,
     spark_master: Annotated[str | None, typer.Option(help="Spark master (streamer.spark_master).")] = None,
     engine: Annotated[WriteEngine | None, typer.Option(case_sensitive=False, help="Overrides write.engine.")] = None,
@@ -170,6 +181,9 @@ def streamer(
         "streamer.stop_after_idle_rounds": stop_after_idle_rounds,
         "streamer.checkpoint": checkpoint,
         "streamer.spark_master": spark_master,
+        "streamer.disable_compaction": True if disable_compaction else None,
+        "streamer.max_pending_compactions": max_pending_compactions,
+        "streamer.max_pending_clustering": max_pending_clustering,
         "streamer.continuous": True if continuous else False if once else None,
         "write.engine": engine.value if engine is not None else None,
     }

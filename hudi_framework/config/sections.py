@@ -166,6 +166,11 @@ class WriteSettings(Section):
     """Parquet compression codec (Apache Hudi's default is ``gzip``: several times slower to write)."""
     concurrency_mode: ConcurrencyMode = ConcurrencyMode.SINGLE_WRITER
     """``single_writer``, or ``optimistic_concurrency_control`` with a lock provider shared by all writers."""
+    serialize_commits: bool = False
+    """Under ``single_writer``, still hold the table lock (``lock.provider``) while completing each commit,
+    table service and archival: for table services that run beside the writer (the continuous streamer
+    turns it on for its asynchronous compaction and clustering, as Apache Hudi takes its in-process lock
+    then). Across processes it needs a lock provider that spans them (``storage``, ``dynamodb``)."""
     failed_writes_policy: FailedWritesPolicy | None = None
     """When failed writes are rolled back: ``EAGER`` (next write) or ``LAZY`` (by the cleaner, after their
     heartbeat expires). ``None`` means ``LAZY`` under optimistic concurrency and ``EAGER`` otherwise."""

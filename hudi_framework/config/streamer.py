@@ -41,7 +41,11 @@ class StreamerSettings(Section):
     """Write operation of every round: ``upsert``, ``insert`` or ``bulk_insert``."""
     transformers: tuple[str, ...] = ()
     """Transformers applied in order to each batch: ``sql`` (Apache Hudi's SqlQueryBasedTransformer,
-    also by its class name) runs ``transformer_sql``."""
+    also by its class name) runs ``transformer_sql``; a transformer plugin by name or alias
+    (``flatten``, ``FlatteningTransformer``); or a Python function ``package.module:function``."""
+    transformer_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Options of the transformer plugins, a table per transformer under its name in ``transformers``
+    (or its registered name), validated by its own options model."""
     transformer_sql: str | None = Field(default=None, min_length=1)
     """The Spark SQL query of the ``sql`` transformer; it names the batch ``<SRC>``."""
     schema_file: str | None = Field(default=None, min_length=1)
@@ -58,6 +62,18 @@ class StreamerSettings(Section):
     stop_after_idle_rounds: PositiveInt | None = None
     """``continuous``: stop after this many rounds in a row found nothing new (Apache Hudi's
     NoNewDataTerminationStrategy); unset: keep polling."""
+    disable_compaction: bool = False
+    """Merge-on-read: no compaction by the streamer (HoodieStreamer's ``--disable-compaction``). Otherwise,
+    as Apache Hudi's streamer does, a one-round run compacts inline (``services.compaction`` decides
+    when) and a continuous run schedules compactions inline and executes them in the background
+    while the next rounds ingest; ``services.compaction.inline`` or ``schedule_inline`` set
+    explicitly keep their own meaning."""
+    max_pending_compactions: PositiveInt = 5
+    """``continuous``: a round waits while this many compaction plans are pending (HoodieStreamer's
+    ``--max-pending-compactions``)."""
+    max_pending_clustering: PositiveInt = 5
+    """``continuous`` with ``services.clustering.async_enabled``: a round waits while this many
+    clustering plans are pending (HoodieStreamer's ``--max-pending-clustering``)."""
     spark_master: str = Field(default="local[*]", min_length=1)
     """Spark master URL of the session the streamer starts when ``write.engine`` is ``spark``."""
     spark_conf: dict[str, str] = Field(default_factory=dict)

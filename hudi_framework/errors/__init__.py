@@ -42,7 +42,13 @@ from hudi_framework.errors.data import (
     OrderingTypeError,
     UnsafePartitionPathError,
 )
-from hudi_framework.errors.ingest import CheckpointError, SourceError, StreamerError
+from hudi_framework.errors.ingest import (
+    CheckpointError,
+    SourceError,
+    StreamerError,
+    TransformerEngineError,
+    TransformerError,
+)
 from hudi_framework.errors.layout import (
     LayoutOptimizationError,
     UnknownLayoutStrategyError,
@@ -237,6 +243,8 @@ __all__ = [
     "TableVersionError",
     "TimeTravelError",
     "TimelineError",
+    "TransformerEngineError",
+    "TransformerError",
     "UnknownColumnError",
     "UnknownComponentError",
     "UnknownConfigKeyError",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hudi_framework.errors.base import HudiError
 
-__all__ = ["CheckpointError", "SourceError", "StreamerError"]
+__all__ = ["CheckpointError", "SourceError", "StreamerError", "TransformerEngineError", "TransformerError"]
 
 
 class SourceError(HudiError):
@@ -38,3 +38,32 @@ class CheckpointError(SourceError):
 class StreamerError(HudiError):
     """The streamer cannot run a round as configured (no source named, a table whose commits carry no
     checkpoint to resume from, a transformer the engine cannot run)."""
+
+
+class TransformerError(StreamerError):
+    """A transformer cannot transform a batch (a column it needs is missing, it returned no table).
+
+    Attributes:
+        transformer: The transformer's name as configured (``flatten``, ``pkg.mod:function``).
+        detail: What went wrong.
+    """
+
+    def __init__(self, transformer: str, detail: str) -> None:
+        """Name the transformer and what failed."""
+        super().__init__(f"transformer {transformer!r}: {detail}")
+        self.transformer = transformer
+        self.detail = detail
+
+
+class TransformerEngineError(TransformerError, NotImplementedError):
+    """A transformer does not run on the job's engine (``write.engine``).
+
+    Attributes:
+        engine: ``local`` or ``spark``.
+    """
+
+    def __init__(self, transformer: str, engine: str) -> None:
+        """Name the transformer and the engine it cannot run on."""
+        other = "spark" if engine == "local" else "local"
+        super().__init__(transformer, f'does not run on the {engine} engine: set write.engine = "{other}"')
+        self.engine = engine

@@ -106,7 +106,14 @@ class LandingWriter:
             source_options={"hoodie.streamer.source.dfs.root": str(self._landing)},
             operation=operation,
         )
-        report = run_streamer(self._settings.model_copy(update={"streamer": streamer}), spark=self._spark)
+        # The job's own services settings decide compaction, as for a direct write: marked as set, so
+        # the streamer does not apply HoodieStreamer's inline-compaction default of one-round runs.
+        services = self._settings.services
+        compaction = services.compaction.model_copy(update={"inline": services.compaction.inline})
+        settings = self._settings.model_copy(
+            update={"streamer": streamer, "services": services.model_copy(update={"compaction": compaction})}
+        )
+        report = run_streamer(settings, spark=self._spark)
         result = report.rounds[0].result if report.rounds else None
         if result is None:
             raise JobError(f"the streamer found nothing to ingest in {self._landing}")

@@ -6,6 +6,9 @@ log block headers). Its Spark path names the top record ``<table>_record`` in na
 names decimal ``fixed`` types ``fixed`` in namespace ``<parent full name>.<field>``, and makes every
 field a ``["null", T]`` union with default null. Following that keeps our schemas byte-comparable
 with Java's and readable by hudi-rs.
+
+The reverse direction, Avro to Arrow, is the contract :mod:`hudi_framework.contracts.avro_arrow`
+(the source plugins convert their Avro schemas with it too); its names are re-exported here.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_framework.errors import SchemaConversionError
+from hudi_framework.contracts.avro_arrow import AVRO_PRIMITIVES as AVRO_PRIMITIVES
+from hudi_framework.contracts.avro_arrow import MAX_DECIMAL_PRECISION as MAX_DECIMAL_PRECISION
+from hudi_framework.contracts.avro_arrow import AvroSchema as AvroSchema
+from hudi_framework.contracts.avro_arrow import avro_to_arrow as avro_to_arrow
+from hudi_framework.errors import SchemaConversionError as SchemaConversionError
 
 META_FIELDS: tuple[str, ...] = (
     "_hoodie_commit_time",
@@ -24,11 +31,6 @@ META_FIELDS: tuple[str, ...] = (
     "_hoodie_partition_path",
     "_hoodie_file_name",
 )
-
-AvroSchema = dict[str, Any]
-
-#: Most digits of a decimal: Arrow's ``decimal128``, and Spark's (so Apache Hudi's Spark writer's) limit.
-MAX_DECIMAL_PRECISION = 38
 
 
 def decimal_fixed_size(precision: int) -> int:
@@ -148,92 +150,3 @@ def with_meta_fields(avro: AvroSchema) -> AvroSchema:
     meta = [{"name": n, "type": ["null", "string"], "doc": "", "default": None} for n in META_FIELDS]
     rest = [f for f in avro["fields"] if f["name"] not in META_FIELDS]
     return {**avro, "fields": meta + rest}
-
-
-# ------------------------------------------------------------------------------ Avro -> Arrow
-#: Arrow types of Avro's primitive types.
-AVRO_PRIMITIVES: dict[str, pa.DataType] = {
-    "boolean": pa.bool_(),
-    "int": pa.int32(),
-    "long": pa.int64(),
-    "float": pa.float32(),
-    "double": pa.float64(),
-    "string": pa.string(),
-    "bytes": pa.binary(),
-    "null": pa.null(),
-}
-
-
-def _from_avro_type(t: Any, named: dict[str, Any]) -> tuple[pa.DataType, bool]:
-    """(arrow type, nullable)."""
-    if isinstance(t, list):
-        non_null = [b for b in t if b != "null"]
-        if len(non_null) != 1:
-            raise SchemaConversionError(f"union {t} with several non-null branches is not supported")
-        inner, _ = _from_avro_type(non_null[0], named)
-        return inner, len(non_null) != len(t)
-    if isinstance(t, str):
-        if t in AVRO_PRIMITIVES:
-            return AVRO_PRIMITIVES[t], False
-        if t in named:
-            return _from_avro_type(named[t], named)
-        raise SchemaConversionError(f"unknown Avro type {t!r}")
-    kind = t.get("type")
-    logical = t.get("logicalType")
-    if logical == "decimal":
-        precision = int(t["precision"])
-        if precision > MAX_DECIMAL_PRECISION:
-            raise SchemaConversionError(f"decimal of {precision} digits: at most {MAX_DECIMAL_PRECISION} are supported")
-        return pa.decimal128(precision, int(t.get("scale", 0))), False
-    if logical == "date":
-        return pa.date32(), False
-    if logical in ("timestamp-micros", "timestamp-millis"):
-        return pa.timestamp("us" if logical.endswith("micros") else "ms", tz="UTC"), False
-    if logical in ("local-timestamp-micros", "local-timestamp-millis"):
-        return pa.timestamp("us" if logical.endswith("micros") else "ms"), False
-    if logical == "time-micros":
-        return pa.time64("us"), False
-    if logical == "time-millis":
-        return pa.time32("ms"), False
-    if logical == "uuid":
-        return pa.string(), False
-    if kind in ("record", "error"):
-        full = _full_name(t)
-        named[full] = t
-        named.setdefault(t["name"], t)
-        return pa.struct([_field(f, named) for f in t["fields"]]), False
-    if kind == "array":
-        item, item_null = _from_avro_type(t["items"], named)
-        return pa.list_(pa.field("element", item, nullable=item_null)), False
-    if kind == "map":
-        val, val_null = _from_avro_type(t["values"], named)
-        return pa.map_(pa.string(), pa.field("value", val, nullable=val_null)), False
-    if kind == "fixed":
-        named[_full_name(t)] = t
-        return pa.binary(int(t["size"])), False
-    if kind == "enum":
-        named[_full_name(t)] = t
-        return pa.string(), False
-    if isinstance(kind, (str, list, dict)):
-        return _from_avro_type(kind, named)
-    raise SchemaConversionError(f"unsupported Avro type {t!r}")
-
-
-def _full_name(t: dict[str, Any]) -> str:
-    name = str(t["name"])
-    ns = t.get("namespace")
-    return f"{ns}.{name}" if ns and "." not in name else name
-
-
-def _field(f: dict[str, Any], named: dict[str, Any]) -> pa.Field:
-    typ, nullable = _from_avro_type(f["type"], named)
-    return pa.field(f["name"], typ, nullable=nullable)
-
-
-def avro_to_arrow(avro: AvroSchema | str) -> pa.Schema:
-    """The Arrow schema of an Avro record schema (JSON text or parsed)."""
-    parsed: AvroSchema = json.loads(avro) if isinstance(avro, str) else avro
-    if parsed.get("type") != "record":
-        raise SchemaConversionError("a table schema must be an Avro record")
-    named: dict[str, Any] = {}
-    return pa.schema([_field(f, named) for f in parsed["fields"]])

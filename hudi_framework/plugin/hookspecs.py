@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from hudi_framework.contracts.service import TableService
     from hudi_framework.contracts.source import Source
     from hudi_framework.contracts.storage import StorageProvider
+    from hudi_framework.contracts.transformer import Transformer
     from hudi_framework.plugin.spec import ComponentSpec
 
 
@@ -111,6 +112,23 @@ def hudi_sources() -> Sequence[ComponentSpec[Source]]:
         source class names (``JsonDFSSource``, ``org.apache.hudi.utilities.sources.JsonDFSSource``) so
         HoodieStreamer's ``--source-class`` carries over. The built component is a
         :class:`~hudi_framework.contracts.source.Source`.
+
+    Since: 0.2.0
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def hudi_transformers() -> Sequence[ComponentSpec[Transformer]]:
+    """Provide batch transformers for the streamer, selectable by name in ``streamer.transformers``.
+
+    Returns:
+        Specs whose names are unique across installed plugins; ``aliases`` may hold Apache Hudi's
+        transformer class names (``FlatteningTransformer``,
+        ``org.apache.hudi.utilities.transform.FlatteningTransformer``) so HoodieStreamer's
+        ``--transformer-class`` carries over. The built component is a
+        :class:`~hudi_framework.contracts.transformer.Transformer`, built from the options
+        ``streamer.transformer_options`` gives under its name.
 
     Since: 0.2.0
     """

@@ -20,6 +20,7 @@ from hudi_framework.contracts.merger import RecordMerger
 from hudi_framework.contracts.service import TableService
 from hudi_framework.contracts.source import Source
 from hudi_framework.contracts.storage import StorageProvider
+from hudi_framework.contracts.transformer import Transformer
 from hudi_framework.errors import (
     DuplicateComponentError,
     PluginConfigError,
@@ -61,11 +62,12 @@ class ComponentKind(Generic[T]):
     SERVICE: ClassVar[ComponentKind[TableService]]
     KEYGEN: ClassVar[ComponentKind[KeyGenerator]]
     SOURCE: ClassVar[ComponentKind[Source]]
+    TRANSFORMER: ClassVar[ComponentKind[Transformer]]
 
     @classmethod
     def all(cls) -> tuple[ComponentKind[Any], ...]:
         """Every kind, in declaration order."""
-        return (cls.STORAGE, cls.INDEX, cls.MERGER, cls.LOCK, cls.SERVICE, cls.KEYGEN, cls.SOURCE)
+        return (cls.STORAGE, cls.INDEX, cls.MERGER, cls.LOCK, cls.SERVICE, cls.KEYGEN, cls.SOURCE, cls.TRANSFORMER)
 
     @classmethod
     def named(cls, name: str) -> ComponentKind[Any]:
@@ -90,6 +92,7 @@ ComponentKind.LOCK = ComponentKind("LOCK", "hudi_lock_providers", "lock provider
 ComponentKind.SERVICE = ComponentKind("SERVICE", "hudi_table_services", "table service", TableService)
 ComponentKind.KEYGEN = ComponentKind("KEYGEN", "hudi_key_generators", "key generator", KeyGenerator)
 ComponentKind.SOURCE = ComponentKind("SOURCE", "hudi_sources", "source", Source)
+ComponentKind.TRANSFORMER = ComponentKind("TRANSFORMER", "hudi_transformers", "transformer", Transformer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING, Protocol
 import pyarrow as pa
 
 from hudi_framework.config.settings import HudiSettings
-from hudi_framework.config.streamer import SRC_PLACEHOLDER
 from hudi_framework.contracts.source import SourcePlan
-from hudi_framework.errors import StreamerError
 from hudi_framework.model.conform import conform
 from hudi_framework.runtime.sources import SourceRef
 from hudi_framework.runtime.table import HudiTable
-from hudi_framework.streamer.transformers import PythonTransformer, SqlTransformer, transformers_of
+from hudi_framework.streamer.transformers import (
+    apply_arrow,
+    apply_spark,
+    check_engine,
+    transform_context,
+    transformers_of,
+)
 from hudi_framework.vocabulary import WriteOperation
 from hudi_framework.write.client import WriteClient, WriteResult
 
@@ -65,10 +69,9 @@ class LocalEngine:
 
     def __init__(self, settings: HudiSettings, ref: SourceRef) -> None:
         """Refuse what the local engine cannot run (SQL transformers need Spark)."""
-        steps = transformers_of(settings)
-        if any(isinstance(step, SqlTransformer) for step in steps):
-            raise StreamerError('the sql transformer runs on Spark: set write.engine = "spark"')
-        self._functions = [step for step in steps if isinstance(step, PythonTransformer)]
+        self._steps = transformers_of(settings, ref.context().components)
+        check_engine(self._steps, "local")
+        self._transform_context = transform_context(settings, "local")
         self._settings = settings
         self._ref = ref
 
@@ -94,13 +97,7 @@ class LocalEngine:
         extra_metadata: Mapping[str, str],
     ) -> Written | None:
         """Read the plan here and write it as one commit carrying ``extra_metadata``."""
-        rows = self.read(plan, schema)
-        for step in self._functions:
-            rows = step.function(rows)
-            if not isinstance(rows, pa.Table):
-                raise StreamerError(
-                    f"transformer {step.reference!r} returned {type(rows).__name__}, not a pyarrow.Table"
-                )
+        rows = apply_arrow(self._steps, self.read(plan, schema), self._transform_context)
         if not rows.num_rows:
             return None
         result = WriteClient(table, self._settings).write(rows, operation, extra_metadata=extra_metadata)
@@ -115,8 +112,9 @@ class SparkEngine:
         self._settings = settings
         self._ref = ref
         self._spark = spark
-        self._steps = transformers_of(settings)
-        self._views = 0
+        self._steps = transformers_of(settings, ref.context().components)
+        check_engine(self._steps, "spark")
+        self._transform_context = transform_context(settings, "spark", spark)
 
     def write_plan(
         self,
@@ -127,9 +125,6 @@ class SparkEngine:
         extra_metadata: Mapping[str, str],
     ) -> Written | None:
         """Read the plan in executors, transform it, and write it as one commit carrying ``extra_metadata``."""
-        from pyspark.errors import PySparkException
-        from pyspark.sql import DataFrame
-
         from hudi_framework.spark.source_frame import infer_split_schema, source_frame
         from hudi_framework.spark.write_engine import SparkWriteClient
 
@@ -138,21 +133,7 @@ class SparkEngine:
             if schema is None:
                 return None
         frame = source_frame(self._spark, self._ref, plan.splits, schema)
-        for step in self._steps:
-            if isinstance(step, PythonTransformer):
-                frame = step.function(frame)
-                if not isinstance(frame, DataFrame):
-                    raise StreamerError(
-                        f"transformer {step.reference!r} returned {type(frame).__name__}, not a DataFrame"
-                    )
-                continue
-            self._views += 1
-            view = f"hudi_streamer_src_{self._views}"
-            frame.createOrReplaceTempView(view)
-            try:
-                frame = self._spark.sql(step.query.replace(SRC_PLACEHOLDER, view))
-            except PySparkException as e:  # an analysis error: the configured query is wrong
-                raise StreamerError(f"hoodie.streamer.transformer.sql failed: {e}") from None
+        frame = apply_spark(self._steps, frame, self._transform_context)
         # The batch is read once: the write's stages and the row count share the cached rows.
         frame = frame.persist()
         try:

@@ -28,9 +28,11 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.errors import ConfigError, IncompatibleTableConfigError, TableNotFoundError
 from hudi_framework.runtime.sources import SourceRef
 from hudi_framework.runtime.table import HudiTable
+from hudi_framework.streamer.async_services import AsyncServiceRun, AsyncTableServices
 from hudi_framework.streamer.checkpoint import checkpoint_metadata, resolve_resume
 from hudi_framework.streamer.engines import LocalEngine, RoundEngine, SparkEngine, Written
 from hudi_framework.streamer.schema import read_schema_file
+from hudi_framework.streamer.service_modes import service_modes
 from hudi_framework.table.from_settings import table_config_from_settings
 from hudi_framework.table.table_config import TableConfig
 from hudi_framework.write.client import WriteClient, WriteResult
@@ -38,6 +40,8 @@ from hudi_framework.write.client import WriteClient, WriteResult
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import SparkSession
+
+    from hudi_framework.contracts.task_runner import ServiceTaskRunner
 
 __all__ = ["RoundReport", "StopSignal", "StreamerObserver", "StreamerReport", "run_streamer"]
 
@@ -92,6 +96,7 @@ class StreamerReport:
         rounds: Every round, in order.
         stopped_by: Why the run ended (``one round``, ``signal``, ``max rounds``, ``idle``).
         seconds: Wall time of the run.
+        background: Plans the background table service executed (continuous runs), in order.
     """
 
     table_name: str
@@ -101,6 +106,7 @@ class StreamerReport:
     rounds: tuple[RoundReport, ...]
     stopped_by: str
     seconds: float
+    background: tuple[AsyncServiceRun, ...] = ()
 
     @property
     def rows(self) -> int:
@@ -114,7 +120,11 @@ class StreamerReport:
 
 
 class StreamerObserver(Protocol):
-    """Receives a streamer's progress (the CLI draws it)."""
+    """Receives a streamer's progress (the CLI draws it).
+
+    An observer may also define ``service_done(run: AsyncServiceRun) -> None``: it is then called,
+    from the background service's thread, after each plan that service executed.
+    """
 
     def round_started(self, number: int, resumed_from: str | None) -> None:
         """Round ``number`` starts planning from ``resumed_from``."""
@@ -281,6 +291,8 @@ def run_streamer(
         ConfigError: No base path, table name or source.
         StreamerError: A transformer the engine cannot run, or no checkpoint to resume from.
         SourceError: The source cannot plan or read (a :class:`CheckpointError` for a foreign checkpoint).
+        TableServiceError: The background compaction or clustering of a continuous run failed (the
+            plan stays requested; the next run executes it again).
     """
     started = time.perf_counter()
     watcher: StreamerObserver = observer or _Silent()
@@ -292,32 +304,63 @@ def run_streamer(
         raise ConfigError("no table name: set table.name (--target-table)")
     if streamer.source is None:
         raise ConfigError("no source: set streamer.source (--source-class)")
+    base_path = settings.table.base_path
+    modes = service_modes(settings, table_config_from_settings(settings).table_type)
+    settings = modes.settings
     ref = SourceRef(settings)
     ref.source()  # an unknown source or bad options fail here, before a Spark session starts
     owned: SparkSession | None = None
     engine: RoundEngine
+    runner: ServiceTaskRunner | None = None
     if settings.write.engine is WriteEngine.SPARK:
         if spark is None:
             spark = owned = _start_spark(streamer.spark_master, streamer.spark_conf)
         engine = SparkEngine(settings, ref, spark)
+        from hudi_framework.spark.service_runner import SparkTaskRunner
+
+        runner = SparkTaskRunner(spark)
     else:
         engine = LocalEngine(settings, ref)
     rounds: list[RoundReport] = []
+    background = None
+    if modes.background:
+        background = AsyncTableServices(
+            settings,
+            compaction=modes.async_compaction,
+            clustering=modes.async_clustering,
+            runner=runner,
+            on_run=getattr(watcher, "service_done", None),
+        )
     try:
         state = _Rounds(settings, engine, ref)
-        stopped_by = _loop(state, streamer.continuous, watcher, signal, rounds)
+        if background is not None:
+            background.start()
+        try:
+            stopped_by = _loop(state, streamer.continuous, watcher, signal, rounds, background)
+        except KeyboardInterrupt:  # a second signal: stop at once (the plan is run again next time)
+            if background is not None:
+                background.close(drain=False, wait=False)
+            raise
+        except BaseException:
+            if background is not None:
+                background.close(drain=False)
+            raise
+        if background is not None:
+            # Stopped by a signal: the running plan finishes, the others wait for the next run.
+            background.close(drain=not signal.stopped)
     finally:
         if owned is not None:
             owned.stop()
     table = state.table
     return StreamerReport(
         table_name=state.config.name,
-        base_path=table.base_uri if table is not None else settings.table.base_path,
+        base_path=table.base_uri if table is not None else base_path,
         source=streamer.source,
         engine=settings.write.engine,
         rounds=tuple(rounds),
         stopped_by=stopped_by,
         seconds=time.perf_counter() - started,
+        background=tuple(background.runs) if background is not None else (),
     )
 
 
@@ -333,14 +376,27 @@ def _start_spark(master: str, conf: dict[str, str]) -> SparkSession:
 
 
 def _loop(
-    state: _Rounds, continuous: bool, observer: StreamerObserver, stop: StopSignal, rounds: list[RoundReport]
+    state: _Rounds,
+    continuous: bool,
+    observer: StreamerObserver,
+    stop: StopSignal,
+    rounds: list[RoundReport],
+    background: AsyncTableServices | None,
 ) -> str:
     streamer = state.settings.streamer
     idle = 0
     while True:
         began = time.monotonic()
+        if background is not None and state.table is not None:
+            background.wait_for_backlog(state.table, lambda: stop.stopped)
+            if stop.stopped:
+                return stop.reason
         report = state.run(len(rounds) + 1, observer)
         rounds.append(report)
+        if background is not None:
+            if report.committed:
+                background.wake()
+            background.raise_failure()
         idle = 0 if report.committed else idle + 1
         if not continuous:
             return "one round"

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.status import Status
 from rich.table import Table
 
+from hudi_framework.streamer.async_services import AsyncServiceRun
 from hudi_framework.streamer.job import RoundReport, StreamerReport
 
 __all__ = ["StreamerProgress", "render_summary", "rounds_table"]
@@ -73,6 +74,10 @@ class StreamerProgress:
         )
         self._status.update(f"waiting after round {report.number}")
 
+    def service_done(self, run: AsyncServiceRun) -> None:
+        """Print the background service's line."""
+        self._console.print(f"[cyan]⚙[/] background {run.service} {run.instant} completed in {run.seconds:.2f} s")
+
 
 def rounds_table(report: StreamerReport) -> Table:
     """One row per round that committed."""
@@ -105,3 +110,6 @@ def render_summary(report: StreamerReport, console: Console) -> None:
         f"{report.commits} commits, {report.rows:,} rows from {escape(report.source)} in {report.seconds:.1f} s "
         f"({rate:,.0f} rows/s)"
     )
+    if report.background:
+        done = ", ".join(f"{run.service} {run.instant}" for run in report.background)
+        console.print(f"background table services: {done}")

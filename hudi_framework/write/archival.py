@@ -125,7 +125,7 @@ def _archive(table: HudiTable, settings: HudiSettings, directory: str) -> Archiv
 @contextlib.contextmanager
 def _locked(table: HudiTable, settings: HudiSettings) -> Iterator[None]:
     cc = WriteConcurrency.from_settings(settings, table)
-    if cc.optimistic and cc.open_lock is not None:
+    if cc.locks and cc.open_lock is not None:
         with table_lock(cc.open_lock(), table=cc.table, policy=cc.lock_policy):
             yield
     else:

@@ -189,7 +189,7 @@ def execute_clean(
         extra_metadata=plan.extra_metadata,
     )
     data = encode_clean_metadata(metadata)
-    if concurrency is not None and concurrency.optimistic and concurrency.open_lock is not None:
+    if concurrency is not None and concurrency.locks and concurrency.open_lock is not None:
         with table_lock(concurrency.open_lock(), table=concurrency.table, policy=concurrency.lock_policy) as held:
             held.ensure_held()
             done = writer.complete(inflight, data)

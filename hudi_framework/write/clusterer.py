@@ -376,17 +376,19 @@ def _resolve_slice(candidates: Sequence[FileSlice], info: SliceInfo, instant: st
 
 
 def _completer(concurrency: WriteConcurrency) -> Callable[[TimelineWriter, Instant, CommitMetadata], Instant]:
-    """Writes the completed replacecommit; under OCC, holding the lock and after the conflict check."""
+    """Writes the completed replacecommit; holding the lock under OCC (after the conflict check) or
+    serialized commits."""
 
     def complete(writer: TimelineWriter, inflight: Instant, metadata: CommitMetadata) -> Instant:
-        if not (concurrency.optimistic and concurrency.open_lock is not None):
+        if not (concurrency.locks and concurrency.open_lock is not None):
             return writer.complete(inflight, metadata)
         replaced = metadata.partition_to_replace_file_ids if isinstance(metadata, ReplaceCommitMetadata) else None
         groups = file_groups_of_write(metadata.write_stats(), replaced)
         with table_lock(concurrency.open_lock(), table=concurrency.table, policy=concurrency.lock_policy) as held:
             held.ensure_held()
-            # A write completed since the clustering was planned may have changed a slice it rewrites.
-            check_write_conflicts(writer.timeline(), inflight.requested_time, groups)
+            if concurrency.optimistic:
+                # A write completed since the clustering was planned may have changed a slice it rewrites.
+                check_write_conflicts(writer.timeline(), inflight.requested_time, groups)
             return writer.complete(inflight, metadata)
 
     return complete

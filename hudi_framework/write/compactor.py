@@ -66,12 +66,14 @@ from hudi_framework.timeline.naming import LAYOUT_V1
 from hudi_framework.vocabulary import WriteOperationType
 from hudi_framework.write.base_file_writer import write_base_file
 from hudi_framework.write.compaction_log_stats import LogScanStats, scan_log_stats
+from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import WriteTaskContext
 from hudi_framework.write.markers import IOType, create_marker
 from hudi_framework.write.service_execution import (
     ServiceAttempt,
     ServiceResult,
     execute_attempt,
+    locked_completion,
     resume_pending,
     rollback_attempt,
     stats_by_partition,
@@ -407,6 +409,7 @@ def execute_compaction(
         failure,
         passthrough=(CompactionCorruptLogError, CommitVetoedError),
         work_bytes=_work_bytes(plan),
+        complete=locked_completion(WriteConcurrency.from_settings(settings, table)),
     )
     done, stats = execute_attempt(table, found, attempt, runner or LocalTaskRunner(settings.services.execution))
     return CompactionResult(done, plan, tuple(stats))

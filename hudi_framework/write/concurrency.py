@@ -31,8 +31,10 @@ class WriteConcurrency:
         failed_writes: The failed-writes policy in force.
         heartbeat: Heartbeat interval and tolerated misses.
         lock_policy: Lock attempts and waits.
-        open_lock: Opens this writer's lock provider (optimistic concurrency only).
+        open_lock: Opens this writer's lock provider (optimistic concurrency, or serialized commits).
         table: The table's base URI (named in lock errors).
+        serialized: Completions hold the table lock under a single writer too (``write.serialize_commits``:
+            table services running beside the writer, as in the continuous streamer); no conflict check.
     """
 
     mode: ConcurrencyMode = ConcurrencyMode.SINGLE_WRITER
@@ -41,11 +43,17 @@ class WriteConcurrency:
     lock_policy: LockPolicy = field(default_factory=LockPolicy)
     open_lock: Callable[[], LockProvider] | None = None
     table: str = ""
+    serialized: bool = False
 
     @property
     def optimistic(self) -> bool:
         """Whether commits run a conflict check under the table lock."""
         return self.mode is ConcurrencyMode.OPTIMISTIC_CONCURRENCY_CONTROL
+
+    @property
+    def locks(self) -> bool:
+        """Whether completions (commits, table services, archival) hold the table lock."""
+        return (self.optimistic or self.serialized) and self.open_lock is not None
 
     @classmethod
     def from_settings(cls, settings: HudiSettings, table: HudiTable) -> WriteConcurrency:
@@ -66,4 +74,5 @@ class WriteConcurrency:
             lock_policy=LockPolicy.from_settings(lock_settings),
             open_lock=open_lock,
             table=table.base_uri,
+            serialized=w.serialize_commits,
         )

@@ -47,12 +47,14 @@ from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
 from hudi_framework.vocabulary import WriteOperationType
 from hudi_framework.write.compaction_scheduler import schedule_compaction
 from hudi_framework.write.compactor import pending_compaction, read_plan
+from hudi_framework.write.concurrency import WriteConcurrency
 from hudi_framework.write.file_group_task import RECORD_KEY, FileGroupWrite, WriteTaskContext
 from hudi_framework.write.log_task import LogPart, data_parts, delete_part, write_log_parts
 from hudi_framework.write.service_execution import (
     ServiceAttempt,
     ServiceResult,
     execute_attempt,
+    locked_completion,
     resume_pending,
     rollback_attempt,
     stats_by_partition,
@@ -368,6 +370,7 @@ def execute_log_compaction(
         failure,
         passthrough=(CompactionExecutionError, CommitVetoedError),
         work_bytes=sum(int(op.metric(TOTAL_LOG_FILES_SIZE)) for op in ops),
+        complete=locked_completion(WriteConcurrency.from_settings(settings, table)),
     )
     done, per_slice = execute_attempt(table, found, attempt, runner or LocalTaskRunner(settings.services.execution))
     return LogCompactionResult(done, plan, tuple(stat for stats in per_slice for stat in stats))

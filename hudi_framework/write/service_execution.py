@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from hudi_framework.errors import HudiError, InstantNotFoundError, ServiceTaskError
+from hudi_framework.lock import table_lock
 from hudi_framework.timeline.instant import Action, Instant, State
 from hudi_framework.write.compaction_scheduler import timeline_writer
 from hudi_framework.write.incomplete import discard_marked_attempt
@@ -34,11 +35,13 @@ if TYPE_CHECKING:
     from hudi_framework.runtime.table import HudiTable
     from hudi_framework.timeline.metadata import CommitMetadata, WriteStat
     from hudi_framework.timeline.transitions import TimelineWriter
+    from hudi_framework.write.concurrency import WriteConcurrency
 
 __all__ = [
     "ServiceAttempt",
     "ServiceResult",
     "execute_attempt",
+    "locked_completion",
     "resume_pending",
     "rollback_attempt",
     "stats_by_partition",
@@ -113,6 +116,22 @@ def stats_by_partition(stats: Iterable[WriteStat]) -> dict[str, list[WriteStat]]
 
 def _complete(writer: TimelineWriter, inflight: Instant, metadata: CommitMetadata) -> Instant:
     return writer.complete(inflight, metadata)
+
+
+def locked_completion(concurrency: WriteConcurrency) -> Callable[[TimelineWriter, Instant, CommitMetadata], Instant]:
+    """Completes holding the table lock when the writers' commits do (optimistic concurrency control
+    or serialized commits): a compaction's completion and metadata-table sync must not interleave
+    with a writer's. No conflict check: a compaction or log compaction conflicts with no write."""
+    open_lock = concurrency.open_lock
+    if not concurrency.locks or open_lock is None:
+        return _complete
+
+    def complete(writer: TimelineWriter, inflight: Instant, metadata: CommitMetadata) -> Instant:
+        with table_lock(open_lock(), table=concurrency.table, policy=concurrency.lock_policy) as held:
+            held.ensure_held()
+            return writer.complete(inflight, metadata)
+
+    return complete
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,9 +119,9 @@ class ServiceHost(TableServiceHost):
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the table lock under optimistic concurrency control; a no-op otherwise."""
+        """Hold the table lock under optimistic concurrency control or serialized commits; a no-op otherwise."""
         cc = self._concurrency()
-        if cc.optimistic and cc.open_lock is not None:
+        if cc.locks and cc.open_lock is not None:
             with table_lock(cc.open_lock(), table=cc.table, policy=cc.lock_policy):
                 yield
         else:

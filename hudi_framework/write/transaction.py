@@ -246,7 +246,7 @@ class WriteTransaction:
         cc = self.concurrency
         steps = self._post_commit = PostCommitSteps(instant.requested_time)
         try:
-            if cc is not None and cc.optimistic:
+            if cc is not None and cc.locks:
                 done = self._complete_under_lock(cc, instant, metadata, file_groups_of_write(stats, replaced), steps)
             else:
                 done = self.writer.complete(instant, metadata)
@@ -269,19 +269,21 @@ class WriteTransaction:
         groups: set[tuple[str, str]],
         steps: PostCommitSteps,
     ) -> Instant:
-        """Conflict check and completion, both while holding the table lock (fenced)."""
+        """Completion while holding the table lock (fenced); under optimistic concurrency control
+        after the conflict check (serialized single-writer commits have no concurrent writer)."""
         if cc.open_lock is None:
-            raise RuntimeError("optimistic concurrency control needs a lock provider")
+            raise RuntimeError("a locked commit needs a lock provider")
         done: Instant | None = None
         try:
             with table_lock(cc.open_lock(), table=cc.table, policy=cc.lock_policy) as held:
-                try:
-                    timeline = self.writer.timeline()
-                    check_write_conflicts(timeline, instant.requested_time, groups, self.baseline)
-                    self._resolve_schema(timeline, instant, metadata)
-                except (WriteConflictError, SchemaEvolutionConflictError):
-                    self.abort()  # the loser's files go before the lock is released
-                    raise
+                if cc.optimistic:
+                    try:
+                        timeline = self.writer.timeline()
+                        check_write_conflicts(timeline, instant.requested_time, groups, self.baseline)
+                        self._resolve_schema(timeline, instant, metadata)
+                    except (WriteConflictError, SchemaEvolutionConflictError):
+                        self.abort()  # the loser's files go before the lock is released
+                        raise
                 held.ensure_held()
                 try:
                     done = self.writer.complete(instant, metadata)

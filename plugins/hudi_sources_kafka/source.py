@@ -23,8 +23,9 @@ from typing import Any, ClassVar, Final
 import pyarrow as pa
 from typing_extensions import override
 
+from hudi_framework.contracts.avro_arrow import avro_to_arrow
 from hudi_framework.contracts.source import Source, SourceContext, SourcePlan, SourceSplit
-from hudi_framework.errors import CheckpointError, HudiError, SourceError
+from hudi_framework.errors import CheckpointError, HudiError, SchemaConversionError, SourceError
 from hudi_sources_kafka import avro_schema
 from hudi_sources_kafka.client import ConsumerPool, FetchedRecords, fetch_range, partition_offsets
 from hudi_sources_kafka.decode import OFFSET_FIELDS, ValueDecodeError, decode_avro, decode_json, strip_confluent_header
@@ -238,8 +239,8 @@ def _parse(source: str, text: str, where: str) -> dict[str, Any]:
 
 def _to_arrow(source: str, schema: dict[str, Any]) -> pa.Schema:
     try:
-        return avro_schema.arrow_schema(schema)
-    except (avro_schema.AvroSchemaError, KeyError, TypeError) as e:
+        return avro_to_arrow(schema)
+    except (SchemaConversionError, TypeError, ValueError) as e:
         raise SourceError(source, f"the Avro schema {schema.get('name')!r} has no row form: {e}") from e
 
 

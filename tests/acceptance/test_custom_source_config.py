@@ -1,5 +1,6 @@
-"""The third-party source example, installed by pip, used from a config file as a user would:
-``hudi-fw streamer configs/custom-source.toml`` with only the paths changed, round after round."""
+"""The third-party source and transformer example, installed by pip, used from a config file as a
+user would: ``hudi-fw streamer configs/custom-source.toml`` with only the paths changed, round after
+round; the transformer ``acme-upper`` upper-cases every item written."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def _streamer(config: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_the_custom_source_config_ingests_pages_once_each_round(tmp_path: Path) -> None:
+def test_the_custom_source_config_ingests_pages_once_each_round_transformed(tmp_path: Path) -> None:
     exports, base = tmp_path / "exports", tmp_path / "orders"
     text = CONFIG.read_text(encoding="utf-8")
     text = text.replace('"/tmp/hudi/acme_orders"', f'"{base}"').replace('"/tmp/hudi/acme-exports"', f'"{exports}"')
@@ -47,7 +48,7 @@ def test_the_custom_source_config_ingests_pages_once_each_round(tmp_path: Path) 
 
     table = HudiTable.open(str(base))
     rows = sorted((r["id"], r["item"]) for r in read_table(table, columns=["id", "item"]).to_pylist())
-    assert rows == [(1, "item-1-p1"), (2, "item-2-p3"), (3, "item-3-p2"), (4, "item-4-p3")]
+    assert rows == [(1, "ITEM-1-P1"), (2, "ITEM-2-P3"), (3, "ITEM-3-P2"), (4, "ITEM-4-P3")]
     commits = list(table.timeline.commits_timeline())
     assert len(commits) == 2
     assert (table.timeline.read_commit_metadata(commits[-1]).extra_metadata or {})[CHECKPOINT_KEY_V2] == "3"

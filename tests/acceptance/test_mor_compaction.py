@@ -88,9 +88,7 @@ def test_writes_and_reads_while_a_compaction_is_pending(engine: WriteEngine, tmp
     sc.write_upsert(updates=20, stale=0, inserts=0, duplicates=2, deletes=4)
     table = sc.table
     new_logs = [
-        LogFileName.parse(name)
-        for s in table.file_system_view().latest_file_slices()
-        for name in s.log_file_names
+        LogFileName.parse(name) for s in table.file_system_view().latest_file_slices() for name in s.log_file_names
     ]
     # The merged view holds the logs from before the plan and the new ones (v9: named by their own
     # delta commit, after the compaction's instant).

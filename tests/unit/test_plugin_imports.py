@@ -121,9 +121,7 @@ def test_plugins_and_examples_import_only_the_public_api() -> None:
         if _module_name(path).split(".")[0] not in PENDING_PLUGINS
         for line in non_public_imports(path)
     ]
-    assert not offending, "plugins and examples may import only public hudi_framework modules:\n" + "\n".join(
-        offending
-    )
+    assert not offending, "plugins and examples may import only public hudi_framework modules:\n" + "\n".join(offending)
 
 
 @pytest.mark.parametrize(

@@ -103,3 +103,18 @@ def test_direct_ingestion_lands_nothing_and_records_no_checkpoint(tmp_path: Path
     assert not (tmp_path / "trips.landing").exists()
     assert _checkpoints(base) == [None, None, None]
     assert report.steps[2].result.operation is WriteOperation.DELETE
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_the_jobs_compaction_settings_rule_not_the_streamers_default(tmp_path: Path, inline: bool) -> None:
+    # HoodieStreamer compacts a merge-on-read table inline by default in one-round runs; the job
+    # ingesting through the streamer compacts only as its services settings say, as a direct write does.
+    base = tmp_path / "trips"
+    upserts = [{"operation": "upsert", "updates": 10, "inserts": 5}] * 6
+    overrides = {"table.type": "MERGE_ON_READ", "job.batches": upserts, "services.compaction.max_delta_commits": 2}
+    if inline:
+        overrides["services.compaction.inline"] = True
+    report = run_job(_settings(base, **overrides))
+    assert report.verified
+    compactions = [i for i in HudiTable.open(str(base)).timeline.completed() if i.action.value == "commit"]
+    assert bool(compactions) is inline

@@ -56,6 +56,7 @@ def test_kinds_are_listed_and_found_by_name() -> None:
         "SERVICE",
         "KEYGEN",
         "SOURCE",
+        "TRANSFORMER",
     ]
     assert ComponentKind.named("merger") is ComponentKind.MERGER
     assert ComponentKind.MERGER.contract is RecordMerger

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
-from acme_source import PagesOptions, PagesSource
+from acme_source import PagesOptions, PagesSource, UpperTransformer
 
 from hudi_framework import Components, HudiSettings
 from hudi_framework.contracts.source import Source, SourceContext
-from hudi_framework.errors import CheckpointError, SourceError, UnknownComponentError
+from hudi_framework.contracts.transformer import TransformContext
+from hudi_framework.errors import (
+    CheckpointError,
+    PluginConfigError,
+    SourceError,
+    TransformerError,
+    UnknownComponentError,
+)
 from hudi_framework.plugin import ComponentKind, ComponentRegistry, build_plugin_manager
 from hudi_framework.testing import SourceContract
 
@@ -73,3 +82,17 @@ def test_damaged_page_and_bad_checkpoint(tmp_path: Path, context: SourceContext)
         list(source.read(plan.splits[0], context))
     with pytest.raises(CheckpointError, match="page number"):
         source.plan("x", limit=None, context=context)
+
+
+def test_its_transformer_is_installed_through_the_same_entry_point() -> None:
+    registry = ComponentRegistry.from_manager(build_plugin_manager())
+    assert registry.get(ComponentKind.TRANSFORMER, "acme_source.UpperTransformer").spec.name == "acme-upper"
+    upper = registry.build(ComponentKind.TRANSFORMER, "acme-upper", {"columns": ["item"]})
+    assert type(upper) is UpperTransformer
+    context = TransformContext(engine="local", table_name="t", base_path="/t")
+    rows = pa.table({"id": [1, 2], "item": ["ab-1", None]})
+    assert upper.transform_arrow(rows, context).to_pydict() == {"id": [1, 2], "item": ["AB-1", None]}
+    with pytest.raises(TransformerError, match=re.escape("the batch has no column 'item'")):
+        upper.transform_arrow(pa.table({"id": [1]}), context)
+    with pytest.raises(PluginConfigError, match="columns"):
+        registry.build(ComponentKind.TRANSFORMER, "acme-upper", {"columns": []})

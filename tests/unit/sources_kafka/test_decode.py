@@ -13,7 +13,9 @@ import fastavro
 import pyarrow as pa
 import pytest
 
-from hudi_sources_kafka.avro_schema import AvroSchemaError, arrow_schema, parse_schema
+from hudi_framework.contracts.avro_arrow import avro_to_arrow
+from hudi_framework.errors import SchemaConversionError
+from hudi_sources_kafka.avro_schema import AvroSchemaError, parse_schema
 from hudi_sources_kafka.client import FetchedRecords
 from hudi_sources_kafka.decode import (
     ValueDecodeError,
@@ -67,7 +69,7 @@ def _avro(record: dict[str, Any]) -> bytes:
 
 
 def test_avro_schema_maps_to_arrow() -> None:
-    schema = arrow_schema(parse_schema(json.dumps(SCHEMA)))
+    schema = avro_to_arrow(parse_schema(json.dumps(SCHEMA)))
     assert schema.field("id").type == pa.string()
     assert not schema.field("id").nullable
     assert schema.field("fare").type == pa.float64()
@@ -84,8 +86,8 @@ def test_avro_schema_maps_to_arrow() -> None:
 
 def test_a_union_without_row_form_is_refused() -> None:
     bad = {"type": "record", "name": "R", "fields": [{"name": "x", "type": ["int", "string"]}]}
-    with pytest.raises(AvroSchemaError, match="no row form"):
-        arrow_schema(bad)
+    with pytest.raises(SchemaConversionError, match="no Arrow form"):
+        avro_to_arrow(bad)
     with pytest.raises(AvroSchemaError, match="must be a record"):
         parse_schema('"string"')
 
@@ -96,7 +98,7 @@ def test_avro_values_decode_in_order(confluent: bool) -> None:
     values = [_avro(r) for r in records]
     if confluent:
         values = strip_confluent_header([b"\x00" + struct.pack(">i", 42) + v for v in values], list(range(5)))
-    table = decode_avro(values, SCHEMA, arrow_schema(SCHEMA))
+    table = decode_avro(values, SCHEMA, avro_to_arrow(SCHEMA))
     assert table.column("id").to_pylist() == [f"k{i}" for i in range(5)]
     assert table.column("amount").to_pylist() == [r["amount"] for r in records]
     assert table.column("attrs").to_pylist() == [[("n", i)] for i in range(5)]
@@ -111,7 +113,7 @@ def test_a_value_without_confluents_header_names_its_offset() -> None:
 
 def test_garbage_is_not_avro() -> None:
     with pytest.raises(ValueDecodeError):
-        decode_avro([b"\x07"], SCHEMA, arrow_schema(SCHEMA))
+        decode_avro([b"\x07"], SCHEMA, avro_to_arrow(SCHEMA))
 
 
 def test_json_values_infer_or_follow_the_schema() -> None:
