@@ -63,6 +63,19 @@ def own_rss_bytes() -> int:
     return _own_status_bytes("VmRSS")
 
 
+def pss_bytes(pid: int) -> int:
+    """The proportional set size of ``pid`` (its private pages, plus each shared page divided by the
+    number of processes sharing it): summed over a tree, every page counts once, where RSS counts a
+    page that forked workers share with their daemon in each of them. 0 if the process has gone."""
+    try:
+        for line in (PROC / str(pid) / "smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def _snapshot() -> dict[int, ProcStat]:
     stats = {}
     for entry in PROC.iterdir():

@@ -81,7 +81,7 @@ class Sampler:
         self.sample()
 
 
-def _opts(operation: str) -> dict[str, str]:
+def write_options(operation: str) -> dict[str, str]:
     return {
         "hoodie.table.name": "bench",
         "hoodie.datasource.write.recordkey.field": "id",
@@ -91,7 +91,7 @@ def _opts(operation: str) -> dict[str, str]:
     }
 
 
-def _frame(spark: Any, start: int, count: int, ts: int) -> Any:
+def rows_frame(spark: Any, start: int, count: int, ts: int) -> Any:
     from pyspark.sql import functions as sf
 
     return spark.range(start, start + count).select(
@@ -103,22 +103,22 @@ def _frame(spark: Any, start: int, count: int, ts: int) -> Any:
     )
 
 
-def _batch(spark: Any, rows: int, batch: int) -> Any:
+def batch_frame(spark: Any, rows: int, batch: int) -> Any:
     updates = batch // 2
-    return _frame(spark, 0, updates, 2).unionByName(_frame(spark, rows, batch - updates, 2))
+    return rows_frame(spark, 0, updates, 2).unionByName(rows_frame(spark, rows, batch - updates, 2))
 
 
 def _run(mode: str, spark: Any, path: str, rows: int, batch: int) -> dict[str, Any]:
     from hudi_framework import HudiTable
     from hudi_framework.spark import SparkWriteClient
 
-    df = _batch(spark, rows, batch)
+    df = batch_frame(spark, rows, batch)
     with Sampler() as sampler:
         began = time.perf_counter()
         if mode == "client":
             SparkWriteClient(HudiTable.open(path), None, spark).upsert(df)
         else:
-            opts = _opts("upsert")
+            opts = write_options("upsert")
             if mode == "datasource-local":
                 opts["write.distributed.min.bytes"] = str(1 << 62)
             df.write.format("hudi").options(**opts).mode("append").save(path)
@@ -128,12 +128,12 @@ def _run(mode: str, spark: Any, path: str, rows: int, batch: int) -> dict[str, A
         "mode": mode,
         "wall_s": round(wall, 2),
         "rows_after": count,
-        "merged_in_executors": _merged_in_executors(path),
+        "merged_in_executors": merged_in_executors(path),
         **asdict(sampler.peak),
     }
 
 
-def _merged_in_executors(path: str) -> bool:
+def merged_in_executors(path: str) -> bool:
     """Whether the upsert's files were written by Spark tasks (the local engine's write tokens are
     ``<n>-0-0``; a Spark task's carry its stage id, never 0 for the merge)."""
     from hudi_framework import HudiTable
@@ -164,7 +164,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-spark-write-"))
     try:
         base = str(work / "base")
-        _frame(spark, 0, args.rows, 1).write.format("hudi").options(**_opts("bulk_insert")).mode("append").save(base)
+        rows_frame(spark, 0, args.rows, 1).write.format("hudi").options(**write_options("bulk_insert")).mode(
+            "append"
+        ).save(base)
         load = os.getloadavg()
         for mode in args.modes.split(","):
             path = str(work / mode)

@@ -102,14 +102,14 @@ def _serve(conn: Connection, master_url: str, conf: Mapping[str, str]) -> None:
 class ClusterDriver:
     """A SparkSession on ``cluster`` in a spawned child process (see the module docstring)."""
 
-    def __init__(self, cluster: StandaloneCluster) -> None:
+    def __init__(self, cluster: StandaloneCluster, conf: Mapping[str, str] | None = None) -> None:
+        """Start the driver; ``conf`` adds to or overrides :func:`cluster_conf` (a benchmark's sizes)."""
         self.cluster = cluster
         python_path = os.pathsep.join(p for p in [str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH")] if p)
+        settings = {**cluster_conf(cluster, python_path), **(conf or {})}
         context = multiprocessing.get_context("spawn")
         self._conn, child = context.Pipe()
-        self._process = context.Process(
-            target=_serve, args=(child, cluster.master_url, cluster_conf(cluster, python_path)), daemon=True
-        )
+        self._process = context.Process(target=_serve, args=(child, cluster.master_url, settings), daemon=True)
         self._process.start()
         child.close()
         self._receive()  # the session is up and both executors registered

@@ -129,9 +129,11 @@ def _log_tail(root: Path, name: str) -> str:
     return path.read_text(errors="replace")[-3000:] if path.exists() else "(no log)"
 
 
-def start_cluster(root: Path, workers: int = WORKERS) -> StandaloneCluster:
-    """Start a master and ``workers`` workers (1 core, :data:`WORKER_MEMORY` each) and wait until every
-    worker has registered.
+def start_cluster(
+    root: Path, workers: int = WORKERS, *, worker_memory: str = WORKER_MEMORY, worker_cores: int = 1
+) -> StandaloneCluster:
+    """Start a master and ``workers`` workers (``worker_cores`` cores and ``worker_memory`` each: the
+    most their executors may take) and wait until every worker has registered.
 
     Raises:
         ClusterStartError: A daemon exited or the workers did not register in time.
@@ -164,8 +166,8 @@ def start_cluster(root: Path, workers: int = WORKERS) -> StandaloneCluster:
                 "--host", "127.0.0.1",
                 "--port", str(free_port()),
                 "--webui-port", str(free_port()),
-                "--cores", "1",
-                "--memory", WORKER_MEMORY,
+                "--cores", str(worker_cores),
+                "--memory", worker_memory,
                 "--work-dir", str(work_dir),
                 master_url,
             ]  # fmt: skip
