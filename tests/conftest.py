@@ -15,20 +15,28 @@ from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
 from tests.fixture_tables import FixtureTable, all_fixture_tables
 from tests.s3_subset import FULL_S3_ENV, full_s3, redundant_s3_cases
+from tests.slow_subset import SLOW_ENV, run_slow, slow_items
 
 pytest_plugins = ["tests.parallel"]
 
 
-def pytest_report_header() -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     if full_s3():
-        return f"S3: every S3 case ({FULL_S3_ENV}=full)"
-    return f"S3: one S3 case per place-parametrised test ({FULL_S3_ENV}=full runs every one)"
+        s3 = f"S3: every S3 case ({FULL_S3_ENV}=full)"
+    else:
+        s3 = f"S3: one S3 case per place-parametrised test ({FULL_S3_ENV}=full runs every one)"
+    slow = "slow: run" if run_slow(config) else f"slow: left out ({SLOW_ENV}=1 or -m slow runs them)"
+    return [s3, slow]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if full_s3():
-        return
-    dropped = redundant_s3_cases(items)
+    if not run_slow(config):
+        _deselect(config, items, slow_items(items))
+    if not full_s3():  # after the slow ones: a test's first S3 case is its first one that runs
+        _deselect(config, items, redundant_s3_cases(items))
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item], dropped: list[pytest.Item]) -> None:
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         drop = {id(item) for item in dropped}

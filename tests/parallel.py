@@ -4,7 +4,9 @@ work is handed out, and the session summaries gathered from the workers.
 Tests needing the SparkSession run on one worker, those on the standalone cluster on one, those
 needing the Apache Hudi oracle on one, those needing the Kafka broker on one (each starts its JVM
 once), and every other test module is a unit of its own (its module-scoped fixtures are built
-once). The JVM groups are handed out first, to different workers where there are enough, since
+once). A Spark test marked ``spark_process`` starts Spark in a process of its own (``hudi-fw run``, a
+script) and never touches the session, so it is a unit of its own beside the Spark group instead of
+queueing behind it. The JVM groups are handed out first, to different workers where there are enough, since
 they are the longest units; the rest follow largest first. The cluster's driver is a process of its
 own (tests/cluster/driver.py), so its group may share a worker with the Spark group.
 
@@ -39,6 +41,8 @@ def group_of(item: pytest.Item) -> str:
         return CLUSTER_GROUP  # before Spark: its driver is a process of its own, never this one's session
     if "apache_hudi" in names:
         return ORACLE_GROUP
+    if item.get_closest_marker("spark_process") is not None and "spark" not in names:
+        return f"{item.nodeid.split('::', 1)[0]}::spark-process"
     if "spark" in names or item.get_closest_marker("spark") is not None:
         return SPARK_GROUP  # a Spark test needing Kafka starts a (smaller) broker there
     if "kafka_broker" in names or item.get_closest_marker("kafka") is not None:

@@ -103,6 +103,7 @@ print(len(daemons))
 
 
 @pytest.mark.spark
+@pytest.mark.spark_process  # a session of its own: beside the Spark group
 def test_reads_get_workers_from_the_session_s_daemon(tmp_path: Path) -> None:
     """A read after another Python job of the session gets its workers from the same daemon, already
     started with our modules preloaded, instead of booting a second one (1.5-2 s on the first read)."""
@@ -117,6 +118,7 @@ def test_reads_get_workers_from_the_session_s_daemon(tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.spark_process  # a session of its own: beside the Spark group
 def test_the_main_job_starts_with_its_own_progress(tmp_path: Path) -> None:
     proc = subprocess.run(
         [
