@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hudi_framework.config.base import CrossFieldError
 from hudi_framework.config.settings import HudiSettings
+from hudi_framework.errors import ConfigError
 from hudi_framework.vocabulary import TableType
 
 __all__ = ["ServiceModes", "service_modes"]
@@ -43,7 +43,7 @@ def service_modes(settings: HudiSettings, table_type: TableType) -> ServiceModes
     """Decide the streamer's table services for a table of ``table_type``.
 
     Raises:
-        CrossFieldError: ``streamer.disable_compaction`` with compaction asked for explicitly.
+        ConfigError: ``streamer.disable_compaction`` with compaction asked for explicitly.
     """
     streamer, comp = settings.streamer, settings.services.compaction
     explicit = {"inline", "schedule_inline"} & comp.model_fields_set
@@ -52,9 +52,9 @@ def service_modes(settings: HudiSettings, table_type: TableType) -> ServiceModes
     if streamer.disable_compaction:
         if comp.inline or comp.schedule_inline:
             field = "inline" if comp.inline else "schedule_inline"
-            raise CrossFieldError(
-                f"streamer.disable_compaction contradicts services.compaction.{field} = true",
-                ("streamer", "disable_compaction"),
+            raise ConfigError(
+                f"streamer.disable_compaction (--disable-compaction) contradicts services.compaction.{field} = true "
+                f"(hoodie.compact.{'inline' if field == 'inline' else 'schedule.inline'})"
             )
     elif table_type is TableType.MERGE_ON_READ and not explicit:
         if streamer.continuous:
