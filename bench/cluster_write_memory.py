@@ -31,13 +31,12 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.proctree import ProcStat, descendants, pss_bytes
+from bench.proctree import PeriodicSampler, ProcStat, descendants, pss_bytes
 from bench.spark_write_memory import batch_frame, merged_in_executors, rows_frame, write_options
 
 _MB = 1 << 20
@@ -81,16 +80,14 @@ def _rss_mb(pid: int) -> float:
         return 0.0
 
 
-class ClusterSampler:
+class ClusterSampler(PeriodicSampler):
     """Peak RSS of the driver's tree (the driver process ``driver`` and its descendants) and of the
     executors' trees (the descendants of the workers ``workers``), sampled in a thread."""
 
     def __init__(self, driver: int, workers: list[int], interval: float = 0.1) -> None:
         self._driver = driver
         self._workers = workers
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="bench-cluster-sampler", daemon=True)
+        super().__init__(interval, "bench-cluster-sampler")
         self.peak = DriverPeak()
 
     def sample(self) -> None:
@@ -117,19 +114,6 @@ class ClusterSampler:
             samples=p.samples + 1,
             at_peak=at_peak,
         )
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            self.sample()
-
-    def __enter__(self) -> ClusterSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sample()
 
 
 @dataclass(frozen=True)

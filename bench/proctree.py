@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 PROC = Path("/proc")
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -138,7 +139,35 @@ class TreePeak:
         return TreePeak(max(self.total, total), max(self.jvm, jvm))
 
 
-class TreeSampler:
+class PeriodicSampler:
+    """Calls :meth:`sample` every ``interval`` seconds in a daemon thread while used as a context
+    manager, and once more on exit (so a short step still gets a sample)."""
+
+    def __init__(self, interval: float, name: str = "bench-rss-sampler") -> None:
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+
+    def sample(self) -> None:
+        raise NotImplementedError
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self.sample()
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+
+
+class TreeSampler(PeriodicSampler):
     """Samples the RSS of this process's descendants every ``interval`` seconds in a daemon thread.
 
     A sample scans all of ``/proc`` (~8 ms of this process's CPU with ~100 processes): every 200 ms
@@ -149,10 +178,8 @@ class TreeSampler:
     """
 
     def __init__(self, interval: float = 0.2, pid: int | None = None) -> None:
-        self._interval = interval
+        super().__init__(interval)
         self._pid = os.getpid() if pid is None else pid
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="bench-rss-sampler", daemon=True)
         self.peak = TreePeak()
         self.samples = 0
 
@@ -164,18 +191,3 @@ class TreeSampler:
         tree = descendants(self._pid)
         self.peak = self.peak.merge(sum(s.rss_bytes for s in tree), sum(s.rss_bytes for s in tree if s.name == "java"))
         self.samples += 1
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            self.sample()
-
-    def __enter__(self) -> TreeSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sample()

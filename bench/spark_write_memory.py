@@ -29,13 +29,12 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.proctree import descendants, own_rss_bytes
+from bench.proctree import PeriodicSampler, descendants, own_rss_bytes
 
 _MB = 1 << 20
 
@@ -48,13 +47,11 @@ class Peak:
     samples: int = 0
 
 
-class Sampler:
+class Sampler(PeriodicSampler):
     """Peak RSS of this process and its descendants, sampled in a thread."""
 
     def __init__(self, interval: float = 0.1) -> None:
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
+        super().__init__(interval)
         self.peak = Peak()
 
     def sample(self) -> None:
@@ -66,19 +63,6 @@ class Sampler:
         self.peak = Peak(
             max(p.tree_mb, total / _MB), max(p.jvm_mb, jvm / _MB), max(p.python_worker_mb, worker / _MB), p.samples + 1
         )
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            self.sample()
-
-    def __enter__(self) -> Sampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sample()
 
 
 def write_options(operation: str) -> dict[str, str]:

@@ -34,8 +34,7 @@ def _started(code: str) -> subprocess.Popen[bytes]:
     return proc
 
 
-@pytest.fixture
-def forked() -> Iterator[subprocess.Popen[bytes]]:
+def _holder() -> Iterator[subprocess.Popen[bytes]]:
     proc = _started(FORKED_HOLDER)
     try:
         yield proc
@@ -45,15 +44,8 @@ def forked() -> Iterator[subprocess.Popen[bytes]]:
         proc.wait(timeout=10)
 
 
-@pytest.fixture
-def other() -> Iterator[subprocess.Popen[bytes]]:
-    proc = _started(FORKED_HOLDER)
-    try:
-        yield proc
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=10)
+forked = pytest.fixture(_holder, name="forked")
+other = pytest.fixture(_holder, name="other")
 
 
 def test_pss_counts_a_page_shared_with_a_forked_child_once(forked: subprocess.Popen[bytes]) -> None:

@@ -35,23 +35,15 @@ from hudi_transformers_builtin.aws_dms import AwsDmsTransformer
 from hudi_transformers_builtin.flatten import FlatteningTransformer, FlattenOptions
 from tests.unit.streamer import transformer_plugins
 from tests.unit.streamer.test_streamer import SOURCE_MODULE
+from tests.unit.streamer.test_streamer import settings as streamer_settings
 
 LOCAL = TransformContext(engine="local", table_name="t", base_path="/t")
 
 
 def settings(tmp_path: Path, **streamer: Any) -> HudiSettings:
-    overrides: dict[str, Any] = {
-        "table.base_path": str(tmp_path / "t"),
-        "table.name": "t",
-        "table.record_key_fields": ["id"],
-        "table.ordering_fields": ["ts"],
-        "write.engine": "local",
-        "plugins.modules": [SOURCE_MODULE, *transformer_plugins.modules()],
-        "streamer.source": "TestLandingSource",
-        "streamer.source_options": {"root": str(tmp_path / "landing")},
-    }
-    overrides.update({k if "." in k else f"streamer.{k}": v for k, v in streamer.items()})
-    return HudiSettings.load(overrides=overrides, env=False)
+    """The streamer tests' settings, with the test transformer plugins loaded too."""
+    modules = [SOURCE_MODULE, *transformer_plugins.modules()]
+    return streamer_settings(tmp_path, **{"plugins.modules": modules, **streamer})
 
 
 def land_nested(landing: Path) -> None:
