@@ -47,6 +47,12 @@ def test_the_handle_file_is_the_owners_only(tmp_path: Path) -> None:
     assert json.loads(Path(handle).read_text()) == {"port": 4242, "secret": "s3cret"}
 
 
-def test_no_gateway_no_handle_and_a_missing_handle_attaches_nothing(tmp_path: Path) -> None:
+def test_no_gateway_no_handle_and_a_missing_handle_attaches_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyspark import SparkContext
+
+    # As in a commit process: no SparkContext of its own (a test worker may hold the session's).
+    monkeypatch.setattr(SparkContext, "_active_spark_context", None)
     assert publish_handle(SimpleNamespace(sparkContext=None)) is None  # type: ignore[arg-type]
     assert attach_session(str(tmp_path / "gone.json")) is None
