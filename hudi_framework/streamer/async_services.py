@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 from hudi_framework.config.settings import HudiSettings
@@ -62,6 +63,12 @@ def _pending_clustering(timeline: Timeline) -> list[str]:
     return sorted(i.requested_time for i in timeline.pending_clustering_plans())
 
 
+#: The pending plans of each service, oldest first.
+_PENDING: Final[Mapping[str, Callable[[Timeline], list[str]]]] = MappingProxyType(
+    {"compaction": _pending_compactions, "clustering": _pending_clustering}
+)
+
+
 class AsyncTableServices:
     """A background thread that executes the table's pending compaction and clustering plans.
 
@@ -96,11 +103,6 @@ class AsyncTableServices:
         self._thread: threading.Thread | None = None
         self.runs: list[AsyncServiceRun] = []
 
-    @property
-    def services(self) -> tuple[str, ...]:
-        """The services this thread executes."""
-        return self._slots
-
     def start(self) -> None:
         """Start the thread (a daemon: a second stop signal ends the process without waiting for it);
         plans pending from an earlier run are executed first."""
@@ -132,8 +134,7 @@ class AsyncTableServices:
         while not stopped():
             self.raise_failure()
             timeline = table.reload().timeline
-            pending = {"compaction": _pending_compactions(timeline), "clustering": _pending_clustering(timeline)}
-            if all(len(pending[slot]) < limits[slot] for slot in self._slots):
+            if all(len(_PENDING[slot](timeline)) < limits[slot] for slot in self._slots):
                 return
             with self._cond:
                 self._woken = True
@@ -190,14 +191,14 @@ class AsyncTableServices:
             return False
         ran = False
         for slot in self._slots:
-            listed = _pending_compactions if slot == "compaction" else _pending_clustering
-            for instant in listed(table.reload().timeline):
+            service, _ = open_table_service(table, settings, slot)
+            host = ServiceHost(table, settings, runner=self._runner)
+            for instant in _PENDING[slot](table.reload().timeline):
                 with self._cond:
                     if self._halting:
                         return ran
                 started = time.perf_counter()
-                service, _ = open_table_service(table, settings, slot)
-                service.execute(ServiceHost(table, settings, runner=self._runner), instant)
+                service.execute(host, instant)
                 run = AsyncServiceRun(slot, instant, time.perf_counter() - started)
                 with self._cond:
                     self.runs.append(run)
