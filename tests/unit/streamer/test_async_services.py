@@ -4,6 +4,7 @@ plans executed in a background thread while rounds ingest, backpressure, failure
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -266,21 +267,31 @@ def test_a_failed_background_compaction_stops_the_run_and_keeps_its_plan(
 # -------------------------------------------------------------------------------------------- CLI
 
 
-def test_hoodie_streamer_compaction_flags(tmp_path: Path) -> None:
-    _updates(tmp_path, 2)
+@pytest.mark.parametrize("disable", [True, False])
+def test_hoodie_streamer_compaction_flags(tmp_path: Path, disable: bool) -> None:
+    landing = tmp_path / "landing"
+    landing.mkdir()
     args = [
         "streamer", "--target-base-path", str(tmp_path / "t"), "--target-table", "t", "--table-type", "MERGE_ON_READ",
         "--source-class", "JsonDFSSource", "--source-ordering-field", "ts", "--engine", "local",
-        "--hoodie-conf", f"hoodie.streamer.source.dfs.root={tmp_path / 'landing'}",
+        "--hoodie-conf", f"hoodie.streamer.source.dfs.root={landing}",
         "--hoodie-conf", "hoodie.datasource.write.recordkey.field=id",
+        "--hoodie-conf", "hoodie.parquet.small.file.limit=0",
         "--hoodie-conf", "hoodie.compact.inline.max.delta.commits=1",
-        "--disable-compaction", "--max-pending-compactions", "2", "--max-pending-clustering", "3",
+        "--max-pending-compactions", "2", "--max-pending-clustering", "3",
+        *(["--disable-compaction"] if disable else []),
     ]  # fmt: skip
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    assert _compactions(tmp_path / "t") == ([], [])
-    bad = CliRunner().invoke(app, [*args[:-4], "--max-pending-compactions", "0"])
+    for f in range(2):  # the second file updates the first one's key: a log file to compact
+        path = landing / f"b{f}.json"
+        path.write_text(json.dumps({"id": 1, "file": f, "ts": f}) + "\n")
+        os.utime(path, (1_700_000_000 + f, 1_700_000_000 + f))
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+    done, pending = _compactions(tmp_path / "t")
+    assert (len(done), pending) == ((0 if disable else 1), [])  # a one-round run compacts inline unless disabled
+    bad = CliRunner().invoke(app, [*args, "--max-pending-compactions", "0"])
     assert bad.exit_code != 0
+    assert "max-pending-compactions" in bad.output
 
 
 def test_disable_compaction_flag_with_inline_compaction_is_refused(tmp_path: Path) -> None:
