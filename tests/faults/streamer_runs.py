@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import random
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.faults.s3_faults import Place, admin_client
@@ -38,3 +42,26 @@ def storage_section(place: Place) -> str:
     if not place.endpoint:
         return ""
     return f'[storage.s3]\nendpoint_url = "{place.endpoint}"\nregion = "us-east-1"\naddressing_style = "path"\n'
+
+
+def kill_once_busy(
+    proc: subprocess.Popen[bytes], files: Callable[[], int], rng: random.Random, max_delay_s: float
+) -> bool:
+    """Wait until ``proc`` writes something (``files()`` changes), let it run up to ``max_delay_s``
+    more (in its round's write, the commit, or a later round), then SIGKILL it. A run that finds
+    nothing new writes nothing: it is killed idle after 20 s.
+
+    Returns:
+        Whether it was killed (False: it ended first, successfully).
+    """
+    before, deadline = files(), time.monotonic() + 20
+    while files() == before and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(rng.uniform(0.0, max_delay_s))
+    if proc.poll() is not None:
+        _, err = proc.communicate()
+        assert proc.returncode == 0, err.decode()[-3000:]
+        return False
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    return True

@@ -16,7 +16,6 @@ import itertools
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -32,6 +31,7 @@ import pytest
 from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
+from tests.faults.streamer_runs import kill_once_busy
 
 pytestmark = pytest.mark.kafka
 kafka = pytest.importorskip("kafka")
@@ -113,22 +113,8 @@ def _files(base: Path) -> int:
 
 
 def _kill_once_busy(proc: subprocess.Popen[bytes], base: Path, rng: random.Random) -> bool:
-    """Wait until ``proc`` writes something, let it run a random moment more, SIGKILL it.
-
-    Returns:
-        Whether it was killed (False: it ended first).
-    """
-    before, deadline = _files(base), time.monotonic() + 20  # a run with nothing new is killed idle
-    while _files(base) == before and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(rng.uniform(0.0, 0.8))  # in this round's write, its commit, or the next round's plan
-    if proc.poll() is not None:
-        _, err = proc.communicate()
-        assert proc.returncode == 0, err.decode()[-3000:]
-        return False
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.communicate()
-    return True
+    """SIGKILL ``proc`` a random moment (up to 0.8 s) after it first writes; False if it ended first."""
+    return kill_once_busy(proc, lambda: _files(base), rng, 0.8)
 
 
 def _ours(base: Path) -> list[Row]:

@@ -32,7 +32,7 @@ from hudi_framework.read.reader import read_table
 from hudi_framework.runtime.table import HudiTable
 from hudi_framework.streamer.checkpoint import CHECKPOINT_KEY_V2
 from tests.faults.s3_faults import DUMMY_AWS_ENV, Place, admin_client
-from tests.faults.streamer_runs import start_streamer, storage_section, table_objects
+from tests.faults.streamer_runs import kill_once_busy, start_streamer, storage_section, table_objects
 
 FILES = 20
 ROWS_PER_FILE = 30
@@ -138,25 +138,9 @@ settle_ms = {settle}
 
 
 def _kill_once_busy(config: Path, place: Place, rng: random.Random) -> bool:
-    """Start a streamer, wait until it writes something, let it run a random moment more, SIGKILL it.
-
-    Returns:
-        Whether it was killed (False: it ended first).
-    """
-    proc = start_streamer(config)
-    # A run that finds nothing new writes nothing: it is killed idle after a while.
-    before, deadline = table_objects(place), time.monotonic() + 20
-    while table_objects(place) == before and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    # In this round's write, its commit, or a later round (an S3 round takes seconds).
-    time.sleep(rng.uniform(0.0, 3.0 if place.endpoint else 2.0))
-    if proc.poll() is not None:
-        _, err = proc.communicate()
-        assert proc.returncode == 0, err.decode()[-3000:]
-        return False
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.communicate()
-    return True
+    """Start a streamer and SIGKILL it a random moment after it first writes (an S3 round takes
+    seconds: up to 3 s there, 2 s on local disk); False if it ended first."""
+    return kill_once_busy(start_streamer(config), lambda: table_objects(place), rng, 3.0 if place.endpoint else 2.0)
 
 
 def _ours(place: Place, columns: list[str]) -> list[Row]:
