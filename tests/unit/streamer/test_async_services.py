@@ -297,3 +297,27 @@ def test_hoodie_streamer_compaction_flags(tmp_path: Path, disable: bool) -> None
 def test_disable_compaction_flag_with_inline_compaction_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="disable_compaction"):
         run_streamer(settings(tmp_path, disable_compaction=True, **{"services.compaction.inline": True}))
+
+
+def test_a_continuous_run_clusters_in_the_background(tmp_path: Path) -> None:
+    # Copy-on-write, small files kept small (every round's inserts a new file group): the rounds
+    # schedule clustering every two commits and the background thread executes the plans.
+    _updates(tmp_path, 6)
+    extra = {
+        "table.type": "COPY_ON_WRITE",
+        "write.small_file_limit_bytes": 0,
+        "services.clustering.async_enabled": True,
+        "services.clustering.async_max_commits": 2,
+        "max_pending_clustering": 1,
+    }
+    one_file = (tmp_path / "landing" / "b000.json").stat().st_size
+    given = settings(tmp_path, continuous=True, source_limit=one_file, stop_after_idle_rounds=1, **extra)
+    report = run_streamer(given)
+    assert report.commits == 6
+    timeline = HudiTable.open(str(tmp_path / "t")).timeline
+    replaced = sorted(i.requested_time for i in timeline.completed() if i.action is Action.REPLACE_COMMIT)
+    assert [r.service for r in report.background] == ["clustering"] * len(replaced)
+    assert [r.instant for r in report.background] == replaced
+    assert replaced
+    assert list(timeline.pending_clustering_plans()) == []
+    assert rows(tmp_path) == _final(6)
