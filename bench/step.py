@@ -45,6 +45,9 @@ class Step:
             skipped with that reason (shown in the report).
         warm: Unmeasured work in the step's session before ``run`` (a Spark or Apache Hudi step only):
             what a long-lived job has already done by the time it runs ``run``.
+        planners: For a Spark step, whether its session starts the ``format("hudi")`` planner
+            processes during its warm-up, as a session built by ``spark_session`` does; False for
+            a session without them (the first read starts them).
     """
 
     system: str
@@ -55,6 +58,7 @@ class Step:
     engine: str = "local"
     requires: Requirement | None = None
     warm: Run | None = None
+    planners: bool = True
 
     @property
     def key(self) -> str:

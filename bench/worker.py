@@ -93,7 +93,7 @@ def measure(step: Step, ctx: StepContext) -> dict[str, Any]:
         from bench import spark_session
 
         with TreeSampler() as sampler:
-            started = spark_session.start()
+            started = spark_session.start(planners=step.planners)
             session_ctx = replace(ctx, spark=started.spark)
             if step.warm is not None:
                 step.warm(session_ctx)

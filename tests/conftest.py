@@ -105,6 +105,8 @@ def spark() -> Iterator[Any]:
             # Faster JVM start-up for tests only (halves steady-state throughput: never in benchmarks).
             "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
         },
+        # No background job in the session the tests count jobs and tasks of.
+        prestart_planners=False,
     )
     session.sparkContext.setLogLevel("ERROR")
     yield session

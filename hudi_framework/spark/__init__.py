@@ -3,7 +3,8 @@
 The names of this package are its public API (``docs/api.md``); its submodules are internal.
 
 * :func:`spark_session` builds (or gets) a session whose Python workers run this interpreter and
-  registers the ``hudi`` data source; :func:`register_data_source` registers it on a session you built.
+  registers the ``hudi`` data source; :func:`register_data_source` registers it on a session you built,
+  :func:`prestart_planners` starts Spark's read-planning processes ahead of its first read.
 * :class:`HudiSparkTable` is a table for Spark users (delta-spark's ``DeltaTable`` shape):
   ``upsert``, ``delete``, ``update``, ``merge`` (a :class:`HudiMergeBuilder`), ``history``, table
   services and Apache Hudi's CALL procedures, each write one commit.
@@ -35,6 +36,7 @@ from hudi_framework.spark.task_errors import hudi_errors, recover_error
 
 if TYPE_CHECKING:
     from hudi_framework.spark.merge_builder import HudiMergeBuilder
+    from hudi_framework.spark.planner_prestart import prestart_planners
     from hudi_framework.spark.session import register_data_source, spark_session
     from hudi_framework.spark.table_api import HudiSparkTable
     from hudi_framework.spark.write_engine import SparkWriteClient
@@ -44,6 +46,7 @@ __all__ = [
     "HudiSparkTable",
     "SparkWriteClient",
     "hudi_errors",
+    "prestart_planners",
     "recover_error",
     "register_data_source",
     "spark_session",
@@ -55,6 +58,7 @@ _EXPORTS: Final[Mapping[str, str]] = {
     "HudiMergeBuilder": "hudi_framework.spark.merge_builder",
     "HudiSparkTable": "hudi_framework.spark.table_api",
     "SparkWriteClient": "hudi_framework.spark.write_engine",
+    "prestart_planners": "hudi_framework.spark.planner_prestart",
     "register_data_source": "hudi_framework.spark.session",
     "spark_session": "hudi_framework.spark.session",
 }

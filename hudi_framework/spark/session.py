@@ -7,6 +7,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from hudi_framework.read.splits import SplitSizing
@@ -32,7 +33,11 @@ BASE_CONF: Mapping[str, str] = {
 
 
 def spark_session(
-    app_name: str = "hudi_framework", *, master: str = "local[*]", conf: Mapping[str, str] | None = None
+    app_name: str = "hudi_framework",
+    *,
+    master: str = "local[*]",
+    conf: Mapping[str, str] | None = None,
+    prestart_planners: bool = True,
 ) -> SparkSession:
     """Get or create a session whose Python workers use this interpreter.
 
@@ -41,6 +46,11 @@ def spark_session(
     logs warnings and errors only (``log4j2.properties`` beside this module) unless ``conf`` sets the
     driver's Java options; a local one binds to 127.0.0.1 without warning that the host name
     resolves to a loopback address.
+
+    With ``prestart_planners`` (the default), a session this call creates starts Spark's planner
+    processes for ``format("hudi")`` on a background thread
+    (:func:`~hudi_framework.spark.planner_prestart.prestart_planners`), so that its first read does
+    not wait for them; pass False for a session that never reads through ``format("hudi")``.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -53,6 +63,7 @@ def spark_session(
     builder = SparkSession.builder.appName(app_name).master(master)
     for key, value in settings.items():
         builder = builder.config(key, value)
+    created = SparkContext._active_spark_context is None
     session = builder.getOrCreate()
     # Registered by this session, not only by Spark's scan: a data source registered from Python
     # carries the session's Python environment, so its read tasks get workers from the same
@@ -61,6 +72,10 @@ def spark_session(
     # replaced registration is silenced in this session's log configuration. The registration also
     # carries the session's file-split settings (see split_sizing).
     _register(session)
+    if prestart_planners and created:
+        from hudi_framework.spark.planner_prestart import prestart_planners as prestart
+
+        prestart(session)
     return session
 
 

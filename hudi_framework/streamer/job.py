@@ -375,7 +375,13 @@ def _start_spark(master: str, conf: dict[str, str]) -> SparkSession:
     from hudi_framework.spark.session import spark_session
 
     # Spark's own console progress bar would draw over the streamer's progress.
-    session = spark_session("hudi-fw streamer", master=master, conf={"spark.ui.showConsoleProgress": "false", **conf})
+    # The streamer never reads through format("hudi"): no planner processes to start.
+    session = spark_session(
+        "hudi-fw streamer",
+        master=master,
+        conf={"spark.ui.showConsoleProgress": "false", **conf},
+        prestart_planners=False,
+    )
     session.sparkContext.setLogLevel("ERROR")
     return session
 

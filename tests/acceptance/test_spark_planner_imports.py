@@ -33,8 +33,13 @@ _PLANNER = r"""
 import json, sys
 mode, work, path = sys.argv[1:4]
 import pyspark.daemon, pyspark.worker_util
-if mode == "schema":
+if mode in ("schema", "primed"):
     import pyspark.sql.worker.create_data_source
+    if mode == "primed":  # the planner a session's prestart left (hudi_framework.spark.planner_prestart)
+        from hudi_framework.spark.planner_prestart import PlannerPrestartSource
+        from pyspark.sql.datasource import CaseInsensitiveDict
+        PlannerPrestartSource(options=CaseInsensitiveDict()).schema()
+        mode = "schema"
 elif mode == "plan":
     import pyspark.sql.worker.plan_data_source_read
 else:  # a read task, forked from the session's worker daemon
@@ -145,6 +150,13 @@ def test_planner_processes_import_only_what_they_use(tmp_path: Path, planner_env
         "hudi_framework.log.writer",
     ):
         assert module not in imported, f"the schema planner imports {module}"
+
+    # In the planner a session's prestart left, the schema's process imports almost nothing more.
+    primed = _planner("primed", tmp_path, table, {}, planner_env)
+    assert primed["fields"] == schema["fields"]
+    assert len(primed["imported"]) <= 5, primed["imported"]
+    heavy = ("pyarrow", "pandas", "numpy", "pydantic", "hudi_framework")
+    assert not [m for m in primed["imported"] if m.startswith(heavy)]  # type: ignore[attr-defined]
 
     plan = _planner("plan", tmp_path, table, {}, planner_env)
     imported = set(plan["imported"])  # type: ignore[arg-type]
