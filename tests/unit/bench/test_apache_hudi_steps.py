@@ -230,6 +230,7 @@ def test_the_report_holds_our_spark_engine_to_1x_and_our_local_engine_to_half_of
         _result("ours:cow_read", 0.2),
         _result("apache-hudi:cow_read_warm", 1.0),
         _result("ours-spark:cow_read_warm", 0.8),
+        _result("ours-spark:cow_read_unprimed", 3.0),
     ]
     rows = {line.split("|")[1].strip(): line for line in ratios_table(results).splitlines()[2:]}
     assert "| <= 1.0 | 0.90 met |" in rows["COW upsert+delete on Spark: ours-spark / Apache Hudi"]
@@ -237,11 +238,13 @@ def test_the_report_holds_our_spark_engine_to_1x_and_our_local_engine_to_half_of
     assert "| <= 1.0 | 0.80 met |" in rows["COW read on Spark, a session's later read: ours-spark / Apache Hudi"]
     assert "| <= 0.5 | 0.60 **not met** |" in rows["COW upsert+delete: ours (local) / Apache Hudi"]
     assert "| <= 0.5 | 0.10 met |" in rows["COW read: ours (local) / Apache Hudi"]
+    # A session without the planner prestart is reported beside them, held to no target.
+    assert "| - | 1.50 |" in rows["COW read on Spark, a session without planner prestart: ours-spark / Apache Hudi"]
     assert "| n/a |" in rows["MOR read on Spark: ours-spark / Apache Hudi"]
     # Every ratio against Apache Hudi names steps that exist.
     keys = {s.key for s in [*apache_hudi.STEPS, *spark_steps.STEPS, *ours.STEPS]}
     against = [r for r in RATIOS if r.denominator.startswith("apache-hudi:")]
-    assert len(against) == 10
+    assert len(against) == 11
     assert all({r.numerator, r.denominator} <= keys for r in against)
 
 
