@@ -81,6 +81,7 @@ def _lsm(table: HudiTable) -> LsmArchive:
 
 
 @pytest.mark.s3_cases(version=9, table_type="MERGE_ON_READ")  # the other layouts run on local disk
+@pytest.mark.matrix  # on local disk each version and table type by default, every layout with HUDI_TEST_SLOW=1
 @pytest.mark.parametrize(
     ("version", "table_type"), [(9, "MERGE_ON_READ"), (9, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE")]
 )
