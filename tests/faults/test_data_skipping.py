@@ -248,6 +248,7 @@ def test_filtered_reads_equal_filtering_everything(cow: HudiTable, filters: Any)
     assert _sorted(read_table(table, filters=filters, options=FOOTERS)) == _expected(table, filters)
 
 
+@pytest.mark.s3_full  # a planning rule: the S3 side (files opened, GETs) is the tests above
 def test_merge_on_read_slices_with_logs_are_never_skipped(place: Place) -> None:
     """A log update can move a record into the filter's range: its slice must be read and merged."""
     table = _table(place, "MERGE_ON_READ")

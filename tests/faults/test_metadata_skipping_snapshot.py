@@ -88,6 +88,7 @@ def test_listing_and_skipping_share_one_metadata_table_open(four_batches: HudiTa
     assert counted.call_count == 0
 
 
+@pytest.mark.s3_full  # planning rules: the S3 side is the shared-table tests'
 def test_a_reloaded_table_reads_the_metadata_table_again(place: Place) -> None:
     client = _client(place, 3)
     table = place.open()
@@ -114,6 +115,7 @@ def test_reads_filtered_by_each_indexed_column_equal_filtering_everything(four_b
     assert _ids(collect_plan(plan, table.storage)) == _ids(expected)
 
 
+@pytest.mark.s3_full  # planning rules: the S3 side is the shared-table tests'
 def test_replaced_file_groups_and_a_pending_writes_files_are_not_read(
     place: Place, caplog: pytest.LogCaptureFixture
 ) -> None:

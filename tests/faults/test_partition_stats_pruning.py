@@ -131,6 +131,7 @@ def _source(table: HudiTable, filters: list[tuple[str, str, Any]]) -> Any:
     return stats_source_for(table, build_options(filters=filters), read_schema(table))
 
 
+@pytest.mark.s3_full  # a pruning rule: the S3 side is the shared-table tests'
 def test_a_merge_on_read_partition_with_log_files_is_kept(place: Place) -> None:
     client = _client(place, "MERGE_ON_READ")
     filters = [("ts", "=", 3003)]
@@ -180,6 +181,7 @@ def test_a_partition_without_statistics_is_kept(cow: HudiTable) -> None:
     assert _rows(collect_plan(plan, table.storage)) == _same_as_unpruned(table, filters)
 
 
+@pytest.mark.s3_full  # a pruning rule: the S3 side is the shared-table tests'
 def test_no_partition_stats_partition_prunes_no_partition(place: Place) -> None:
     _client(place)
     table = place.open()
@@ -193,6 +195,7 @@ def test_no_partition_stats_partition_prunes_no_partition(place: Place) -> None:
     assert _rows(collect_plan(plan, table.storage)) == _same_as_unpruned(table, filters)
 
 
+@pytest.mark.s3_full  # a pruning rule: the S3 side is the shared-table tests'
 def test_time_travel_does_not_prune_by_the_latest_statistics(place: Place) -> None:
     client = _client(place, batches=1)
     first = place.open().timeline.completed()[-1].requested_time
