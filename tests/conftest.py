@@ -14,6 +14,7 @@ from hudi_framework import Components
 from hudi_framework.config.settings import HudiSettings
 from hudi_framework.plugin import ComponentRegistry, HudiPluginManager, build_plugin_manager
 from tests.fixture_tables import FixtureTable, all_fixture_tables
+from tests.matrix_subset import uncovered_matrix_cases
 from tests.s3_subset import FULL_S3_ENV, full_s3, redundant_s3_cases
 from tests.slow_subset import SLOW_ENV, run_slow, slow_items
 
@@ -25,15 +26,19 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         s3 = f"S3: every S3 case ({FULL_S3_ENV}=full)"
     else:
         s3 = f"S3: one S3 case per place-parametrised test ({FULL_S3_ENV}=full runs every one)"
-    slow = "slow: run" if run_slow(config) else f"slow: left out ({SLOW_ENV}=1 or -m slow runs them)"
+    if run_slow(config):
+        slow = "slow: run; matrix: every case"
+    else:
+        slow = f"slow: left out, matrix: a covering subset ({SLOW_ENV}=1 or -m slow runs them all)"
     return [s3, slow]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not run_slow(config):
         _deselect(config, items, slow_items(items))
-    if not full_s3():  # after the slow ones: a test's first S3 case is its first one that runs
-        _deselect(config, items, redundant_s3_cases(items))
+        _deselect(config, items, uncovered_matrix_cases(items))
+    # After the slow and matrix ones: the S3 case kept is one of those that run.
+    _deselect(config, items, redundant_s3_cases(items, full=full_s3()))
 
 
 def _deselect(config: pytest.Config, items: list[pytest.Item], dropped: list[pytest.Item]) -> None:

@@ -11,14 +11,12 @@ Spark too (about fifteen minutes more).
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from collections.abc import Iterable
-from typing import Any
 
 import pytest
 
 from tests.acceptance.engines import ENGINES, WriteEngine
+from tests.matrix_subset import covering_subset, facets
 
 #: Environment variable that turns the Spark subset off.
 FULL_SPARK_ENV = "HUDI_TEST_SPARK"
@@ -31,37 +29,6 @@ def engine(request: pytest.FixtureRequest) -> WriteEngine:
     factory = request.param
     built: WriteEngine = factory(request)
     return built
-
-
-def _facets(params: dict[str, Any]) -> set[tuple[str, str]]:
-    """(name, value) pairs a case exercises, with dataclass parameters split into their fields."""
-    out: set[tuple[str, str]] = set()
-    for name, value in params.items():
-        if name == "engine":
-            continue
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            out.update((f"{name}.{k}", repr(v)) for k, v in vars(value).items())
-        else:
-            out.add((name, repr(value)))
-    return out
-
-
-def covering_subset(cases: Iterable[tuple[Any, set[tuple[str, str]]]]) -> list[Any]:
-    """Greedy set cover: pick cases until every facet of any case is in a picked one (at least one case).
-
-    Deterministic: ties go to the earliest case in collection order.
-    """
-    remaining = list(cases)
-    if not remaining:
-        return []
-    wanted = set().union(*(facets for _, facets in remaining))
-    picked = []
-    while wanted or not picked:
-        best = max(remaining, key=lambda c: len(c[1] & wanted))
-        picked.append(best[0])
-        wanted -= best[1]
-        remaining.remove(best)
-    return picked
 
 
 def _is_spark(item: pytest.Item) -> bool:
@@ -78,7 +45,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             by_test.setdefault(item.originalname if isinstance(item, pytest.Function) else item.name, []).append(item)
     keep: set[int] = set()
     for group in by_test.values():
-        cover = covering_subset((item, _facets(item.callspec.params)) for item in group)  # type: ignore[attr-defined]
+        cover = covering_subset(
+            (item, facets(item.callspec.params, ("engine",)))
+            for item in group  # type: ignore[attr-defined]
+        )
         if group[0].get_closest_marker("spark_cover") is None:
             cover = cover[:SPARK_CASES_PER_TEST]
         keep.update(id(item) for item in cover)

@@ -129,6 +129,9 @@ def test_reads_across_the_archive_equal_the_model(location: tuple[str, dict[str,
         assert _as_model(got) == expected, f"window ({first}, {last}]"
 
 
+# On S3 with HUDI_TEST_S3=full only: the archive's reads on S3 are the test above's, the refusal of
+# cleaned instants on S3 is tests/faults/test_time_travel_cleaned.py's.
+@pytest.mark.s3_full
 def test_time_travel_to_cleaned_archived_instants_raises(location: tuple[str, dict[str, Any] | None]) -> None:
     table = _table(location, "COPY_ON_WRITE")
     history = _write_history(table, {"hoodie.clean.commits.retained": "3"})

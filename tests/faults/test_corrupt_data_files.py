@@ -28,12 +28,9 @@ from hudi_framework.table.table_config import new_table_config
 from hudi_framework.write.client import WriteClient
 from tests.faults.s3_faults import Place
 
-
-def one_damage_on_s3(place: Place, how: str, first: str = "garbage") -> None:
-    """On S3 only the input stream differs from local disk, not the decoding: one damage there suffices
-    (each S3 case costs seconds of moto round trips)."""
-    if place.endpoint is not None and how != first:
-        pytest.skip(f"{how} damage runs on local disk only")
+#: On S3 only the input stream differs from local disk, not the decoding: one damage there suffices
+#: (each S3 case costs seconds of moto round trips).
+ONE_DAMAGE_ON_S3 = pytest.mark.s3_cases(how="garbage")
 
 
 FIRST = pa.table({"id": ["a", "b", "c"], "city": ["sf", "sf", "ny"], "ts": [1, 1, 1], "v": ["x" * 40] * 3})
@@ -95,10 +92,10 @@ def _unchanged(table: HudiTable, attempt: Callable[[], object], key: str) -> Cor
     return found
 
 
+@ONE_DAMAGE_ON_S3
 @pytest.mark.parametrize("how", DAMAGES)
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_reads_name_the_damaged_file(place: Place, table_type: str, how: str) -> None:
-    one_damage_on_s3(place, how)
     table, _ = _create(place, table_type)
     key = _sf_base_file(table)
     damage(table.storage, key, how)
@@ -108,11 +105,11 @@ def test_reads_name_the_damaged_file(place: Place, table_type: str, how: str) ->
         assert_names_the_file(info.value, table.storage, key)
 
 
+@ONE_DAMAGE_ON_S3
 @pytest.mark.parametrize("how", ["truncated", "garbage"])
 @pytest.mark.parametrize("index", ["SIMPLE", "BLOOM", "GLOBAL_SIMPLE"])
 def test_index_lookups_name_the_damaged_file(place: Place, index: str, how: str) -> None:
     """The upsert's index reads the file's footer (bloom) or key column (simple) before the write starts."""
-    one_damage_on_s3(place, how)
     table, settings = _create(place, index=index)
     key = _sf_base_file(table)
     damage(table.storage, key, how)
@@ -154,9 +151,9 @@ def test_rewrites_name_the_damaged_file(place: Place, operation: str) -> None:
     assert not table.reload().timeline.pending(), "the failed write left no instant behind"
 
 
+@ONE_DAMAGE_ON_S3
 @pytest.mark.parametrize("how", DAMAGES)
 def test_compaction_names_the_damaged_file(place: Place, how: str) -> None:
-    one_damage_on_s3(place, how)
     table, settings = _create(place, "MERGE_ON_READ")
     WriteClient(table.reload(), settings).upsert(pa.table({"id": ["a"], "city": ["sf"], "ts": [2], "v": ["y"]}))
     key = _sf_base_file(table)

@@ -54,6 +54,22 @@ def _table(place: Place, table_type: str = "COPY_ON_WRITE") -> HudiTable:
     return place.open()
 
 
+@pytest.fixture(scope="module")
+def _written() -> dict[str | None, Place]:
+    """The copy-on-write table of each storage place, written once per module (by its first test)."""
+    return {}
+
+
+@pytest.fixture
+def cow(place: Place, _written: dict[str | None, Place]) -> HudiTable:
+    """The module's copy-on-write table on ``place``'s storage (local disk or the module's moto
+    server), written by the first test asking: the tests taking it only read it."""
+    if place.endpoint not in _written:
+        _table(place)
+        _written[place.endpoint] = place
+    return _written[place.endpoint].open()
+
+
 def _expected(table: HudiTable, filters: Any) -> list[dict[str, Any]]:
     everything = read_table(table)
     expression = to_expression(normalize_filters(filters), everything.schema)
@@ -107,8 +123,8 @@ def _data_files(table: HudiTable) -> dict[str, int]:
     return out
 
 
-def test_footer_statistics_skip_files_that_cannot_match(place: Place) -> None:
-    table = _table(place)
+def test_footer_statistics_skip_files_that_cannot_match(place: Place, cow: HudiTable) -> None:
+    table = cow
     files = _data_files(table)
     assert len(files) == 2 * BATCHES
     filters = [("ts", ">=", 3005), ("ts", "<", 3010)]
@@ -143,8 +159,8 @@ class _KnownStats:
         return self.stats
 
 
-def test_statistics_from_elsewhere_open_no_skipped_file(place: Place) -> None:
-    table = _table(place)
+def test_statistics_from_elsewhere_open_no_skipped_file(place: Place, cow: HudiTable) -> None:
+    table = cow
     files = _data_files(table)
     rows = read_table(table, columns=["city", "_hoodie_file_name", "ts"])
     grouped = rows.group_by(["city", "_hoodie_file_name"]).aggregate([("ts", "min"), ("ts", "max"), ("ts", "count")])
@@ -177,11 +193,11 @@ def test_statistics_from_elsewhere_open_no_skipped_file(place: Place) -> None:
         assert requested & set(files) == set(kept), "no GET for a skipped file"
 
 
-def test_default_source_reads_no_footers_at_planning(place: Place) -> None:
+def test_default_source_reads_no_footers_at_planning(cow: HudiTable) -> None:
     """Apache Hudi skips files with the metadata table's column statistics only (the default source):
     planning opens no data file; the writer kept the statistics (the MDT is on by default), so
     the files that cannot match are skipped from them."""
-    table = _table(place)
+    table = cow
     files = _data_files(table)
     filters = [("ts", "=", 2001)]
     with _opened(table) as opened:
@@ -193,8 +209,8 @@ def test_default_source_reads_no_footers_at_planning(place: Place) -> None:
     assert _sorted(read_table(table, filters=filters)) == _expected(table, filters)
 
 
-def test_data_skipping_off_skips_no_file(place: Place) -> None:
-    table = _table(place)
+def test_data_skipping_off_skips_no_file(cow: HudiTable) -> None:
+    table = cow
     options = {**FOOTERS, "hoodie.enable.data.skipping": "false"}
     filters = [("ts", "=", 2001)]
     plan = plan_read(table, build_options(filters=filters, options=options))
@@ -203,8 +219,8 @@ def test_data_skipping_off_skips_no_file(place: Place) -> None:
     assert _sorted(read_table(table, filters=filters, options=options)) == _expected(table, filters)
 
 
-def test_partition_pruning_is_counted(place: Place) -> None:
-    table = _table(place)
+def test_partition_pruning_is_counted(cow: HudiTable) -> None:
+    table = cow
     filters = [("city", "=", "sf"), ("fare", "is null")]
     plan = plan_read(table, build_options(filters=filters, options=FOOTERS))
     assert (plan.skipping.partitions_considered, plan.skipping.partitions_pruned) == (2, 1)
@@ -227,11 +243,12 @@ def test_partition_pruning_is_counted(place: Place) -> None:
 # The filter matrix on local disk only: storage plays no part in which rows pass (the S3 cases
 # above cover what storage does see: files opened, GETs).
 @pytest.mark.parametrize("place", ["local"], indirect=True)
-def test_filtered_reads_equal_filtering_everything(place: Place, filters: Any) -> None:
-    table = _table(place)
+def test_filtered_reads_equal_filtering_everything(cow: HudiTable, filters: Any) -> None:
+    table = cow
     assert _sorted(read_table(table, filters=filters, options=FOOTERS)) == _expected(table, filters)
 
 
+@pytest.mark.s3_full  # a planning rule: the S3 side (files opened, GETs) is the tests above
 def test_merge_on_read_slices_with_logs_are_never_skipped(place: Place) -> None:
     """A log update can move a record into the filter's range: its slice must be read and merged."""
     table = _table(place, "MERGE_ON_READ")
@@ -249,10 +266,10 @@ def test_merge_on_read_slices_with_logs_are_never_skipped(place: Place) -> None:
     assert read_optimized.num_rows == 0
 
 
-def test_files_whose_row_groups_cannot_match_read_no_data(place: Place, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_files_whose_row_groups_cannot_match_read_no_data(cow: HudiTable, monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow.parquet as pq
 
-    table = _table(place)
+    table = cow
     filters = [("ts", "=", 4003)]
     expected = _expected(table, filters)
     read_groups: list[Any] = []

@@ -66,6 +66,7 @@ def _trials() -> list[tuple[str, str, int]]:
     return [*((p, t, v) for p in ("planned", "executed") for t, v in LAYOUTS), ("rollback block", "MERGE_ON_READ", 6)]
 
 
+@pytest.mark.matrix  # each value of each parameter by default, every combination with HUDI_TEST_SLOW=1
 @pytest.mark.parametrize(("point", "table_type", "version"), _trials())
 def test_the_next_writer_finishes_a_killed_rollback(
     tmp_path: Path, make_table: Callable[[Path, str, int], HudiTable], point: str, table_type: str, version: int

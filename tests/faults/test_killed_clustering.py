@@ -76,6 +76,7 @@ def _data_files(path: Path) -> set[str]:
     }  # fmt: skip
 
 
+@pytest.mark.matrix  # each value of each parameter by default, every combination with HUDI_TEST_SLOW=1
 @pytest.mark.parametrize("kill", KILL_POINTS)
 @pytest.mark.parametrize(("table_type", "version"), LAYOUTS)
 def test_killed_clustering_reads_identically_and_reruns(

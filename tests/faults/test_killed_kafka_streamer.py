@@ -183,7 +183,7 @@ def _run(kafka_broker: Any, tmp_path: Path, *, op: str, table_type: str, kills: 
 
 
 def test_killed_streamer_inserts_the_topic_once(kafka_broker: Any, tmp_path: Path) -> None:
-    _run(kafka_broker, tmp_path, op="INSERT", table_type="MERGE_ON_READ", kills=5, seed=23)
+    _run(kafka_broker, tmp_path, op="INSERT", table_type="MERGE_ON_READ", kills=3, seed=23)
 
 
 @pytest.mark.slow

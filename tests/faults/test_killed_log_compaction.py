@@ -23,6 +23,7 @@ def _log_files(path: Path) -> set[str]:
     return {str(p.relative_to(path)) for p in path.rglob(".*.log.*") if ".hoodie" not in p.parts}
 
 
+@pytest.mark.matrix  # each value of each parameter by default, every combination with HUDI_TEST_SLOW=1
 @pytest.mark.parametrize("version", [9, 6])
 @pytest.mark.parametrize("recovery", ["execute", "rollback"])
 def test_killed_log_compaction_reads_the_same_before_and_after_recovery(

@@ -80,15 +80,13 @@ def _lsm(table: HudiTable) -> LsmArchive:
     return LsmArchive(table.storage, table.archive_directory)
 
 
+@pytest.mark.s3_cases(version=9, table_type="MERGE_ON_READ")  # the other layouts run on local disk
+@pytest.mark.matrix  # on local disk each version and table type by default, every layout with HUDI_TEST_SLOW=1
 @pytest.mark.parametrize(
-    ("version", "table_type"),
-    # The S3 subset keeps the first case; it is the one S3 runs.
-    [(9, "MERGE_ON_READ"), (9, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE")],
+    ("version", "table_type"), [(9, "MERGE_ON_READ"), (9, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE")]
 )
 def test_many_commits_keep_the_active_timeline_within_max(place: Place, version: int, table_type: str) -> None:
-    if place.endpoint is not None and (version, table_type) != (9, "MERGE_ON_READ"):
-        pytest.skip("the other layouts run on local disk; S3 runs one")
-    commits = 60 if place.endpoint is None else 30
+    commits = 60 if place.endpoint is None else 20
     writer = Writer(place, table_type, version, OPTIONS)
     for n in range(commits):
         writer.upsert(n)

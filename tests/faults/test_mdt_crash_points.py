@@ -54,6 +54,7 @@ def _table(path: Path, table_type: str) -> WriteClient:
     return client
 
 
+@pytest.mark.matrix  # each value of each parameter by default, every combination with HUDI_TEST_SLOW=1
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 @pytest.mark.parametrize("step", list(STEPS))
 def test_killed_at_each_step_recovers_consistent(

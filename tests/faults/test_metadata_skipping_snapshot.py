@@ -47,6 +47,22 @@ def _client(place: Place, batches: int) -> WriteClient:
     return client
 
 
+@pytest.fixture(scope="module")
+def _written() -> dict[str | None, Place]:
+    """The four-batch table of each storage place, written once per module."""
+    return {}
+
+
+@pytest.fixture
+def four_batches(place: Place, _written: dict[str | None, Place]) -> HudiTable:
+    """The module's four-batch table on ``place``'s storage (local disk or the module's moto server),
+    written by the first test asking: the tests taking it only read it."""
+    if place.endpoint not in _written:
+        _client(place, 4)
+        _written[place.endpoint] = place
+    return _written[place.endpoint].open()
+
+
 def _of_batch(k: int) -> list[tuple[str, str, Any]]:
     return [("ts", ">=", 1000 * k), ("ts", "<", 1000 * k + ROWS)]
 
@@ -56,9 +72,8 @@ def _ids(batches: list[pa.RecordBatch] | pa.Table) -> list[str]:
     return sorted(table.column("id").to_pylist())
 
 
-def test_listing_and_skipping_share_one_metadata_table_open(place: Place) -> None:
-    _client(place, 4)
-    table = place.open()
+def test_listing_and_skipping_share_one_metadata_table_open(four_batches: HudiTable) -> None:
+    table = four_batches
     opened = mock.patch.object(MetadataTable, "open", wraps=MetadataTable.open)
     with opened as counted:
         plan = plan_read(table, build_options(filters=_of_batch(2)))
@@ -73,6 +88,7 @@ def test_listing_and_skipping_share_one_metadata_table_open(place: Place) -> Non
     assert counted.call_count == 0
 
 
+@pytest.mark.s3_full  # planning rules: the S3 side is the shared-table tests'
 def test_a_reloaded_table_reads_the_metadata_table_again(place: Place) -> None:
     client = _client(place, 3)
     table = place.open()
@@ -89,9 +105,8 @@ def test_a_reloaded_table_reads_the_metadata_table_again(place: Place) -> None:
 
 
 @pytest.mark.parametrize("column", ["ts", "city"])
-def test_reads_filtered_by_each_indexed_column_equal_filtering_everything(place: Place, column: str) -> None:
-    _client(place, 4)
-    table = place.open()
+def test_reads_filtered_by_each_indexed_column_equal_filtering_everything(four_batches: HudiTable, column: str) -> None:
+    table = four_batches
     value: Any = 2005 if column == "ts" else "sf"
     everything = read_table(table, options={"hoodie.metadata.enable": "false"})
     expected = everything.filter(pc.equal(everything.column(column), value))
@@ -100,6 +115,7 @@ def test_reads_filtered_by_each_indexed_column_equal_filtering_everything(place:
     assert _ids(collect_plan(plan, table.storage)) == _ids(expected)
 
 
+@pytest.mark.s3_full  # planning rules: the S3 side is the shared-table tests'
 def test_replaced_file_groups_and_a_pending_writes_files_are_not_read(
     place: Place, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -122,6 +122,7 @@ def test_inserts_go_to_the_log_file_of_a_small_file_group_and_stay_findable(plac
     assert hudi_rs(place.uri, place.endpoint) == ours(place.uri, place.options)
 
 
+@pytest.mark.s3_full  # index and merge rules: the S3 side (log inserts, their reads) is the other tests'
 def test_bloom_index_keeps_rewriting_the_small_base_file(place: Place) -> None:
     table = _create(place)
     WriteClient(table, _settings(BLOOM)).insert(_rows(range(20), "sf", 1))
@@ -182,6 +183,7 @@ def test_compaction_folds_log_inserts_into_the_base_file(place: Place) -> None:
     assert pc.count_distinct(stored).as_py() == 20
 
 
+@pytest.mark.s3_full  # index and merge rules: the S3 side (log inserts, their reads) is the other tests'
 def test_a_key_only_a_log_file_holds_moves_partition(place: Place) -> None:
     options = {**RLI, "hoodie.record.index.update.partition.path": "true"}
     table = _create(place)
@@ -197,6 +199,7 @@ def test_a_key_only_a_log_file_holds_moves_partition(place: Place) -> None:
     assert snapshot["k011"] == ("sf", 22.0)
 
 
+@pytest.mark.s3_full  # index and merge rules: the S3 side (log inserts, their reads) is the other tests'
 def test_a_key_only_a_log_file_holds_stays_when_its_stored_record_wins(place: Place) -> None:
     options = {**RLI, "hoodie.record.index.update.partition.path": "true"}
     table = _create(place)
@@ -211,6 +214,7 @@ def test_a_key_only_a_log_file_holds_stays_when_its_stored_record_wins(place: Pl
     assert snapshot["k012"] == ("sf", 84.0)
 
 
+@pytest.mark.s3_full  # index and merge rules: the S3 side (log inserts, their reads) is the other tests'
 def test_insert_overwrite_drops_the_log_inserted_keys_from_the_record_index(place: Place) -> None:
     table = _create(place)
     WriteClient(table, _settings(RLI)).insert(_rows(range(10), "sf", 1))

@@ -54,6 +54,22 @@ def _client(place: Place, table_type: str = "COPY_ON_WRITE", batches: int = 2) -
     return client
 
 
+@pytest.fixture(scope="module")
+def _written() -> dict[str | None, Place]:
+    """The two-batch copy-on-write table of each storage place, written once per module."""
+    return {}
+
+
+@pytest.fixture
+def cow(place: Place, _written: dict[str | None, Place]) -> HudiTable:
+    """The module's two-batch copy-on-write table on ``place``'s storage (local disk or the module's
+    moto server), written by the first test asking: the tests taking it only read it."""
+    if place.endpoint not in _written:
+        _client(place)
+        _written[place.endpoint] = place
+    return _written[place.endpoint].open()
+
+
 def _rows(table: pa.Table | list[pa.RecordBatch]) -> list[tuple[Any, ...]]:
     t = table if isinstance(table, pa.Table) else pa.Table.from_batches(table)
     return sorted(zip(*(t.column(c).to_pylist() for c in ("id", "region", "ts", "name")), strict=True))
@@ -66,9 +82,8 @@ def _same_as_unpruned(table: HudiTable, filters: Sequence[tuple[str, str, Any]])
     return _rows(ours)
 
 
-def test_a_data_column_filter_prunes_partitions_by_their_statistics(place: Place) -> None:
-    _client(place)
-    table = place.open()
+def test_a_data_column_filter_prunes_partitions_by_their_statistics(cow: HudiTable) -> None:
+    table = cow
     assert "partition_stats" in table.config.metadata_partitions
     filters = [("ts", ">=", 2000), ("ts", "<", 2005)]
     plan = plan_read(table, build_options(filters=filters))
@@ -98,15 +113,12 @@ def test_a_data_column_filter_prunes_partitions_by_their_statistics(place: Place
     ],
     ids=["eq", "gap", "in", "prefix", "is-null", "path-and-stats"],
 )
-def test_pruned_reads_equal_unpruned_reads(place: Place, filters: list[tuple[str, str, Any]]) -> None:
-    _client(place)
-    table = place.open()
-    _same_as_unpruned(table, filters)
+def test_pruned_reads_equal_unpruned_reads(cow: HudiTable, filters: list[tuple[str, str, Any]]) -> None:
+    _same_as_unpruned(cow, filters)
 
 
-def test_null_checks_and_a_partition_filter_count_apart(place: Place) -> None:
-    _client(place)
-    table = place.open()
+def test_null_checks_and_a_partition_filter_count_apart(cow: HudiTable) -> None:
+    table = cow
     nulls = plan_read(table, build_options(filters=[("name", "is null")])).skipping
     assert nulls.partitions_pruned_by_stats == 0
     both = plan_read(table, build_options(filters=[("region", "in", ["r1", "r2"]), ("ts", "<", 1003)])).skipping
@@ -119,6 +131,7 @@ def _source(table: HudiTable, filters: list[tuple[str, str, Any]]) -> Any:
     return stats_source_for(table, build_options(filters=filters), read_schema(table))
 
 
+@pytest.mark.s3_full  # a pruning rule: the S3 side is the shared-table tests'
 def test_a_merge_on_read_partition_with_log_files_is_kept(place: Place) -> None:
     client = _client(place, "MERGE_ON_READ")
     filters = [("ts", "=", 3003)]
@@ -159,9 +172,8 @@ class _Missing:
         return stats.filter(pc.invert(pc.equal(stats.column("fileName"), self._missing)))
 
 
-def test_a_partition_without_statistics_is_kept(place: Place) -> None:
-    _client(place)
-    table = place.open()
+def test_a_partition_without_statistics_is_kept(cow: HudiTable) -> None:
+    table = cow
     filters = [("ts", "<", 5)]
     plan = plan_snapshot(table, build_options(filters=filters), stats_source=_Missing(_source(table, filters), "r2"))
     assert plan.skipping.partitions_pruned_by_stats == 2  # r1 and r3; r2 has no statistics
@@ -169,6 +181,7 @@ def test_a_partition_without_statistics_is_kept(place: Place) -> None:
     assert _rows(collect_plan(plan, table.storage)) == _same_as_unpruned(table, filters)
 
 
+@pytest.mark.s3_full  # a pruning rule: the S3 side is the shared-table tests'
 def test_no_partition_stats_partition_prunes_no_partition(place: Place) -> None:
     _client(place)
     table = place.open()
@@ -182,6 +195,7 @@ def test_no_partition_stats_partition_prunes_no_partition(place: Place) -> None:
     assert _rows(collect_plan(plan, table.storage)) == _same_as_unpruned(table, filters)
 
 
+@pytest.mark.s3_full  # a pruning rule: the S3 side is the shared-table tests'
 def test_time_travel_does_not_prune_by_the_latest_statistics(place: Place) -> None:
     client = _client(place, batches=1)
     first = place.open().timeline.completed()[-1].requested_time

@@ -120,6 +120,7 @@ def test_update_and_delete_blocks_carry_the_base_file_positions_of_their_records
 
 
 @pytest.mark.parametrize("setting", [{"hoodie.write.record.positions": "false"}, None])
+@pytest.mark.s3_full  # positions are log-block content: the S3 side is the first test's
 def test_no_positions_when_off_which_is_the_default(place: Place, setting: dict[str, str] | None) -> None:
     rng = np.random.default_rng(2)
     _client(place).bulk_insert(_rows(np.arange(100), 0, rng))
@@ -178,6 +179,7 @@ def test_merge_by_position_returns_the_rows_of_the_merge_by_key(
     assert _sorted(by_position).equals(_sorted(by_key))
 
 
+@pytest.mark.s3_full  # positions are log-block content: the S3 side is the first test's
 def test_wrong_positions_fall_back_to_the_merge_by_key(
     place: Place, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -1,4 +1,5 @@
-"""One S3 configuration reaches every step on Spark: ``hudi-fw run`` and its read-back with the
+"""One S3 configuration reaches every step on Spark: ``hudi-fw run`` (from a clean environment,
+starting with its own progress and without Spark's start-up chatter) and its read-back with the
 settings only in the config file, ``format("hudi")`` with Apache Hudi's and Hadoop's option names,
 and credentials from ``HUDI_STORAGE__S3__*`` variables reaching executors. Every request the moto
 server receives for the table's bucket must be signed with the configured key."""
@@ -30,6 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 FILE_KEY = "AKIAHUDICONFIGFILE01"
 ENV_KEY = "AKIAHUDIENVIRONMENT2"
 OPTION_KEY = "AKIAHUDISPARKOPTION1"
+#: Spark's start-up output a main job must not print.
+MAIN_JOB_CHATTER = (
+    "replaced a statically registered data source", "loopback address", "NativeCodeLoader",
+    "default log4j profile", "setLogLevel",
+)  # fmt: skip
 TABLE_OPTIONS = {
     "hoodie.table.name": "trips",
     "hoodie.datasource.write.recordkey.field": "id",
@@ -71,12 +77,18 @@ def test_main_job_with_s3_settings_only_in_the_config_file(
     bucket = new_bucket(endpoint, monkeypatch)
     uri = f"s3://{bucket}/quickstart"
     config = _quickstart_on_s3(tmp_path / "quickstart-s3.toml", endpoint)
-    env = isolated_aws_env(os.environ)
+    # Nothing of the checkout on the path either: what a user's shell has after the README's install.
+    env = isolated_aws_env({k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_LOCAL_IP")})
     with request_log() as log:
         run = _cli("run", str(config), "--path", uri, "--rows", "300", env=env, cwd=tmp_path)
         assert run.returncode == 0, run.stderr[-4000:] + run.stdout[-4000:]
         assert "verified ✓" in run.stdout
         assert "read back 2,300 rows (expected 2,300)" in run.stdout
+        # The main job starts with its own progress, without Spark's start-up chatter (the one
+        # hudi-fw run of the suite that starts a session of its own: it also stands for local disk).
+        assert run.stdout.startswith("hudi-fw run: table trips at"), run.stdout[:500]
+        for chatter in MAIN_JOB_CHATTER:
+            assert chatter not in run.stderr + run.stdout, run.stderr
 
         # The Python API, with the same file.
         settings = HudiSettings.load(config, overrides={"table.base_path": uri}, env=False)

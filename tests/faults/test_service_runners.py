@@ -145,6 +145,7 @@ def _assert_unchanged(table: HudiTable, instant: str, files: list[str], rows: li
     assert _snapshot(table) == rows
 
 
+@pytest.mark.s3_full  # the pool's workers reaching S3: the compaction test's S3 case
 def test_pool_task_failure_is_typed_and_rolled_back(place: Place) -> None:
     table, instant = _scheduled_table(place)
     files, rows = _data_files(table), _snapshot(table)
@@ -232,6 +233,7 @@ def _cleanable_table(place: Place) -> tuple[HudiTable, str]:
     return table, instant
 
 
+@pytest.mark.s3_full  # the pool's workers reaching S3: the compaction test's S3 case
 def test_pool_and_in_process_cleans_are_identical(
     place: Place, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -91,6 +91,7 @@ def test_a_commit_leaves_nothing_behind(
     assert list((tmp_path / "t" / ".hoodie" / ".temp").iterdir()) == [], "no marker directory"
 
 
+@pytest.mark.matrix  # each value of each parameter by default, every combination with HUDI_TEST_SLOW=1
 @pytest.mark.parametrize(("point", "table_type", "version"), _trials())
 def test_a_writer_killed_anywhere_leaves_nothing_after_recovery(
     tmp_path: Path, make_table: Callable[[Path, str, int], HudiTable], point: str, table_type: str, version: int

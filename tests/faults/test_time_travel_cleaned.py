@@ -32,12 +32,6 @@ from tests.faults.s3_faults import Place, Rows, hudi_rs, rows_of
 FALLBACK = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
 
 
-def _once_on_s3(place: Place, first: bool) -> None:
-    """The rules read the timeline and a listing: one case of each test is enough on S3."""
-    if place.endpoint is not None and not first:
-        pytest.skip("covered on local disk; S3 runs the first case")
-
-
 class Writer:
     """Upserts batches and keeps the expected rows as of each instant."""
 
@@ -98,11 +92,12 @@ def _step(step: int) -> Rows:
     return [("k0", "sf", step), ("k1", "ny", step), (f"n{step}", "sf" if step % 2 else "ny", step)]
 
 
+# The rules read the timeline and a listing: one case of each test is enough on S3 (s3_cases).
+@pytest.mark.s3_cases(table_type="COPY_ON_WRITE", version=9)
 @pytest.mark.parametrize(
     ("table_type", "version"), [("COPY_ON_WRITE", 9), ("COPY_ON_WRITE", 6), ("MERGE_ON_READ", 9), ("MERGE_ON_READ", 6)]
 )
 def test_keep_latest_commits(place: Place, table_type: str, version: int) -> None:
-    _once_on_s3(place, (table_type, version) == ("COPY_ON_WRITE", 9))
     writer = Writer(place, table_type, version, _clean(commits_retained=2))
     for step in range(6):
         writer.upsert(_step(step))
@@ -119,6 +114,8 @@ def test_keep_latest_commits(place: Place, table_type: str, version: int) -> Non
     assert rows_of(read_table(writer.table(), as_of=between)) == writer.as_of[writer.instants[-1]]
 
 
+# The policies differ in what they retain, not in what they read: S3 runs the commits policy (above).
+@pytest.mark.s3_full
 def test_keep_latest_by_hours(place: Place) -> None:
     writer = Writer(place, "COPY_ON_WRITE", 9, _clean(automatic=False))
     for step in range(5):
@@ -137,6 +134,8 @@ def test_keep_latest_by_hours(place: Place) -> None:
         writer.check(instant)
 
 
+@pytest.mark.s3_full  # as the hours policy
+@pytest.mark.s3_cases(version=9)
 @pytest.mark.parametrize("version", [9, 6])
 def test_keep_latest_file_versions(place: Place, version: int) -> None:
     """No retained commit: an instant is refused exactly when a file it reads was cleaned.
@@ -145,7 +144,6 @@ def test_keep_latest_file_versions(place: Place, version: int) -> None:
     are kept. Steps 1 and 2 read sf's kept versions and no ny file: still readable, although older
     than cleaned ones. Steps 0, 3 and 4 read cleaned versions.
     """
-    _once_on_s3(place, version == 9)
     settings = _clean(policy="KEEP_LATEST_FILE_VERSIONS", file_versions_retained=2)
     writer = Writer(place, "COPY_ON_WRITE", version, settings)
     for step in range(7):
@@ -160,6 +158,7 @@ def test_keep_latest_file_versions(place: Place, version: int) -> None:
         writer.check(instant)
 
 
+@pytest.mark.s3_cases(table_type="COPY_ON_WRITE", version=6)
 @pytest.mark.parametrize(
     ("table_type", "version", "policy"),
     [
@@ -171,7 +170,6 @@ def test_keep_latest_file_versions(place: Place, version: int) -> None:
 def test_savepointed_instant_stays_readable(
     place: Place, table_type: str, version: int, policy: dict[str, object]
 ) -> None:
-    _once_on_s3(place, table_type == "MERGE_ON_READ")
     writer = Writer(place, table_type, version, _clean(**policy))
     for step in range(2):
         writer.upsert(_step(step))
@@ -214,9 +212,9 @@ def test_incremental_read_across_cleaned_commits(place: Place) -> None:
     assert rows_of(latest) == sorted(_step(5))
 
 
+@pytest.mark.parametrize("place", ["local"], indirect=True)  # the v8+ test above covers S3
 def test_incremental_read_across_cleaned_commits_v6(place: Place) -> None:
     """v6: no fallback by default (Java's ``MergeOnReadIncrementalRelationV1``): the error names the clean."""
-    _once_on_s3(place, False)
     writer = Writer(place, "MERGE_ON_READ", 6, _clean(commits_retained=2))
     for step in range(6):
         writer.upsert(_step(step))

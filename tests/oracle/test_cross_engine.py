@@ -9,6 +9,8 @@ a read-optimized read.
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,19 +100,33 @@ def _compare_all(
     )  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def by_apache_hudi(
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str, int], Path]:
+    """``written(table_type, version)``: the table Apache Hudi wrote with the sequence, both engines'
+    reads compared after every write; written once per module (our compaction test starts from a copy)."""
+    done: dict[tuple[str, int], Path] = {}
+
+    def written(table_type: str, version: int) -> Path:
+        if (table_type, version) not in done:
+            path = tmp_path_factory.mktemp(f"{table_type}-v{version}") / "by_apache_hudi"
+            oracle_tally.tables.add(str(path))
+            options = apache_hudi_options("by_apache_hudi", table_type, version)
+            label = f"Apache Hudi wrote {table_type} v{version}"
+            for steps, (operation, rows) in enumerate(SEQUENCE, start=1):
+                apache_hudi.write(path, rows, options, operation)
+                _compare_all(apache_hudi, oracle_tally, path, table_type, label, steps_done=steps)
+            done[(table_type, version)] = path
+        return done[(table_type, version)]
+
+    return written
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("table_type", TABLE_TYPES)
-def test_we_read_apache_hudi_tables(
-    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, table_type: str, version: int
-) -> None:
-    path = tmp_path / "by_apache_hudi"
-    oracle_tally.tables.add(str(path))
-    options = apache_hudi_options("by_apache_hudi", table_type, version)
-    label = f"Apache Hudi wrote {table_type} v{version}"
-    for done, (operation, rows) in enumerate(SEQUENCE, start=1):
-        apache_hudi.write(path, rows, options, operation)
-        _compare_all(apache_hudi, oracle_tally, path, table_type, label, steps_done=done)
-    table = HudiTable.open(str(path))
+def test_we_read_apache_hudi_tables(by_apache_hudi: Callable[[str, int], Path], table_type: str, version: int) -> None:
+    table = HudiTable.open(str(by_apache_hudi(table_type, version)))
     assert table.config.version == version
     assert table.config.table_type.value == table_type
 
@@ -248,15 +264,14 @@ def test_apache_hudi_services_on_our_merge_on_read_table(
 
 
 def test_we_compact_apache_hudis_merge_on_read_table(
-    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path
+    apache_hudi: ApacheHudi, oracle_tally: Tally, tmp_path: Path, by_apache_hudi: Callable[[str, int], Path]
 ) -> None:
     """Our compaction service compacts a table Apache Hudi wrote (its log blocks), then Apache Hudi
     upserts on top: both read the same after each step."""
     path = tmp_path / "compacted_by_us"
+    shutil.copytree(by_apache_hudi("MERGE_ON_READ", 9), path)  # the sequence as Apache Hudi wrote it
     oracle_tally.tables.add(str(path))
-    options = apache_hudi_options("compacted_by_us", "MERGE_ON_READ", 9)
-    for operation, rows in SEQUENCE:
-        apache_hudi.write(path, rows, options, operation)
+    options = apache_hudi_options("by_apache_hudi", "MERGE_ON_READ", 9)
     label = "Apache Hudi wrote MERGE_ON_READ v9"
     settings = HudiSettings()
     service, host = open_table_service(HudiTable.open(str(path), settings=settings), settings, "compaction")

@@ -1,5 +1,6 @@
 """``format("hudi")`` resolves in any SparkSession of an editable install, from any working directory,
-and ``hudi-fw run`` starts without Spark's start-up chatter.
+and ``hudi-fw run`` starts without Spark's start-up chatter (checked with the S3 main job of
+tests/faults/test_s3_settings_spark.py).
 
 PySpark registers Python data sources by scanning top-level ``pyspark_*`` modules with
 ``pkgutil.iter_modules``, which does not see the import hook setuptools uses for editable installs of
@@ -117,18 +118,5 @@ def test_reads_get_workers_from_the_session_s_daemon(tmp_path: Path) -> None:
     assert proc.stdout.strip().splitlines()[-1] == "1", proc.stdout
 
 
-@pytest.mark.spark
-@pytest.mark.spark_process  # a session of its own: beside the Spark group
-def test_the_main_job_starts_with_its_own_progress(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable, "-c", "from hudi_framework.cli.app import main; main()", "run",
-            str(ROOT / "configs" / "quickstart.toml"), "--path", str(tmp_path / "trips"), "--rows", "300",
-        ],
-        cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, check=False, timeout=600,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.startswith("hudi-fw run: table trips at"), proc.stdout[:500]
-    for chatter in ("replaced a statically registered data source", "loopback address", "NativeCodeLoader",
-                    "default log4j profile", "setLogLevel"):  # fmt: skip
-        assert chatter not in proc.stderr + proc.stdout, proc.stderr
+# ``hudi-fw run`` starting without Spark's start-up chatter, from a clean environment, is checked by
+# the S3 main job of tests/faults/test_s3_settings_spark.py (one Spark start for both).

@@ -32,6 +32,7 @@ from hudi_framework.errors import (
 from hudi_framework.layout.curve_bits import order_of_words
 from hudi_framework.layout.curve_keys import sample_coordinates
 from hudi_framework.layout.space_curves import curve_order, curve_positions, layout_strategy
+from tests.hypothesis_budget import examples
 
 CURVES = ("z-order", "hilbert")
 STRATEGIES = ("linear", *CURVES)
@@ -124,7 +125,7 @@ def _sort_key(value: Any) -> tuple[int, Any]:
 # ---------------------------------------------------------------- linear
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(

@@ -35,6 +35,7 @@ from hudi_framework.log.delete_records import (
 from hudi_framework.log.framing import BlockFrame
 from hudi_framework.read import log_records
 from hudi_framework.read.log_records import BLOCK_SEQ_FIELD, conform_table, log_schema
+from tests.hypothesis_budget import examples
 from tests.unit.log.strategies import _SCALAR_VALUES, ordering_values, texts
 
 _HEAD = struct.Struct(">ii")
@@ -89,7 +90,7 @@ def _decode_frame(content: bytes) -> DeleteBlock:
 
 
 # ------------------------------------------------------------------------------------ equal to the reference
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(uniform_records(), any_records))
 def test_columns_equal_reference_decode(records: list[DeleteRecord]) -> None:
     content = encode_delete_content(records)
@@ -254,7 +255,7 @@ def test_damaged_block_bytes_fail_in_decode_block() -> None:
         decode_block(bytes(data))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(uniform_records(), st.data())
 def test_random_damage_never_decodes_differently(records: list[DeleteRecord], data: st.DataObject) -> None:
     body = bytearray(encode_delete_content(records)[8:])

@@ -19,12 +19,13 @@ from hudi_framework.log.delete_encode import encode_delete_columns
 from hudi_framework.log.delete_records import DeleteRecord, OrderingType, encode_delete_content
 from hudi_framework.write.log_task import delete_columns, ordering_column, ordering_values
 from hudi_framework.write.prepare import RECORD_KEY
+from tests.hypothesis_budget import examples
 from tests.unit.log.test_delete_columns import _columnar, uniform_records
 
 _INSTANT = "20250101000000001"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(uniform_records())
 def test_columns_encode_to_the_reference_bytes(records: list[DeleteRecord]) -> None:
     columns = columns_from_records(records)

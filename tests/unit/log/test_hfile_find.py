@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from hudi_framework.log.hfile import HFileCompression, find_cells, read_hfile
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
+from tests.hypothesis_budget import examples
 
 KEYS = sorted({f"key-{i:05d}".encode() for i in range(0, 3000, 3)} | {b"", b"\xc3\xbc-utf8", b"k\x00nul"})
 
@@ -29,7 +30,7 @@ def test_found_cells_are_the_full_reads_cells(compression: HFileCompression, blo
     assert list(find_cells(data, wanted)) == [(k, cells[k]) for k in wanted if k in cells]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     picks=st.sets(st.integers(0, len(KEYS) - 1), max_size=40),
     absent=st.sets(st.binary(max_size=12), max_size=10),

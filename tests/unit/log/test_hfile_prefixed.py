@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from hudi_framework.log.hfile import HFileCompression, find_prefixed_cells, read_hfile
 from hudi_framework.log.hfile_writer import HFileWriteOptions, write_hfile
+from tests.hypothesis_budget import examples
 
 #: Keys shaped like column_stats keys: a fixed-width head (the column id) then the rest.
 HEADS = [f"h{i:02d}".encode() for i in range(0, 40, 3)]
@@ -35,7 +36,7 @@ def test_every_head_alone_and_together(compression: HFileCompression, block_size
     assert sum(1 for _ in find_prefixed_cells(data, HEADS)) == len(KEYS) - 2
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     heads=st.sets(st.sampled_from([*HEADS, b"h01", b"h99", b"a00", b"h3\xff"]), max_size=6),
     block_size=st.sampled_from([32, 300, 5000]),

@@ -17,6 +17,7 @@ from hudi_framework.log.hfile_records import HFileRecordDecoder, encode_hfile_re
 from hudi_framework.log.hfile_writer import HFileWriteOptions
 from hudi_framework.metadata.records import RecordType
 from hudi_framework.metadata_writer.mdt_timeline import metadata_record_schema_text
+from tests.hypothesis_budget import examples
 
 SCHEMA = metadata_record_schema_text(with_meta_fields=True)
 NS = "org.apache.hudi.avro.model."
@@ -75,7 +76,7 @@ def _records(entries: dict[str, dict[str, Any] | None]) -> list[dict[str, Any]]:
     return [{"key": k, "type": int(RecordType.COLUMN_STATS), "ColumnStatsMetadata": v} for k, v in entries.items()]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     entries=st.dictionaries(st.text(min_size=1, max_size=12), st.one_of(st.none(), _STATS), min_size=1, max_size=50),
     block_size=st.sampled_from([64, 1 << 20]),

@@ -14,6 +14,7 @@ from hudi_framework.log.hfile_records import HFileRecordDecoder, encode_hfile_re
 from hudi_framework.log.hfile_writer import HFileWriteOptions
 from hudi_framework.metadata.records import RecordType
 from hudi_framework.metadata_writer.mdt_timeline import metadata_record_schema_text
+from tests.hypothesis_budget import examples
 
 SCHEMA = metadata_record_schema_text(with_meta_fields=True)
 _I64 = st.integers(-(1 << 63), (1 << 63) - 1)
@@ -41,7 +42,7 @@ _INFO = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     entries=st.dictionaries(st.text(min_size=1, max_size=30), _INFO, min_size=1, max_size=60),
     picked=st.data(),

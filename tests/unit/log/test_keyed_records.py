@@ -20,6 +20,7 @@ from hudi_framework.log.keyed_records import KeyedRecords
 from hudi_framework.metadata.records import RecordType
 from hudi_framework.metadata_writer.file_groups import route
 from hudi_framework.metadata_writer.mdt_timeline import metadata_record_schema_text
+from tests.hypothesis_budget import examples
 
 SCHEMA = metadata_record_schema_text(with_meta_fields=True)
 _I64 = st.integers(-(1 << 63), (1 << 63) - 1)
@@ -53,7 +54,7 @@ def _batches(draw: st.DrawFn) -> KeyedRecords:
     return _keyed(keys, payload_of, locations)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(records=_batches(), block_size=st.sampled_from([48, 200, 1 << 20]))
 def test_encoding_is_byte_equal_to_the_per_record_encoder(records: KeyedRecords, block_size: int) -> None:
     options = HFileWriteOptions(block_size=block_size, creation_time_ms=1_700_000_000_000)

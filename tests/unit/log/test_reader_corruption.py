@@ -33,6 +33,7 @@ from hudi_framework.log import (
 )
 from hudi_framework.log import reader as reader_module
 from hudi_framework.model.schema import META_FIELDS, arrow_to_avro, with_meta_fields
+from tests.hypothesis_budget import examples
 from tests.unit.log.strategies import small_blocks
 
 SCHEMA = with_meta_fields(arrow_to_avro(pa.schema([("id", pa.int64()), ("note", pa.string())]), "t"))
@@ -187,7 +188,7 @@ def test_a_bit_flip_in_every_byte() -> None:
         _check_flip(BLOCKS, lay, pos, pos % 8)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(small_blocks, min_size=1, max_size=3), st.data())
 def test_random_bit_flips_in_random_blocks(blocks: list[LogBlock], data: st.DataObject) -> None:
     lay = layout(blocks)

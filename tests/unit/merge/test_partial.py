@@ -15,6 +15,7 @@ from hudi_framework.contracts.merging.partial import mark_partial, merge_pairs, 
 from hudi_framework.contracts.merging.precombine import reduce_by_key
 from hudi_framework.merge import merge_with_base
 from hudi_merger_builtin import CommitTimeOrderingMerger, EventTimeOrderingMerger
+from tests.hypothesis_budget import examples
 
 KEY = "_hoodie_record_key"
 CTX = MergeContext(ordering_fields=("ts",))
@@ -87,13 +88,13 @@ VERSION = st.tuples(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(base=st.fixed_dictionaries({c: st.integers(0, 99) for c in DATA}), versions=st.lists(VERSION, max_size=5))
 def test_commit_time_matches_the_model_whatever_the_grouping(base: dict[str, int], versions: list[Any]) -> None:
     _check(base, versions, event_time=False)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(base=st.fixed_dictionaries({c: st.integers(0, 99) for c in DATA}), versions=st.lists(VERSION, max_size=5))
 def test_event_time_matches_the_model_for_non_decreasing_event_times(base: dict[str, int], versions: list[Any]) -> None:
     # Event-time partial merging is associative only with non-decreasing event times (a late version

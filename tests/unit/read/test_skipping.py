@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hudi_framework.read.filters import normalize_filters, to_expression
 from hudi_framework.read.parquet_stats import ParquetFooterStats, row_group_ranges
 from hudi_framework.read.skipping import ColumnRange, column_ranges, may_match, widen
+from tests.hypothesis_budget import examples
 
 READ_SCHEMA = pa.schema([("i", pa.int64()), ("f", pa.float64()), ("s", pa.string())])
 
@@ -220,7 +221,7 @@ def _files(draw: st.DrawFn) -> list[pa.Table]:
     return out
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     files=_files(),
     filters=st.lists(st.lists(_predicates(), min_size=1, max_size=3), min_size=1, max_size=2),
