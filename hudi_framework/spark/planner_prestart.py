@@ -17,7 +17,6 @@ interpreter and pyspark).
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 from collections.abc import Iterator, Sequence
@@ -25,6 +24,8 @@ from typing import TYPE_CHECKING, Final
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import BooleanType, StructField, StructType
+
+from hudi_framework.spark.daemon import preload
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -67,27 +68,19 @@ READER_MODULES: Final = (
 )
 
 
-def _import(modules: Sequence[str]) -> None:
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except Exception:  # an optimisation only: the real planner imports what it needs itself
-            _LOG.debug("planner prestart: cannot import %s", name, exc_info=True)
-
-
 def _plugins() -> None:
     """Load the installed plugins' entry points, as opening a table does (the storage plugin)."""
     try:
         from hudi_framework.plugin.manager import build_plugin_manager
 
         build_plugin_manager()
-    except Exception:  # as in _import
+    except Exception:  # an optimisation only: the real planner loads them itself
         _LOG.debug("planner prestart: cannot load the plugins", exc_info=True)
 
 
 class _NoRows(DataSourceReader):
     def partitions(self) -> Sequence[InputPartition]:
-        _import(READER_MODULES)
+        preload(READER_MODULES)
         return []
 
     def read(self, partition: InputPartition) -> Iterator[tuple[bool]]:
@@ -102,7 +95,7 @@ class PlannerPrestartSource(DataSource):
         return PRESTART_SOURCE
 
     def schema(self) -> StructType:
-        _import(PLANNER_MODULES)
+        preload(PLANNER_MODULES)
         _plugins()
         return StructType([StructField("ready", BooleanType())])
 
